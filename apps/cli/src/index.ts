@@ -1,0 +1,2 @@
+export { main, EXIT } from './main';
+export { UsageError } from './util';

@@ -1,0 +1,55 @@
+import { Command, CommanderError } from 'commander';
+import { EvalError } from '@eval/core';
+import { commands } from './commands/index';
+import { UsageError } from './util';
+
+export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
+
+const BAD_INPUT_CODES = new Set([
+  'usage_error',
+  'input_error',
+  'invalid_json',
+  'invalid_csv',
+  'file_not_found',
+  'resource_missing',
+  'unknown_resource',
+]);
+
+/** Exit code for an error: 2 for bad input or usage, 1 for evaluation failures. */
+export function exitCodeFor(error: unknown): number {
+  if (EvalError.isInstance(error)) {
+    if (BAD_INPUT_CODES.has(error.code) || error.code.startsWith('input_') || error.code.endsWith('_input')) return EXIT.usage;
+    return EXIT.failure;
+  }
+  return EXIT.failure;
+}
+
+export function buildProgram(): Command {
+  const program = new Command('dialeval')
+    .description('Evaluate dialogue systems: common ground tracking, MultiWOZ, scorekeeping, LLM judges, agent memory')
+    .version('0.1.0')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({ writeErr: (s) => process.stderr.write(s), writeOut: (s) => process.stdout.write(s) });
+  for (const register of commands) register(program);
+  return program;
+}
+
+/** Runs the CLI on `argv` (without `node` and the script). Resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const code = exitCodeFor(error);
+    const message = EvalError.isInstance(error) ? error.message : ((error as Error)?.stack ?? String(error));
+    const label = error instanceof UsageError ? 'usage' : EvalError.isInstance(error) ? 'error' : 'internal error';
+    process.stderr.write(`dialeval: ${label}: ${message}\n`);
+    return code;
+  }
+}

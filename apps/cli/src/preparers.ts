@@ -1,0 +1,5 @@
+/**
+ * Post-install steps of resource sets whose final layout is derived from the downloaded files
+ * (`ResourceSet.prepare`). Each entry loads its package lazily.
+ */
+export const preparers: Record<string, () => Promise<(dir: string) => Promise<void>>> = {};

@@ -1,0 +1,6 @@
+export * from './errors';
+export * from './io';
+export * from './stats';
+export * from './chat';
+export * from './resources/index';
+export * from './python';

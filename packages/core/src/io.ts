@@ -1,0 +1,233 @@
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { dirname, basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createGunzip, gunzipSync } from 'node:zlib';
+import type { z } from 'zod';
+import { EvalError, InputError } from './errors';
+
+const GZIP_MAGIC_0 = 0x1f;
+const GZIP_MAGIC_1 = 0x8b;
+
+function isGzip(buf: Uint8Array): boolean {
+  return buf.length >= 2 && buf[0] === GZIP_MAGIC_0 && buf[1] === GZIP_MAGIC_1;
+}
+
+function notFound(file: string, error: unknown): never {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  if (code === 'ENOENT') throw new InputError('file not found', { file, code: 'file_not_found', cause: error });
+  if (code === 'EISDIR') throw new InputError('is a directory, expected a file', { file, code: 'input_error', cause: error });
+  throw new InputError(`cannot read file (${code ?? String(error)})`, { file, cause: error });
+}
+
+/** Reads a text file as UTF-8; gzip-compressed files (by magic bytes) are decompressed transparently. */
+export async function readText(file: string): Promise<string> {
+  let buf: Buffer;
+  try {
+    buf = await readFile(file);
+  } catch (error) {
+    notFound(file, error);
+  }
+  if (isGzip(buf)) buf = gunzipSync(buf);
+  let text = buf.toString('utf8');
+  if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  return text;
+}
+
+/** Validates `value` against `schema`; zod issues become an {@link InputError} naming file, record and field. */
+export function validate<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  location: { file?: string; record?: string | number; field?: Array<string | number> } = {},
+): z.output<S> {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw InputError.fromZod(result.error, location);
+}
+
+/** Parses JSON text; a syntax error becomes an {@link InputError} with the file name. */
+export function parseJson(text: string, file?: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch (error) {
+    throw new InputError(`invalid JSON (${(error as Error).message})`, { file, code: 'invalid_json', cause: error });
+  }
+}
+
+/** Reads a JSON file (optionally gzip), optionally validated against a zod schema. */
+export async function readJson<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S): Promise<z.output<S>> {
+  const value = parseJson(await readText(file), file);
+  return schema ? validate(schema, value, { file }) : (value as z.output<S>);
+}
+
+export interface JsonlRecord<T> {
+  /** 1-based line number in the file. */
+  line: number;
+  value: T;
+}
+
+/**
+ * Streams a JSONL file (optionally gzip) record by record in bounded memory.
+ * Blank lines are skipped; errors name the file and the line.
+ */
+export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
+  file: string,
+  schema?: S,
+): AsyncGenerator<JsonlRecord<z.output<S>>> {
+  let head: Buffer;
+  try {
+    const fh = await open(file, 'r');
+    try {
+      head = Buffer.alloc(2);
+      await fh.read(head, 0, 2, 0);
+    } finally {
+      await fh.close();
+    }
+  } catch (error) {
+    notFound(file, error);
+  }
+  const raw = createReadStream(file);
+  const input = isGzip(head) ? raw.pipe(createGunzip()) : raw;
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  let line = 0;
+  try {
+    for await (const text of lines) {
+      line++;
+      const trimmed = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+      if (trimmed.trim() === '') continue;
+      let value: unknown;
+      try {
+        value = JSON.parse(trimmed);
+      } catch (error) {
+        throw new InputError(`invalid JSON (${(error as Error).message})`, { file, record: line, code: 'invalid_json' });
+      }
+      yield { line, value: schema ? validate(schema, value, { file, record: line }) : (value as z.output<S>) };
+    }
+  } finally {
+    lines.close();
+    raw.destroy();
+  }
+}
+
+/** Reads a whole JSONL file into an array (see {@link readJsonl} for streaming). */
+export async function readJsonlAll<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S): Promise<Array<z.output<S>>> {
+  const out: Array<z.output<S>> = [];
+  for await (const rec of readJsonl(file, schema)) out.push(rec.value);
+  return out;
+}
+
+/**
+ * Parses CSV text (RFC 4180: quoted fields, doubled quotes, CRLF or LF, newlines inside quotes).
+ * Returns rows of raw string cells, header row included.
+ */
+export function parseCsv(text: string, options: { file?: string; delimiter?: string } = {}): string[][] {
+  const delim = options.delimiter ?? ',';
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let inQuotes = false;
+  let i = 0;
+  let line = 1;
+  let quoteLine = 0;
+  if (text.charCodeAt(0) === 0xfeff) i = 1;
+  const n = text.length;
+  while (i < n) {
+    const c = text[i]!;
+    if (inQuotes) {
+      if (c === '"') {
+        if (text[i + 1] === '"') {
+          field += '"';
+          i += 2;
+          continue;
+        }
+        inQuotes = false;
+        i++;
+        continue;
+      }
+      if (c === '\n') line++;
+      field += c;
+      i++;
+      continue;
+    }
+    if (c === '"' && field === '') {
+      inQuotes = true;
+      quoteLine = line;
+      i++;
+      continue;
+    }
+    if (c === delim) {
+      row.push(field);
+      field = '';
+      i++;
+      continue;
+    }
+    if (c === '\r' && text[i + 1] === '\n') {
+      i++;
+      continue;
+    }
+    if (c === '\n' || c === '\r') {
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+      line++;
+      i++;
+      continue;
+    }
+    field += c;
+    i++;
+  }
+  if (inQuotes) throw new InputError('unterminated quoted CSV field', { file: options.file, record: quoteLine, code: 'invalid_csv' });
+  if (field !== '' || row.length > 0) {
+    row.push(field);
+    rows.push(row);
+  }
+  return rows;
+}
+
+/** Reads a CSV file into objects keyed by the header row. Records are numbered by line (header = line 1). */
+export async function readCsv(file: string, options: { delimiter?: string } = {}): Promise<Array<Record<string, string>>> {
+  const rows = parseCsv(await readText(file), { file, ...options });
+  const header = rows[0];
+  if (!header) return [];
+  return rows.slice(1).map((cells) => {
+    const rec: Record<string, string> = {};
+    header.forEach((h, j) => {
+      rec[h] = cells[j] ?? '';
+    });
+    return rec;
+  });
+}
+
+let tmpCounter = 0;
+
+/**
+ * Writes a file atomically: the data goes to a temporary file in the same directory, is fsync'd,
+ * then renamed over the target. Readers never see a half-written file.
+ */
+export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
+  const dir = dirname(file);
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
+  const fh = await open(tmp, 'w');
+  try {
+    await fh.writeFile(data);
+    await fh.sync();
+  } catch (error) {
+    await fh.close().catch(() => {});
+    await rm(tmp, { force: true });
+    throw new EvalError('write_failed', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  }
+  await fh.close();
+  try {
+    await rename(tmp, file);
+  } catch (error) {
+    await rm(tmp, { force: true });
+    throw new EvalError('write_failed', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
+  }
+}
+
+/** Serialises JSON with 2-space indentation and a trailing newline and writes it atomically. */
+export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  await writeFileAtomic(file, `${JSON.stringify(value, null, 2)}\n`);
+}
