@@ -9,6 +9,9 @@ import type { ResourceFile, ResourceSet } from './types';
 
 export type { ResourceFile, ResourceSet } from './types';
 
+/** Environment variables (defaults to `process.env`). */
+export type Environment = Record<string, string | undefined>;
+
 const registry = new Map<string, ResourceSet>(builtinResourceSets.map((s) => [s.name, s]));
 
 /** Default download base: raw files of GitHub repositories at a commit. Override with `DIALEVAL_MIRROR`. */
@@ -37,7 +40,7 @@ export function getResourceSet(name: string): ResourceSet {
  * The toolkit's home directory: `$DIALEVAL_HOME`, else the user's cache directory
  * (`$XDG_CACHE_HOME/dialeval`, `~/Library/Caches/dialeval`, `%LOCALAPPDATA%\dialeval\Cache`, `~/.cache/dialeval`).
  */
-export function dialevalHome(env: NodeJS.ProcessEnv = process.env): string {
+export function dialevalHome(env: Environment = process.env): string {
   if (env.DIALEVAL_HOME) return resolve(env.DIALEVAL_HOME);
   if (env.XDG_CACHE_HOME) return join(env.XDG_CACHE_HOME, 'dialeval');
   if (process.platform === 'darwin') return join(homedir(), 'Library', 'Caches', 'dialeval');
@@ -46,14 +49,14 @@ export function dialevalHome(env: NodeJS.ProcessEnv = process.env): string {
 }
 
 /** Where a fetched set lives: `<home>/resources/<name>`. */
-export function resourceCachePath(name: string, options: { home?: string; env?: NodeJS.ProcessEnv } = {}): string {
+export function resourceCachePath(name: string, options: { home?: string; env?: Environment } = {}): string {
   return join(options.home ?? dialevalHome(options.env), 'resources', name);
 }
 
 export interface ResolveResourceOptions {
   /** Explicit directory (a CLI flag or API option): wins over everything else. */
   dir?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   home?: string;
   /** Files (relative paths) that must exist in the directory; defaults to none for explicit/env dirs. */
   required?: string[];
@@ -90,7 +93,7 @@ export async function resolveResourceDir(name: string, options: ResolveResourceO
 
 export interface FetchResourceOptions {
   home?: string;
-  env?: NodeJS.ProcessEnv;
+  env?: Environment;
   /** Base URL replacing `https://raw.githubusercontent.com` (`DIALEVAL_MIRROR`). */
   mirror?: string;
   /** Re-download even when installed. */
@@ -197,7 +200,7 @@ export async function fetchResourceSet(name: string, options: FetchResourceOptio
 /** Whether a set is installed in the cache, and where. */
 export async function resourceStatus(
   name: string,
-  options: { home?: string; env?: NodeJS.ProcessEnv } = {},
+  options: { home?: string; env?: Environment } = {},
 ): Promise<{ installed: boolean; dir: string; fetchedAt?: string }> {
   const dir = resourceCachePath(name, options);
   try {
