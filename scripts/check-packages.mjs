@@ -57,13 +57,17 @@ function check(name, what, fn) {
   }
 }
 
-// 1. pack every workspace package (dependencies included, so local deps install from tarballs)
+// 1. pack workspace packages on demand (local dependencies install from their tarballs too)
 const tarballs = new Map();
-for (const [name, p] of allByName) {
+function tarball(name) {
+  if (tarballs.has(name)) return tarballs.get(name);
+  const p = allByName.get(name);
   if (!existsSync(join(p.dir, 'dist'))) throw new Error(`${name} is not built: run \`pnpm build\` first`);
   const out = run('pnpm', ['pack', '--pack-destination', tarDir], { cwd: p.dir });
   const file = out.trim().split('\n').filter((l) => l.endsWith('.tgz')).pop();
-  tarballs.set(name, resolve(p.dir, file.trim()));
+  const path = resolve(p.dir, file.trim());
+  tarballs.set(name, path);
+  return path;
 }
 
 function localDeps(name, seen = new Set()) {
@@ -84,7 +88,7 @@ for (const { dir, json } of pkgs) {
   process.stdout.write(`${name}\n`);
   check(name, 'publint', () => run(bin('publint'), ['run', '--strict', dir], { cwd: dir }));
   check(name, 'arethetypeswrong', () =>
-    run(bin('attw'), [tarballs.get(name), '--profile', 'node16', '--format', 'table-flipped', ...(json.bin ? ['--entrypoints', '.'] : [])], {
+    run(bin('attw'), [tarball(name), '--profile', 'node16', '--format', 'table-flipped', ...(json.bin ? ['--entrypoints', '.'] : [])], {
       cwd: dir,
     }),
   );
@@ -92,8 +96,8 @@ for (const { dir, json } of pkgs) {
   const app = join(work, `install-${name.replace(/[@/]/g, '_')}`);
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'pkgcheck', version: '1.0.0', private: true }, null, 2));
-  const toInstall = [...localDeps(name)].map((d) => tarballs.get(d));
-  toInstall.push(tarballs.get(name));
+  const toInstall = [...localDeps(name)].map((d) => tarball(d));
+  toInstall.push(tarball(name));
   let installed = false;
   check(name, 'npm install of the packed tarball', () => {
     run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...toInstall, '@types/node@20'], { cwd: app });
@@ -138,6 +142,17 @@ for (const { dir, json } of pkgs) {
       if (!/Usage: dialeval/.test(out)) throw new Error(out);
     });
     check(name, 'installed binary: demo', () => run(cli, ['demo'], { cwd: app, env: { CI: '1' } }));
+    check(name, 'installed binary: --help loads no metric package', () => {
+      const log = join(app, 'resolved.log');
+      writeFileSync(log, '');
+      const hook = join(root, 'apps', 'cli', 'test', 'fixtures-resolve-log.mjs');
+      run(process.execPath, ['--import', hook, join(app, 'node_modules', name, json.bin[Object.keys(json.bin)[0]]), '--help'], {
+        cwd: app,
+        env: { DIALEVAL_RESOLVE_LOG: log },
+      });
+      const loaded = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].filter((s) => s !== '@eval/core');
+      if (loaded.length > 0) throw new Error(`--help resolved ${loaded.join(', ')}`);
+    });
   }
 }
 

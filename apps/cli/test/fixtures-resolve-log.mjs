@@ -1,0 +1,3 @@
+import { register } from 'node:module';
+
+register('./fixtures-resolve-log-hooks.mjs', import.meta.url);

@@ -1,0 +1,210 @@
+import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+import type { ChatUsage, FinishReason } from '@eval/core';
+import type { CachedResponse } from './cache';
+import { LlmCallError } from './errors';
+import type { AdaptiveLimiter } from './limiter';
+
+export interface RetryPolicy {
+  /** Attempts per call, first one included (default 5). */
+  maxAttempts: number;
+  /** Timeout of one attempt in ms (default 120,000). */
+  timeoutMs: number;
+  /** First backoff delay in ms (default 500); doubles per attempt, with jitter. */
+  backoffBaseMs: number;
+  /** Longest wait between attempts in ms, retry-after included (default 60,000). */
+  backoffMaxMs: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, timeoutMs: 120_000, backoffBaseMs: 500, backoffMaxMs: 60_000 };
+
+export interface AttemptInfo {
+  attempt: number;
+  reason: string;
+  status?: number;
+  delayMs: number;
+}
+
+/** Hides the key: any occurrence of it (or of a 12-character piece of it) becomes `[redacted]`. */
+export function redact(text: string, secret: string | undefined): string {
+  if (!secret || secret.length < 4) return text;
+  let out = text.split(secret).join('[redacted]');
+  if (secret.length > 12) {
+    for (let i = 0; i + 12 <= secret.length; i++) {
+      const piece = secret.slice(i, i + 12);
+      if (out.includes(piece)) out = out.split(piece).join('[redacted]');
+    }
+  }
+  return out;
+}
+
+function headerValue(headers: unknown, name: string): string | null {
+  if (!headers) return null;
+  if (typeof (headers as Headers).get === 'function') return (headers as Headers).get(name);
+  const v = (headers as Record<string, string | undefined>)[name];
+  return v ?? null;
+}
+
+/** Delay asked for by `retry-after-ms` (ms) or `retry-after` (seconds or an HTTP date); undefined if none. */
+export function retryAfterMs(headers: unknown, now = Date.now()): number | undefined {
+  const ms = headerValue(headers, 'retry-after-ms');
+  if (ms !== null && ms.trim() !== '') {
+    const n = Number(ms);
+    if (Number.isFinite(n) && n >= 0) return n;
+  }
+  const ra = headerValue(headers, 'retry-after');
+  if (ra !== null && ra.trim() !== '') {
+    const s = Number(ra);
+    if (Number.isFinite(s) && s >= 0) return s * 1000;
+    const date = Date.parse(ra);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  return undefined;
+}
+
+/** Exponential backoff with jitter: uniform in [d/2, d] where d = base * 2^(attempt-1), capped. */
+export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'backoffBaseMs' | 'backoffMaxMs'>, random = Math.random): number {
+  const d = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** (attempt - 1));
+  return Math.round(d / 2 + random() * (d / 2));
+}
+
+interface Classified {
+  retryable: boolean;
+  rateLimited: boolean;
+  status?: number;
+  reason: string;
+  retryAfter?: number;
+}
+
+function classify(error: unknown): Classified {
+  if (error instanceof APIConnectionTimeoutError) return { retryable: true, rateLimited: false, reason: 'timeout' };
+  if (error instanceof APIUserAbortError) return { retryable: false, rateLimited: false, reason: 'aborted' };
+  if (error instanceof APIConnectionError) {
+    const cause = (error.cause as Error | undefined)?.message;
+    return { retryable: true, rateLimited: false, reason: `connection error${cause ? ` (${cause})` : ''}` };
+  }
+  if (error instanceof APIError) {
+    const status = error.status;
+    const retryAfter = retryAfterMs(error.headers);
+    const msg = (error.message || '').slice(0, 300);
+    if (status === 429) return { retryable: true, rateLimited: true, status, reason: `HTTP 429: ${msg}`, retryAfter };
+    if (status !== undefined && (status >= 500 || status === 408 || status === 409)) {
+      return { retryable: true, rateLimited: false, status, reason: `HTTP ${status}: ${msg}`, retryAfter };
+    }
+    return { retryable: false, rateLimited: false, status, reason: `HTTP ${status ?? '?'}: ${msg}` };
+  }
+  if (error instanceof MalformedResponseError) return { retryable: true, rateLimited: false, reason: error.message };
+  // A body that is not JSON (truncated, garbage) surfaces as a SyntaxError or TypeError from the SDK: transient.
+  const message = (error as Error)?.message ?? String(error);
+  return { retryable: true, rateLimited: false, reason: `invalid response (${message.slice(0, 200)})` };
+}
+
+class MalformedResponseError extends Error {}
+
+function finishReasonOf(raw: unknown): FinishReason {
+  switch (raw) {
+    case 'stop':
+    case 'length':
+    case 'content_filter':
+    case 'tool_calls':
+      return raw;
+    default:
+      return 'other';
+  }
+}
+
+function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason ?? new Error('aborted'));
+    const t = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(t);
+      reject(signal!.reason ?? new Error('aborted'));
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export interface TransportOptions {
+  baseURL?: string;
+  apiKey: string;
+  policy: RetryPolicy;
+  limiter: AdaptiveLimiter;
+  onRetry?: (info: AttemptInfo) => void;
+  random?: () => number;
+}
+
+/**
+ * Sends chat-completion bodies through the official `openai` SDK (its own retries off: `maxRetries: 0`), with
+ * our retry loop around it so that the run's limiter sees every 429 and every attempt is logged.
+ */
+export class OpenAITransport {
+  readonly client: OpenAI;
+  private readonly opts: TransportOptions;
+
+  constructor(opts: TransportOptions) {
+    this.opts = opts;
+    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs });
+  }
+
+  async send(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ response: CachedResponse; attempts: number }> {
+    const { policy, limiter } = this.opts;
+    let last: Classified | undefined;
+    let made = 0;
+    for (let attempt = 1; attempt <= policy.maxAttempts; attempt++) {
+      await limiter.acquire(signal);
+      made = attempt;
+      let c: Classified;
+      try {
+        const res = await this.client.chat.completions.create(body as never, { signal, timeout: policy.timeoutMs, maxRetries: 0 });
+        const response = toResponse(res);
+        limiter.onSuccess();
+        return { response, attempts: attempt };
+      } catch (error) {
+        if (signal?.aborted) throw signal.reason ?? error;
+        c = classify(error);
+        c.reason = redact(c.reason, this.opts.apiKey);
+        if (c.rateLimited) limiter.onRateLimited();
+      } finally {
+        limiter.release();
+      }
+      last = c;
+      if (!c.retryable || attempt === policy.maxAttempts) break;
+      const delay = Math.min(policy.backoffMaxMs, c.retryAfter !== undefined ? c.retryAfter + Math.round((this.opts.random ?? Math.random)() * 50) : backoffDelay(attempt, policy, this.opts.random));
+      this.opts.onRetry?.({ attempt, reason: c.reason, status: c.status, delayMs: delay });
+      await sleep(delay, signal);
+    }
+    const attempts = last && !last.retryable ? 'not retryable' : `after ${made} attempt${made === 1 ? '' : 's'}`;
+    throw new LlmCallError(`${last?.reason ?? 'unknown error'} (${attempts})`, {
+      attempts: made,
+      status: last?.status,
+      retryable: last?.retryable ?? false,
+    });
+  }
+}
+
+/** Reads text, finish reason, usage and model out of a chat-completion object (live or from a batch output line). */
+export function toResponse(res: unknown): CachedResponse {
+  const r = res as {
+    model?: string;
+    choices?: Array<{ message?: { content?: string | null; refusal?: string | null }; finish_reason?: string }>;
+    usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null };
+  };
+  const choice = r?.choices?.[0];
+  if (!r || typeof r !== 'object' || !choice || typeof choice !== 'object' || !choice.message) {
+    throw new MalformedResponseError('malformed response: no choices[0].message');
+  }
+  const content = choice.message.content ?? choice.message.refusal ?? '';
+  if (typeof content !== 'string') throw new MalformedResponseError('malformed response: content is not a string');
+  const out: CachedResponse = { text: content, finishReason: finishReasonOf(choice.finish_reason) };
+  if (r.usage && typeof r.usage.prompt_tokens === 'number') {
+    const usage: ChatUsage = { promptTokens: r.usage.prompt_tokens, completionTokens: r.usage.completion_tokens ?? 0 };
+    const cached = r.usage.prompt_tokens_details?.cached_tokens;
+    if (typeof cached === 'number') usage.cachedTokens = cached;
+    out.usage = usage;
+  }
+  if (typeof r.model === 'string') out.model = r.model;
+  return out;
+}
