@@ -41,22 +41,30 @@ export class JournalWriter {
   private pending: Array<{ line: string; resolve: () => void; reject: (e: unknown) => void }> = [];
   private writing: Promise<void> | undefined;
   private needsNewline: boolean;
+  private readonly sync: boolean;
   readonly file: string;
 
-  private constructor(file: string, fh: FileHandle, needsNewline: boolean) {
+  private constructor(file: string, fh: FileHandle, needsNewline: boolean, sync: boolean) {
     this.file = file;
     this.fh = fh;
     this.needsNewline = needsNewline;
+    this.sync = sync;
   }
 
-  static async open(file: string, endsWithNewline: boolean): Promise<JournalWriter> {
+  /** Opens `file` for appending; `sync: false` skips the fsync (logs that need no durability). */
+  static async open(file: string, endsWithNewline: boolean, options: { sync?: boolean } = {}): Promise<JournalWriter> {
     await mkdir(dirname(file), { recursive: true });
     const fh = await open(file, 'a');
-    return new JournalWriter(file, fh, !endsWithNewline);
+    return new JournalWriter(file, fh, !endsWithNewline, options.sync ?? true);
   }
 
   append(record: JournalRecord): Promise<void> {
-    const line = `${JSON.stringify(record)}\n`;
+    return this.appendLine(record);
+  }
+
+  /** Appends any JSON value as one line. */
+  appendLine(value: unknown): Promise<void> {
+    const line = `${JSON.stringify(value)}\n`;
     return new Promise((resolve, reject) => {
       this.pending.push({ line, resolve, reject });
       if (!this.writing) this.writing = this.flushLoop();
@@ -75,7 +83,7 @@ export class JournalWriter {
           this.needsNewline = false;
         }
         await this.fh.write(data);
-        await this.fh.sync();
+        if (this.sync) await this.fh.sync();
         for (const b of batch) b.resolve();
       } catch (error) {
         for (const b of batch) b.reject(error);

@@ -2,6 +2,7 @@ import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUse
 import type { ChatUsage, FinishReason } from '@eval/core';
 import type { CachedResponse } from './cache';
 import { LlmCallError } from './errors';
+import { leanFetch } from './http-fetch';
 import type { AdaptiveLimiter } from './limiter';
 
 export interface RetryPolicy {
@@ -134,6 +135,8 @@ export interface TransportOptions {
   limiter: AdaptiveLimiter;
   onRetry?: (info: AttemptInfo) => void;
   random?: () => number;
+  /** `fetch` used by the SDK (default: a lean keep-alive node:http fetch; the global fetch for uploads). */
+  fetch?: typeof fetch;
 }
 
 /**
@@ -146,10 +149,14 @@ export class OpenAITransport {
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
-    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs });
+    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: opts.fetch ?? leanFetch });
   }
 
-  async send(body: Record<string, unknown>, signal?: AbortSignal): Promise<{ response: CachedResponse; attempts: number }> {
+  async send(
+    body: Record<string, unknown>,
+    signal?: AbortSignal,
+    onRetry?: (info: AttemptInfo) => void,
+  ): Promise<{ response: CachedResponse; attempts: number }> {
     const { policy, limiter } = this.opts;
     let last: Classified | undefined;
     let made = 0;
@@ -157,8 +164,13 @@ export class OpenAITransport {
       await limiter.acquire(signal);
       made = attempt;
       let c: Classified;
+      // The SDK adds an abort listener to the signal it is given and never removes it: give it a per-attempt signal,
+      // linked to the run's, so the run's signal does not collect one listener per call (a leak, and quadratic).
+      const attemptController = signal ? new AbortController() : undefined;
+      const forward = () => attemptController!.abort(signal!.reason);
+      signal?.addEventListener('abort', forward, { once: true });
       try {
-        const res = await this.client.chat.completions.create(body as never, { signal, timeout: policy.timeoutMs, maxRetries: 0 });
+        const res = await this.client.chat.completions.create(body as never, { signal: attemptController?.signal, timeout: policy.timeoutMs, maxRetries: 0 });
         const response = toResponse(res);
         limiter.onSuccess();
         return { response, attempts: attempt };
@@ -168,12 +180,15 @@ export class OpenAITransport {
         c.reason = redact(c.reason, this.opts.apiKey);
         if (c.rateLimited) limiter.onRateLimited();
       } finally {
+        signal?.removeEventListener('abort', forward);
         limiter.release();
       }
       last = c;
       if (!c.retryable || attempt === policy.maxAttempts) break;
       const delay = Math.min(policy.backoffMaxMs, c.retryAfter !== undefined ? c.retryAfter + Math.round((this.opts.random ?? Math.random)() * 50) : backoffDelay(attempt, policy, this.opts.random));
-      this.opts.onRetry?.({ attempt, reason: c.reason, status: c.status, delayMs: delay });
+      const info = { attempt, reason: c.reason, status: c.status, delayMs: delay };
+      this.opts.onRetry?.(info);
+      onRetry?.(info);
       await sleep(delay, signal);
     }
     const attempts = last && !last.retryable ? 'not retryable' : `after ${made} attempt${made === 1 ? '' : 's'}`;

@@ -40,6 +40,13 @@ export const turnSchema = z.looseObject({
 });
 export type Turn = z.output<typeof turnSchema>;
 
+/**
+ * A dataset turn. HaluMem-Long's inserted unrelated QA turns only get a timestamp when a neighbouring turn has one
+ * (`stage6_3_final_result_long.py`), so it is optional here (a run artifact's judged sessions need it).
+ */
+export const datasetTurnSchema = turnSchema.extend({ timestamp: z.string().optional() });
+export type DatasetTurn = z.output<typeof datasetTurnSchema>;
+
 export const evidenceSchema = z.looseObject({
   memory_content: z.string(),
   memory_type: z.string().optional(),
@@ -85,10 +92,11 @@ export const datasetQuestionSchema = questionSchema.extend({
 });
 
 export const datasetSessionSchema = z.looseObject({
-  start_time: z.string().optional(),
-  end_time: z.string().optional(),
+  // null for a HaluMem-Long distractor session whose neighbours had no times
+  start_time: z.string().nullable().optional(),
+  end_time: z.string().nullable().optional(),
   memory_points: z.array(datasetMemoryPointSchema),
-  dialogue: z.array(turnSchema),
+  dialogue: z.array(datasetTurnSchema),
   questions: z.array(datasetQuestionSchema).optional(),
   is_generated_qa_session: z.boolean().optional(),
   session_id: z.union([z.string(), z.number()]).optional(),
@@ -179,6 +187,15 @@ export interface RunArtifactUser {
 // Judged records and result files
 // ---------------------------------------------------------------------------------------------------------------
 
+/** Fields every judged record may carry besides its own. */
+export interface RecordCommon {
+  uuid?: string;
+  ssession_id?: number;
+  /** Set by the aggregation, as the reference does. */
+  is_valid?: boolean;
+  [field: string]: unknown;
+}
+
 /** Integrity record: the golden point's fields, `uuid`, `ssession_id`, then `memory_integrity_score` (null = failed). */
 export const integrityRecordSchema = z.looseObject({
   memory_source: z.string(),
@@ -186,14 +203,25 @@ export const integrityRecordSchema = z.looseObject({
   importance: z.number(),
   memory_integrity_score: z.number().nullable(),
 });
-export type IntegrityRecord = z.output<typeof integrityRecordSchema> & { uuid?: string; ssession_id?: number };
+export interface IntegrityRecord extends RecordCommon {
+  memory_content?: string;
+  memory_source: string;
+  memory_type: string;
+  importance: number;
+  memory_integrity_score: number | null;
+}
 
 /** Accuracy record: `{uuid, ssession_id, memory_content, memory_accuracy_score, is_included_in_golden_memories}`. */
 export const accuracyRecordSchema = z.looseObject({
   memory_accuracy_score: z.number().nullable(),
   is_included_in_golden_memories: z.unknown(),
 });
-export type AccuracyRecord = z.output<typeof accuracyRecordSchema> & { uuid?: string; ssession_id?: number; memory_content?: string };
+export interface AccuracyRecord extends RecordCommon {
+  memory_content?: string;
+  memory_accuracy_score: number | null;
+  /** Kept raw, as the judge wrote it: only the strings "true"/"True" count as included. */
+  is_included_in_golden_memories: unknown;
+}
 
 /** Update record: the golden update point's fields, `uuid`, `ssession_id`, then `memory_update_type` (raw judge label). */
 export const updateRecordSchema = z.looseObject({
@@ -201,7 +229,13 @@ export const updateRecordSchema = z.looseObject({
   importance: z.number().optional(),
   memory_update_type: z.unknown(),
 });
-export type UpdateRecord = z.output<typeof updateRecordSchema> & { uuid?: string; ssession_id?: number };
+export interface UpdateRecord extends RecordCommon {
+  memory_content?: string;
+  memory_type?: string;
+  importance?: number;
+  /** The judge's raw label: valid when one of {@link UPDATE_LABELS}. */
+  memory_update_type: unknown;
+}
 
 /** QA record: the question's fields, `uuid`, `ssession_id`, then `result_type` (raw judge label). */
 export const qaRecordSchema = z.looseObject({
@@ -209,7 +243,14 @@ export const qaRecordSchema = z.looseObject({
   difficulty: z.string().optional(),
   result_type: z.unknown(),
 });
-export type QaRecord = z.output<typeof qaRecordSchema> & { uuid?: string; ssession_id?: number };
+export interface QaRecord extends RecordCommon {
+  question?: string;
+  answer?: string;
+  question_type?: string;
+  difficulty?: string;
+  /** The judge's raw label: valid when one of {@link QA_LABELS}. */
+  result_type: unknown;
+}
 
 /** The four record lists of one user (HaluMem's `tmp2/<uuid>.json`) or of a pooled result file. */
 export const evalRecordsSchema = z.looseObject({

@@ -1,10 +1,15 @@
 import type { Command } from 'commander';
+import { registerCgt } from './cgt';
 import { registerDemo } from './demo';
+import { registerLlmJudge } from './llm-judge';
+import { registerMemory } from './memory';
+import { registerMultiwoz } from './multiwoz';
 import { registerResources } from './resources';
+import { registerScorekeeping } from './scorekeeping';
 
 /**
  * Every subcommand registers itself here. A registrar only declares arguments and options; the code that
  * imports a metric package lives in `../actions/*` and is loaded with `import()` when the subcommand runs,
  * so `dialeval --help` imports no metric package.
  */
-export const commands: Array<(program: Command) => void> = [registerDemo, registerResources];
+export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz];

@@ -1,3 +1,9 @@
+import { cgtDemo } from './cgt';
+import { llmJudgeDemo } from './llm-judge';
+import { memoryDemo } from './memory';
+import { multiwozDemo } from './multiwoz';
+import { scorekeepingDemo } from './scorekeeping';
+
 /** One built-in demo per package: small examples written for this project (never copied from reference data). */
 export interface DemoResult {
   /** Human-readable summary lines. */
@@ -12,4 +18,4 @@ export interface DemoEntry {
   run: () => Promise<DemoResult>;
 }
 
-export const demos: DemoEntry[] = [];
+export const demos: DemoEntry[] = [cgtDemo, memoryDemo, scorekeepingDemo, llmJudgeDemo, multiwozDemo];

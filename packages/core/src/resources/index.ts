@@ -122,7 +122,24 @@ export function sha256Hex(data: Uint8Array): string {
 export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = DEFAULT_RESOURCE_MIRROR): string {
   const base = mirror.replace(/\/+$/, '');
   const src = (file.source ?? file.path).split('/').map(encodeURIComponent).join('/');
-  return `${base}/${set.repo}/${set.commit}/${src}`;
+  return `${base}/${file.repo ?? set.repo}/${file.commit ?? set.commit}/${src}`;
+}
+
+/** Git blob id of `data` (sha1 of `"blob <size>\0" + data`, as `git hash-object` computes it). */
+export function gitBlobSha1(data: Uint8Array): string {
+  return createHash('sha1').update(`blob ${data.byteLength}\0`).update(data).digest('hex');
+}
+
+/** Throws when a file of the set has no checksum to verify it against (nothing is downloaded then). */
+function assertPinned(set: ResourceSet): void {
+  const unpinned = set.files.filter((f) => !f.sha256 && !f.gitBlobSha1).map((f) => f.path);
+  if (unpinned.length > 0) {
+    throw new ChecksumError(
+      `resource set "${set.name}" cannot be fetched: no pinned checksum for ${unpinned.join(', ')} (refusing to install unverified files)`,
+    );
+  }
+  const orphan = set.files.filter((f) => (f.repo === undefined) !== (f.commit === undefined)).map((f) => f.path);
+  if (orphan.length > 0) throw new EvalError('invalid_resource', `resource set "${set.name}": ${orphan.join(', ')} must give both repo and commit`);
 }
 
 async function download(url: string, timeoutMs: number, fetchImpl: typeof fetch): Promise<Uint8Array> {
@@ -153,6 +170,7 @@ export async function fetchResourceSet(name: string, options: FetchResourceOptio
   if (!options.force && existsSync(join(finalDir, MANIFEST))) {
     return { name, dir: finalDir, files: set.files.length, downloaded: false };
   }
+  assertPinned(set);
   const mirror = options.mirror ?? env.DIALEVAL_MIRROR ?? DEFAULT_RESOURCE_MIRROR;
   const fetchImpl = options.fetch ?? fetch;
   const parent = dirname(finalDir);
@@ -162,15 +180,18 @@ export async function fetchResourceSet(name: string, options: FetchResourceOptio
   await mkdir(tmpDir, { recursive: true });
   try {
     let i = 0;
+    const verified = new Map<string, string>();
     for (const file of set.files) {
       const url = resourceFileUrl(set, file, mirror);
       const bytes = await download(url, options.timeoutMs ?? 60_000, fetchImpl);
       const digest = sha256Hex(bytes);
-      if (digest !== file.sha256) {
+      if (file.sha256 ? digest !== file.sha256 : gitBlobSha1(bytes) !== file.gitBlobSha1) {
+        const [kind, expected, got] = file.sha256 ? ['sha256', file.sha256, digest] : ['git blob sha1', file.gitBlobSha1, gitBlobSha1(bytes)];
         throw new ChecksumError(
-          `checksum mismatch for ${file.path} of resource set "${name}" (from ${url}): expected sha256 ${file.sha256}, got ${digest}`,
+          `checksum mismatch for ${file.path} of resource set "${name}" (from ${url}): expected ${kind} ${expected}, got ${got}`,
         );
       }
+      verified.set(file.path, digest);
       const target = join(tmpDir, file.path);
       await mkdir(dirname(target), { recursive: true });
       await writeFile(target, bytes);
@@ -183,7 +204,7 @@ export async function fetchResourceSet(name: string, options: FetchResourceOptio
       commit: set.commit,
       license: set.license,
       fetchedAt: new Date().toISOString(),
-      files: set.files.map((f) => ({ path: f.path, sha256: f.sha256 })),
+      files: set.files.map((f) => ({ path: f.path, sha256: verified.get(f.path) ?? f.sha256 })),
     };
     await writeFile(join(tmpDir, MANIFEST), `${JSON.stringify(manifest, null, 2)}\n`);
     const old = `${finalDir}.old-${process.pid}-${Date.now()}`;

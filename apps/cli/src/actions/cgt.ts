@@ -1,0 +1,222 @@
+import { resolveResourceDir, pythonFloatRepr } from '@eval/core';
+import {
+  type CgaVariant,
+  type CgtOptions,
+  type InvalidPredictionMode,
+  type PyNumber,
+  type SettingResult,
+  cgaDirFor,
+  evaluateSetting,
+  formatReferenceOutput,
+  formatReport,
+  readPredictions,
+  withReplayedGold,
+} from '@eval/cgt';
+import type { CgtCommandOptions } from '../commands/cgt';
+import { UsageError, checkFormat, csvLine, emit, formatTable } from '../util';
+
+function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  const v = (value ?? fallback) as T;
+  if (!allowed.includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return v;
+}
+
+function nonNegativeInt(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function level(value: string | undefined): number {
+  if (value === undefined) return 0.95;
+  const x = Number(value);
+  if (!(x > 0 && x < 1)) throw new UsageError(`--confidence expects a number between 0 and 1, got "${value}"`);
+  return x;
+}
+
+/** Python repr of a value (`1.0`, `0`), or empty for null. */
+function repr(x: PyNumber | number | null | undefined): string {
+  if (x === null || x === undefined) return '';
+  if (typeof x === 'number') return pythonFloatRepr(x);
+  return x.int ? String(x.value) : pythonFloatRepr(x.value);
+}
+
+function fixed(x: PyNumber | number | null | undefined): string {
+  if (x === null || x === undefined) return '-';
+  const v = typeof x === 'number' ? x : x.value;
+  return v.toFixed(4);
+}
+
+function table(results: SettingResult[], gold: string): string {
+  const out: string[] = [];
+  for (const s of results) {
+    const mode = s.options.dsc;
+    const rows = s.groups.reduce((n, g) => n + g.nRows, 0);
+    out.push(
+      `setting ${s.name}: ${s.groups.length} groups, ${rows} rows; gold: ${gold}; DSC ${mode}; ${s.options.mean} means` +
+        (s.invalidPredictions ? `; ${s.invalidPredictions} invalid predictions scored as {}` : '') +
+        (s.skippedGroups.length ? `; skipped groups: ${s.skippedGroups.join(', ')}` : ''),
+    );
+    out.push('');
+    out.push(
+      formatTable(
+        ['group', 'rows', 'mean P', 'mean R', 'mean F1', 'final F1', `mean DSC`, 'final DSC'],
+        s.groups.map((g, i) => [
+          g.id,
+          String(g.nRows),
+          fixed(s.groupMeanP[i]),
+          fixed(s.groupMeanR[i]),
+          fixed(s.groupMeanF1[i]),
+          fixed(g.prf1.final?.f1),
+          fixed(s.groupMeanDsc[i]),
+          fixed(g.dsc[mode].final),
+        ]),
+      ),
+    );
+    out.push('');
+    const ci = (c?: { lower: number; upper: number; confidence: number }) =>
+      c ? `  [${Math.round(c.confidence * 100)}% CI ${c.lower.toFixed(4)}, ${c.upper.toFixed(4)}]` : '';
+    out.push(`macro P   ${fixed(s.macro.p)}`);
+    out.push(`macro R   ${fixed(s.macro.r)}`);
+    out.push(`macro F1  ${fixed(s.macro.f1)}${ci(s.bootstrap?.f1)}`);
+    out.push(`macro DSC ${fixed(s.macro.dsc)}${ci(s.bootstrap?.dsc)}  (${mode})`);
+    out.push('');
+    out.push('reference printout:');
+    out.push(`  ${s.printed.dsc}`, `  ${s.printed.f1}`, `  ${s.printed.dscLatex}`, `  ${s.printed.macroDsc}`);
+    out.push('');
+  }
+  return out.join('\n').trimEnd();
+}
+
+function csv(results: SettingResult[]): string {
+  const header = [
+    'setting',
+    'group',
+    'rows',
+    'mean_p',
+    'mean_r',
+    'mean_f1',
+    'final_p',
+    'final_r',
+    'final_f1',
+    'mean_dsc',
+    'final_dsc',
+    'mean_dsc_strict',
+    'mean_dsc_lenient',
+    'final_dsc_strict',
+    'final_dsc_lenient',
+    'invalid_predictions',
+    'ci_lower_f1',
+    'ci_upper_f1',
+    'ci_lower_dsc',
+    'ci_upper_dsc',
+  ];
+  const lines = [csvLine(header)];
+  for (const s of results) {
+    const mode = s.options.dsc;
+    s.groups.forEach((g, i) => {
+      const f = g.prf1.final;
+      const fin = (k: 'p' | 'r' | 'f1') => (f ? repr({ value: f[k], int: f.int }) : '');
+      lines.push(
+        csvLine([
+          s.name,
+          g.id,
+          g.nRows,
+          repr(s.groupMeanP[i]),
+          repr(s.groupMeanR[i]),
+          repr(s.groupMeanF1[i]),
+          fin('p'),
+          fin('r'),
+          fin('f1'),
+          repr(s.groupMeanDsc[i]),
+          repr(g.dsc[mode].final),
+          repr(g.dsc.strict.mean),
+          repr(g.dsc.lenient.mean),
+          repr(g.dsc.strict.final),
+          repr(g.dsc.lenient.final),
+          g.invalidPredictions,
+          '',
+          '',
+          '',
+          '',
+        ]),
+      );
+    });
+    const rows = s.groups.reduce((n, g) => n + g.nRows, 0);
+    lines.push(
+      csvLine([
+        s.name,
+        'macro',
+        rows,
+        repr(s.macro.p),
+        repr(s.macro.r),
+        repr(s.macro.f1),
+        '',
+        '',
+        '',
+        repr(s.macro.dsc),
+        '',
+        '',
+        '',
+        '',
+        '',
+        s.invalidPredictions,
+        repr(s.bootstrap?.f1.lower),
+        repr(s.bootstrap?.f1.upper),
+        repr(s.bootstrap?.dsc.lower),
+        repr(s.bootstrap?.dsc.upper),
+      ]),
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void> {
+  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'reference'] as const, 'table');
+  const invalidPrediction = choice<InvalidPredictionMode>('--invalid-prediction', opts.invalidPrediction, ['error', 'empty'], 'error');
+  const variant = choice<CgaVariant>('--cga-variant', opts.cgaVariant, ['originals', 'new'], 'originals');
+  const samples = nonNegativeInt('--bootstrap', opts.bootstrap, 1000);
+  const options: CgtOptions = {
+    dsc: choice('--mode', opts.mode, ['strict', 'lenient'] as const, 'strict'),
+    mean: choice('--mean', opts.mean, ['exact', 'naive'] as const, 'exact'),
+    prf1: choice('--prf1', opts.prf1, ['reference', 'standard'] as const, 'reference'),
+    emptyGroup: choice('--empty-group', opts.emptyGroup, ['error', 'skip'] as const, 'error'),
+    bootstrap: samples === 0 ? false : { samples, seed: nonNegativeInt('--seed', opts.seed, 0), confidence: level(opts.confidence) },
+  };
+
+  const settings = await readPredictions(dir, { invalidPrediction });
+  let goldLabel = 'embedded';
+  let cgaDir: string | undefined;
+  if (opts.gold !== undefined && opts.gold !== false) {
+    const base = await resolveResourceDir('cgt', { dir: typeof opts.gold === 'string' ? opts.gold : undefined, flag: '--gold' });
+    cgaDir = await cgaDirFor(base, variant);
+    goldLabel = `replayed from ${cgaDir}`;
+    for (const s of settings) s.groups = await withReplayedGold(s.groups, cgaDir);
+  }
+  const results = settings.map((s) => evaluateSetting(s, options));
+
+  let text: string;
+  if (format === 'json') {
+    text = formatReport(results, {
+      extras: opts.details === true,
+      meta: {
+        options: new Map<string, string | null>([
+          ['dsc', options.dsc!],
+          ['mean', options.mean!],
+          ['prf1', options.prf1!],
+          ['empty_group', options.emptyGroup!],
+          ['invalid_prediction', invalidPrediction],
+          ['gold', cgaDir ? 'cga' : 'embedded'],
+          ['cga_dir', cgaDir ?? null],
+        ]),
+      },
+    });
+  } else if (format === 'csv') text = csv(results);
+  else if (format === 'reference') {
+    // One setting: byte for byte the reference's stdout; several: each under a `==> name <==` header.
+    text = results.length === 1 ? formatReferenceOutput(results[0]!) : results.map((r) => `==> ${r.name} <==\n${formatReferenceOutput(r)}`).join('\n');
+  }
+  else text = table(results, goldLabel);
+  await emit(text, opts.out);
+}

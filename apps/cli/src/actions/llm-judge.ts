@@ -1,0 +1,415 @@
+import { existsSync, statSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { createLlm } from '@eval/llm';
+import {
+  JUDGE_METHODS,
+  METHODS,
+  convertRawPredictions,
+  convertStatePredictions,
+  evaluateOutputFiles,
+  evaluationToJson,
+  humanCheck,
+  importRecordedOutputs,
+  isJudgeMethod,
+  loadMultiwozDialogues,
+  loadTemplates,
+  methodRoles,
+  parseRawPredictions,
+  readDialogueSource,
+  readHumanJudgements,
+  readTurnRecords,
+  ruleJudgements,
+  ruleMetrics,
+  runJudge,
+  serializeOutputEntries,
+  serializeTurnRecords,
+  stringifyJson,
+  type ConversionWarnings,
+  type EvaluateOptions,
+  type JudgeMethod,
+  type JudgeMetrics,
+  type MethodEvaluation,
+  type TemplateRole,
+  type TurnRecord,
+} from '@eval/llm-judge';
+import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../commands/llm-judge';
+import { llmOptionsFromFlags } from '../llm-options';
+import { UsageError, emit, formatTable } from '../util';
+
+/** File stem of a method's outputs (`ours_acc_outputs.json`, `twodim_cot_comp_outputs.json`, `direct_outputs.json`). */
+const STEM: Record<JudgeMethod, string> = { ours: 'ours', 'twodim-cot': 'twodim_cot', direct: 'direct', cot: 'cot' };
+
+function outputFiles(dir: string, method: JudgeMethod): string[] {
+  const stem = STEM[method];
+  return METHODS[method].kind === 'two-step' ? [join(dir, `${stem}_acc_outputs.json`), join(dir, `${stem}_comp_outputs.json`)] : [join(dir, `${stem}_outputs.json`)];
+}
+
+function evaluateOptions(flags: LlmJudgeMetricFlags): EvaluateOptions {
+  return {
+    onParseFailure: (flags.onParseFailure ?? 'reference') as EvaluateOptions['onParseFailure'],
+    completenessValueAware: Boolean(flags.completenessValueAware),
+    gptJga: (flags.gptJga ?? 'before-turn') as EvaluateOptions['gptJga'],
+    ruleJga: (flags.ruleJga ?? 'fixed') as EvaluateOptions['ruleJga'],
+    ruleNormalization: (flags.ruleNormalization ?? 'method') as EvaluateOptions['ruleNormalization'],
+  };
+}
+
+const pct = (x: number | null) => (x === null ? '—' : x.toFixed(2));
+
+function warn(line: string): void {
+  process.stderr.write(`dialeval llm-judge: ${line}\n`);
+}
+
+function warnConversion(w: ConversionWarnings): void {
+  const unknown = Object.entries(w.unknownSlots);
+  if (unknown.length > 0) {
+    warn(
+      `${unknown.reduce((s, [, n]) => s + n, 0)} predicted slot-values use ${unknown.length} name(s) outside the 30-slot schema (judged wrong by the rules): ${unknown
+        .slice(0, 8)
+        .map(([k, n]) => `${k} (${n})`)
+        .join(', ')}${unknown.length > 8 ? ', ...' : ''}`,
+    );
+  }
+  if (w.unknownDialogues.length > 0) warn(`${w.unknownDialogues.length} prediction flag(s) name dialogues not in the dialogue source (ignored)`);
+  if (w.unknownTurns.length > 0) warn(`${w.unknownTurns.length} prediction flag(s) name turns the dialogues do not have (ignored): ${w.unknownTurns.slice(0, 5).join(', ')}`);
+  if (w.dialoguesWithoutPredictions.length > 0) warn(`${w.dialoguesWithoutPredictions.length} source dialogue(s) have no predictions`);
+}
+
+/** Loads the per-turn records named by the input flags (a record file, or predictions converted on the fly). */
+async function loadRecords(flags: LlmJudgeInputFlags): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
+  const given = [flags.records, flags.rawPredictions, flags.states].filter((x) => x !== undefined).length;
+  if (given !== 1) throw new UsageError('give exactly one input: --records FILE, --raw-predictions FILE (with --dialogues) or --states FILE');
+  if (flags.dialoguesM24 && !flags.dialogues) throw new UsageError('--dialogues-m24 goes with --dialogues');
+  if (flags.records) {
+    if (flags.dialogues || flags.data) throw new UsageError('--dialogues/--data are for converting predictions; --records are used as they are');
+    return { records: await readTurnRecords(flags.records), source: { records: resolve(flags.records) } };
+  }
+  if (flags.rawPredictions) {
+    if (!flags.dialogues) throw new UsageError('--raw-predictions needs --dialogues (TRADE test_dials.json or a per-turn record file giving the turn structure)');
+    const dialogues = await readDialogueSource(flags.dialogues, flags.dialoguesM24);
+    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions), flags.rawPredictions), dialogues);
+    return { records, warnings, source: { rawPredictions: resolve(flags.rawPredictions), dialogues: resolve(flags.dialogues) } };
+  }
+  const states = flags.states!;
+  const predictions = await readJson(states);
+  if (!predictions || typeof predictions !== 'object' || Array.isArray(predictions)) {
+    throw new UsageError(`${states}: expected the @eval/multiwoz input format {dialogue id: [turn, ...]}`);
+  }
+  const dialogues = flags.dialogues
+    ? await readDialogueSource(flags.dialogues, flags.dialoguesM24)
+    : await loadMultiwozDialogues({ dir: flags.data, ids: Object.keys(predictions as object), flag: '--data' });
+  const { records, warnings } = convertStatePredictions(predictions as never, dialogues, { file: states });
+  return { records, warnings, source: { states: resolve(states), dialogues: flags.dialogues ? resolve(flags.dialogues) : 'multiwoz resource (MultiWOZ 2.1 test set)' } };
+}
+
+const METRIC_HEADER = ['method', 'turns', 'skipped', 'TSA', 'TSA M21', 'TSA M24', 'coh. M21', 'coh. M24', 'GPT-JGA', 'JGA M21', 'JGA M24'];
+
+function metricRow(name: string, m: JudgeMetrics, skipped: number): string[] {
+  return [
+    name,
+    String(m.turns),
+    String(skipped),
+    pct(m.tsaGpt),
+    pct(m.tsaRuleMwz21),
+    pct(m.tsaRuleMwz24),
+    pct(m.coherenceMwz21),
+    pct(m.coherenceMwz24),
+    pct(m.gptJga),
+    pct(m.ruleJgaMwz21),
+    pct(m.ruleJgaMwz24),
+  ];
+}
+
+function failureLines(e: MethodEvaluation): string[] {
+  const s = e.summary;
+  const out: string[] = [];
+  const parse = s.parseFailures.accuracy + s.parseFailures.completeness + s.parseFailures.singleStep;
+  if (parse > 0) {
+    out.push(
+      `${e.method}: ${parse} unparseable output(s) (accuracy ${s.parseFailures.accuracy}, completeness ${s.parseFailures.completeness}, single-step ${s.parseFailures.singleStep})`,
+    );
+  }
+  if (s.llmFailures > 0) out.push(`${e.method}: ${s.llmFailures} failed LLM call(s)`);
+  if (s.skippedTurns > 0) out.push(`${e.method}: ${s.skippedTurns} of ${s.totalTurns} turn(s) skipped: ${s.failures.slice(0, 5).map((f) => `${f.flag} (${f.stage}: ${f.reason})`).join('; ')}${s.failures.length > 5 ? '; ...' : ''}`);
+  const unknown = Object.keys(s.unknownSlots);
+  if (unknown.length > 0) out.push(`${e.method}: predicted slot names outside the schema (judged wrong): ${unknown.slice(0, 8).join(', ')}${unknown.length > 8 ? ', ...' : ''}`);
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// run
+// ---------------------------------------------------------------------------------------------------------------
+
+export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
+  if (!isJudgeMethod(flags.method)) throw new UsageError(`--method must be one of ${JUDGE_METHODS.join(', ')}`);
+  const method = flags.method;
+  const llmOptions = llmOptionsFromFlags(flags);
+  const options = evaluateOptions(flags);
+  const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
+  const { records, source, warnings } = await loadRecords(flags);
+  if (warnings) warnConversion(warnings);
+  if (records.length === 0) throw new UsageError('no turns to judge');
+  const out = resolve(flags.out);
+  const stem = STEM[method];
+  const llm = createLlm(llmOptions);
+  try {
+    const run = await runJudge({
+      method,
+      records,
+      templates,
+      llm,
+      systemMessage: flags.systemMessage,
+      chat: { temperature: flags.temperature ?? 0 },
+      journal: llm.dryRun ? undefined : (flags.journal ?? join(out, `${stem}.journal.jsonl`)),
+      ...options,
+    });
+    const u = run.llm;
+    if (llm.dryRun) {
+      const d = u.dryRun!;
+      const text = [
+        `dry run of ${METHODS[method].title} on ${records.length} turn(s): ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
+        `~${d.promptTokens} prompt tokens + ~${d.completionTokens} completion tokens${d.completionTokensAssumed ? ' (assumed per call)' : ''}`,
+        `estimated cost: ${d.costKnown ? `$${d.cost.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`}`,
+        `requests written to ${d.requestsFile}`,
+      ].join('\n');
+      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, dryRun: d }, null, 2));
+      else await emit(text);
+      return;
+    }
+    const written: string[] = [];
+    if ('accuracy' in run.outputs) {
+      const [accFile, compFile] = outputFiles(out, method) as [string, string];
+      await writeFileAtomic(accFile, serializeOutputEntries(run.outputs.accuracy));
+      await writeFileAtomic(compFile, serializeOutputEntries(run.outputs.completeness));
+      written.push(accFile, compFile);
+    } else {
+      const [file] = outputFiles(out, method) as [string];
+      await writeFileAtomic(file, serializeOutputEntries(run.outputs.outputs));
+      written.push(file);
+    }
+    const summary = {
+      method,
+      title: METHODS[method].title,
+      model: llmOptions.model,
+      input: source,
+      turns: records.length,
+      outputs: written,
+      failedCalls: run.failedCalls,
+      notRun: run.notRun,
+      llm: u,
+      options,
+      ...(warnings ? { conversionWarnings: warnings } : {}),
+    };
+    if (run.failedCalls.length > 0) {
+      warn(`${run.failedCalls.length} call(s) failed; their turns are reported as skipped (run again to retry them; answered calls come from the cache/journal): ${run.failedCalls
+        .slice(0, 3)
+        .map((f) => `${f.stage} ${f.flag}: ${f.error}`)
+        .join('; ')}`);
+    }
+    if (!run.evaluation) {
+      warn(`${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'not run'}); the outputs written so far are partial, no metrics computed`);
+      if (flags.summary) await writeJsonAtomic(flags.summary, summary);
+      process.exitCode = 1;
+      return;
+    }
+    const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
+    const resultFile = join(out, `${stem}_result.json`);
+    await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
+    if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
+    for (const line of failureLines(run.evaluation)) warn(line);
+    if (flags.format === 'json') {
+      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile }, 2));
+      return;
+    }
+    await emit(
+      [
+        formatTable(METRIC_HEADER, [metricRow(method, run.evaluation.metrics, run.evaluation.summary.skippedTurns)]),
+        '',
+        `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
+        `outputs: ${written.join(', ')}`,
+        `result: ${resultFile}`,
+      ].join('\n'),
+    );
+  } finally {
+    await llm.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// import
+// ---------------------------------------------------------------------------------------------------------------
+
+const ALL_ROLES: TemplateRole[] = ['ours-accuracy', 'ours-completeness', 'twodim-cot-accuracy', 'twodim-cot-completeness', 'direct', 'cot'];
+
+export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags): Promise<void> {
+  if (!Number.isFinite(flags.temperature ?? 0) || (flags.temperature ?? 0) < 0) throw new UsageError('--temperature expects a non-negative number');
+  const roles = flags.role ? [flags.role as TemplateRole] : ALL_ROLES;
+  const templates = await loadTemplates(roles, { dir: flags.templates, flag: '--templates' });
+  const result = await importRecordedOutputs({
+    files,
+    templates,
+    role: flags.role as TemplateRole | undefined,
+    model: flags.model,
+    cacheDir: flags.cacheDir,
+    systemMessage: flags.systemMessage,
+    chat: { temperature: flags.temperature ?? 0 },
+    verifyOnly: flags.verifyOnly,
+  });
+  if (flags.format === 'json') return emit(JSON.stringify(result, null, 2));
+  await emit(
+    [
+      formatTable(
+        ['file', 'role', 'entries', 'verified', 'placeholders', 'failed calls', 'written', 'unchanged', 'replaced'],
+        result.files.map((f) => [f.file, f.role, f.entries, f.verified, f.placeholders, f.failedCalls, f.written, f.unchanged, f.replaced]),
+      ),
+      '',
+      flags.verifyOnly
+        ? 'every recorded prompt re-renders byte for byte (nothing written: --verify-only)'
+        : `every recorded prompt re-renders byte for byte; answers filed under model ${result.model} in ${result.cacheDir}\n` +
+          `re-aggregate without any LLM call: dialeval llm-judge run --method <m> --records <records> --model ${result.model} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`,
+    ].join('\n'),
+  );
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// report
+// ---------------------------------------------------------------------------------------------------------------
+
+function parseOutputsSpec(spec: string): { method: JudgeMethod; files: string[] } {
+  const eq = spec.indexOf('=');
+  const name = eq > 0 ? spec.slice(0, eq) : '';
+  if (!isJudgeMethod(name)) throw new UsageError(`--outputs expects METHOD=FILE[,FILE] with METHOD one of ${JUDGE_METHODS.join(', ')}, got "${spec}"`);
+  const files = spec
+    .slice(eq + 1)
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
+  const want = METHODS[name].kind === 'two-step' ? 2 : 1;
+  if (files.length !== want) {
+    throw new UsageError(want === 2 ? `--outputs ${name}= needs two files: the accuracy outputs, then the completeness outputs` : `--outputs ${name}= needs one file`);
+  }
+  return { method: name, files };
+}
+
+export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags): Promise<void> {
+  const options = evaluateOptions(flags);
+  const sources: Array<{ method: JudgeMethod; files: string[] }> = [];
+  for (const dir of dirs) {
+    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory (give judge-output files with --outputs METHOD=FILES)`);
+    let found = 0;
+    for (const method of JUDGE_METHODS) {
+      const files = outputFiles(dir, method);
+      const present = files.filter((f) => existsSync(f));
+      if (present.length === files.length) {
+        sources.push({ method, files });
+        found++;
+      } else if (present.length > 0) {
+        throw new UsageError(`${dir}: ${present[0]} is there but ${files.find((f) => !existsSync(f))} is not (a two-step method needs both files)`);
+      }
+    }
+    if (found === 0) throw new UsageError(`${dir}: no judge outputs found (expected e.g. ours_acc_outputs.json + ours_comp_outputs.json, direct_outputs.json)`);
+  }
+  for (const spec of flags.outputs ?? []) sources.push(parseOutputsSpec(spec));
+  if (sources.length === 0 && !flags.records) throw new UsageError('nothing to report: give output directories, --outputs METHOD=FILES or --records FILE');
+  const seen = new Set<string>();
+  for (const s of sources) {
+    if (seen.has(s.method)) throw new UsageError(`method ${s.method} is given twice`);
+    seen.add(s.method);
+  }
+
+  const evaluations: MethodEvaluation[] = [];
+  for (const s of sources) evaluations.push(await evaluateOutputFiles(s.method, s.files, options));
+
+  // rule-only rows: from --records, else from the turns of the first method's input
+  const ruleRecords = flags.records ? await readTurnRecords(flags.records) : evaluations[0] ? collectRecords(evaluations[0]) : [];
+  const rules = ruleRecords.length > 0 ? ruleMetrics(ruleRecords, { ruleJga: options.ruleJga }) : undefined;
+
+  let human: ReturnType<typeof humanCheck> | undefined;
+  if (flags.human) {
+    if (evaluations.length === 0) throw new UsageError('--human needs judge outputs to compare');
+    const labels = await readHumanJudgements(flags.human);
+    const n = flags.turns !== undefined ? Number(flags.turns) : evaluations[0]!.summary.totalTurns;
+    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--turns expects a positive integer, got "${flags.turns}"`);
+    const norm = options.ruleNormalization === 'single-step' ? 'single-step' : 'two-step';
+    const judged = ruleRecords.length > 0 ? ruleRecords : collectRecords(evaluations[0]!);
+    const m24 = ruleJudgements(judged, norm).map((j, i) => ({ flag: judged[i]!.flag, ruleMwz24: j.mwz24 }));
+    human = humanCheck({
+      turns: n,
+      human: labels,
+      judges: evaluations.map((e) => ({ name: e.method, turns: e.turns })),
+      rule: m24,
+    });
+    if (human.unknownFlags.length > 0) warn(`${human.unknownFlags.length} annotated flag(s) are not among the judged turns (ignored): ${human.unknownFlags.slice(0, 5).join(', ')}`);
+  }
+
+  for (const e of evaluations) for (const line of failureLines(e)) warn(line);
+
+  if (flags.format === 'json') {
+    const body = {
+      options,
+      methods: evaluations.map((e) => evaluationToJson(e, { perTurn: Boolean(flags.perTurn) })),
+      ...(rules ? { rules } : {}),
+      ...(human ? { humanCheck: human } : {}),
+    };
+    await emit(stringifyJson(body, 2), flags.out);
+    return;
+  }
+  const lines: string[] = [];
+  if (evaluations.length > 0) {
+    lines.push(formatTable(METRIC_HEADER, evaluations.map((e) => metricRow(e.method, e.metrics, e.summary.skippedTurns))));
+  }
+  if (rules) {
+    if (lines.length) lines.push('');
+    lines.push(
+      formatTable(
+        ['rule judgement', 'turns', 'TSA (two-step norm.)', 'TSA (single-step norm.)', `rule JGA (${options.ruleJga})`],
+        [
+          ['RULE-M21', String(rules.turns), pct(rules.tsa['two-step'].mwz21), pct(rules.tsa['single-step'].mwz21), pct(rules.ruleJga.mwz21)],
+          ['RULE-M24', String(rules.turns), pct(rules.tsa['two-step'].mwz24), pct(rules.tsa['single-step'].mwz24), pct(rules.ruleJga.mwz24)],
+        ],
+      ),
+    );
+  }
+  if (human) {
+    lines.push(
+      '',
+      `agreement with ${human.annotated} human judgements (N = ${human.turns}; turns where a judge agrees with RULE-M24 count as right, as in the paper)`,
+      formatTable(
+        ['judge', 'accuracy', '|D|', '|D∩A|', 'agree', 'kappa (annotated)', 'J1H1', 'J1H0', 'J0H1', 'J0H0'],
+        human.rows.map((r) => [
+          r.name,
+          pct(r.accuracy),
+          String(r.disagreements),
+          String(r.annotatedDisagreements),
+          String(r.agreeWithHuman),
+          r.kappa === null ? '—' : r.kappa.toFixed(4),
+          String(r.confusion.bothRight),
+          String(r.confusion.judgeRightHumanWrong),
+          String(r.confusion.judgeWrongHumanRight),
+          String(r.confusion.bothWrong),
+        ]),
+      ),
+    );
+  }
+  await emit(lines.join('\n'), flags.out);
+}
+
+/** Every turn record of an evaluation's input, in its order (judged or not). */
+function collectRecords(e: MethodEvaluation): TurnRecord[] {
+  return e.records;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// convert
+// ---------------------------------------------------------------------------------------------------------------
+
+export async function llmJudgeConvert(flags: LlmJudgeConvertFlags): Promise<void> {
+  if (flags.records) throw new UsageError('convert reads predictions (--raw-predictions or --states); --records are already converted');
+  const { records, warnings, source } = await loadRecords(flags);
+  if (warnings) warnConversion(warnings);
+  await writeFileAtomic(flags.out, serializeTurnRecords(records));
+  if (flags.summary) await writeJsonAtomic(flags.summary, { input: source, records: records.length, warnings });
+  await emit(`${records.length} turn record(s) of ${new Set(records.map((r) => r.dialogueId)).size} dialogue(s) written to ${resolve(flags.out)}`);
+}
+

@@ -1,0 +1,342 @@
+import { basename, dirname, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { EvalError, InputError, type ChatModel, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { createLlm, type Llm } from '@eval/llm';
+import {
+  ExtractRetrieveBaseline,
+  FullContextBaseline,
+  OVERALL_SCORE_FLOAT_KEYS,
+  aggregateEvalResults,
+  computeTimeConsuming,
+  discardPartialRun,
+  emptyRecords,
+  formatStatResult,
+  judgeRunArtifact,
+  leaderboardRow,
+  leaderboardTable,
+  loadEvalRecords,
+  poolRecords,
+  pythonJsonDumps,
+  qaBreakdown,
+  runMemorySystem,
+  type AggregateOptions,
+  type EvalRecords,
+  type MemorySystem,
+  type OverallScore,
+  type QaGroupScore,
+  type TimeConsuming,
+} from '@eval/memory';
+import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
+import { llmOptionsFromFlags } from '../llm-options';
+import { UsageError, csvLine, emit, formatTable } from '../util';
+
+function positiveInt(flag: string, value: string | undefined, fallback?: number): number | undefined {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} expects a positive integer, got "${value}"`);
+  return n;
+}
+
+function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
+  return {
+    acceptBooleanIncluded: Boolean(flags.acceptBooleanIncluded),
+    typeAccuracyExcludesInterference: Boolean(flags.typeAccuracyExcludesInterference),
+    onEmptyCategory: flags.onEmpty === 'null' ? 'null' : 'error',
+  };
+}
+
+const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
+
+function pct(x: number | null | undefined): string {
+  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)}%`;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// memory run
+// ---------------------------------------------------------------------------------------------------------------
+
+function parseSystemOptions(list: string[] | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const item of list ?? []) {
+    const i = item.indexOf('=');
+    if (i <= 0) throw new UsageError(`--system-option expects key=value, got "${item}"`);
+    out[item.slice(0, i)] = item.slice(i + 1);
+  }
+  return out;
+}
+
+function isMemorySystem(x: unknown): x is MemorySystem {
+  const s = x as MemorySystem;
+  return Boolean(s) && typeof s.addSession === 'function' && typeof s.retrieve === 'function' && typeof s.answer === 'function';
+}
+
+async function loadSystem(
+  spec: string,
+  model: ChatModel | undefined,
+  options: Record<string, string>,
+  chat: { temperature?: number; maxTokens?: number } = {},
+): Promise<MemorySystem> {
+  if (spec === 'full-context' || spec === 'extract-retrieve') {
+    if (!model) throw new UsageError(`--system ${spec} answers with a model: pass --model`);
+    const num = (key: string) => {
+      if (options[key] === undefined) return undefined;
+      const n = Number(options[key]);
+      if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--system-option ${key} expects a positive number, got "${options[key]}"`);
+      return n;
+    };
+    const known = spec === 'full-context' ? ['extraction', 'maxContextChars'] : ['chunkTurns', 'extractFromGeneratedQa'];
+    const unknown = Object.keys(options).filter((k) => !known.includes(k));
+    if (unknown.length) throw new UsageError(`unknown --system-option for ${spec}: ${unknown.join(', ')} (known: ${known.join(', ')})`);
+    if (spec === 'full-context') {
+      const extraction = options.extraction ?? 'user-turns';
+      if (extraction !== 'user-turns' && extraction !== 'none') throw new UsageError('--system-option extraction must be user-turns or none');
+      return new FullContextBaseline({ model, extraction, maxContextChars: num('maxContextChars'), ...chat });
+    }
+    return new ExtractRetrieveBaseline({ model, chunkTurns: num('chunkTurns'), extractFromGeneratedQa: options.extractFromGeneratedQa === 'true', ...chat });
+  }
+  const file = resolve(spec);
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new InputError(`cannot load the memory system module (${(error as Error).message}); --system takes full-context, extract-retrieve or a module path`, {
+      file,
+      cause: error,
+    });
+  }
+  const exported = mod.createMemorySystem ?? mod.default;
+  const value = typeof exported === 'function' && !isMemorySystem(exported) ? await (exported as (ctx: unknown) => unknown)({ model, options }) : exported;
+  if (!isMemorySystem(value)) {
+    throw new InputError(
+      'the module must export createMemorySystem (or a default export): a MemorySystem { name, addSession, retrieve, answer } or a function ({ model, options }) returning one',
+      { file },
+    );
+  }
+  return value;
+}
+
+export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
+  if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
+  const maxUsers = positiveInt('--max-users', flags.maxUsers);
+  const topKUpdate = positiveInt('--top-k-update', flags.topKUpdate, 10)!;
+  const topKQuestion = positiveInt('--top-k-question', flags.topKQuestion, 20)!;
+  const options = parseSystemOptions(flags.systemOption);
+  let llm: Llm | undefined;
+  if (flags.model) llm = createLlm(llmOptionsFromFlags(flags));
+  try {
+    const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens });
+    if (flags.fresh) await discardPartialRun(flags.out);
+    const started = Date.now();
+    const result = await runMemorySystem({
+      dataset: flags.data,
+      system,
+      out: flags.out,
+      maxUsers,
+      topKUpdate,
+      topKQuestion,
+      onSession: tty() ? (e) => process.stderr.write(`\r\x1b[K${e.uuid.slice(0, 8)} session ${e.index + 1}/${e.total}`) : undefined,
+      onUser: (e) => {
+        if (tty()) process.stderr.write(`\r\x1b[K`);
+        if (tty() || e.status === 'resumed') {
+          process.stderr.write(`user ${e.index} ${e.name} (${e.uuid}): ${e.status === 'resumed' ? 'already done, resumed' : `${e.sessions} sessions, ${e.questions} questions`}\n`);
+        }
+      },
+    });
+    await system.close?.();
+    const summary = {
+      system: system.name,
+      dataset: resolve(flags.data),
+      out: result.out,
+      users: result.users,
+      resumedUsers: result.resumed,
+      sessions: result.sessions,
+      questions: result.questions,
+      updatePoints: result.updatePoints,
+      addMs: result.addMs,
+      searchMs: result.searchMs,
+      answerMs: result.answerMs,
+      elapsedMs: Date.now() - started,
+      ...(system instanceof ExtractRetrieveBaseline ? { extractionFailures: system.extractionFailures } : {}),
+      ...(llm ? { llm: llm.usage() } : {}),
+    };
+    if (flags.summary) await writeJsonAtomic(flags.summary, summary);
+    process.stdout.write(
+      `${system.name}: ${result.users} user(s) run${result.resumed ? `, ${result.resumed} resumed` : ''}; ` +
+        `${result.sessions} sessions, ${result.updatePoints} update points, ${result.questions} questions -> ${result.out}\n`,
+    );
+  } finally {
+    await llm?.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// memory judge
+// ---------------------------------------------------------------------------------------------------------------
+
+function overallJson(overall: OverallScore): string {
+  return pythonJsonDumps(overall, { indent: 4, floatKeys: OVERALL_SCORE_FLOAT_KEYS });
+}
+
+function overallText(overall: OverallScore, records?: EvalRecords): string {
+  const mi = overall.memory_integrity;
+  const ma = overall.memory_accuracy;
+  const mu = overall.memory_update;
+  const qa = overall.question_answering;
+  const lines = [
+    'memory extraction',
+    `  recall (R)            ${pct(mi['recall(all)'])}   valid ${pct(mi['recall(valid)'])}   (${mi.memory_valid_num}/${mi.memory_num} judged)`,
+    `  weighted recall       ${pct(mi['weighted_recall(all)'])}   valid ${pct(mi['weighted_recall(valid)'])}`,
+    `  target precision      ${pct(ma['target_accuracy(all)'])}   valid ${pct(ma['target_accuracy(valid)'])}   (${ma.target_memory_num} target memories)`,
+    `  accuracy (Acc.)       ${pct(ma['weighted_accuracy(all)'])}   valid ${pct(ma['weighted_accuracy(valid)'])}   (${ma.memory_valid_num}/${ma.memory_num} judged)`,
+    `  false-memory resist.  ${pct(ma['interference_accuracy(all)'])}   valid ${pct(ma['interference_accuracy(valid)'])}   (${ma.interference_memory_num} interference points)`,
+    `  extraction F1         ${pct(overall.memory_extraction_f1)}`,
+    'memory update',
+    `  correct/halluc./omission/other  ${pct(mu['correct_update_memory_ratio(all)'])} / ${pct(mu['hallucination_update_memory_ratio(all)'])} / ${pct(mu['omission_update_memory_ratio(all)'])} / ${pct(mu['other_update_memory_ratio(all)'])}   (${mu.update_memory_valid_num}/${mu.update_memory_num} valid)`,
+    'question answering',
+    `  correct/halluc./omission        ${pct(qa['correct_qa_ratio(all)'])} / ${pct(qa['hallucination_qa_ratio(all)'])} / ${pct(qa['omission_qa_ratio(all)'])}   (${qa.qa_valid_num}/${qa.qa_num} valid)`,
+    '',
+    formatTable(
+      ['memory type', 'integrity acc', 'update acc', 'memory acc', 'points'],
+      Object.entries(overall.memory_type_accuracy).map(([type, t]) => [type, pct(t.memory_integrity_acc), pct(t.memory_update_acc), pct(t.memory_acc), t.total_num]),
+    ),
+  ];
+  if (records && records.question_answering_records.length > 0) {
+    const rows = (b: Record<string, QaGroupScore>) =>
+      Object.entries(b).map(([k, g]) => [k, g.n, pct(g.correct_ratio), pct(g.hallucination_ratio), pct(g.omission_ratio)] as Array<string | number>);
+    lines.push('', formatTable(['question type', 'n', 'correct', 'halluc.', 'omission'], rows(qaBreakdown(records.question_answering_records, 'question_type'))));
+    lines.push('', formatTable(['difficulty', 'n', 'correct', 'halluc.', 'omission'], rows(qaBreakdown(records.question_answering_records, 'difficulty'))));
+  }
+  if (overall.time_consuming) {
+    const t = overall.time_consuming;
+    lines.push('', `time (minutes): add ${t.add_dialogue_duration_time.toFixed(3)}, search ${t.search_memory_duration_time.toFixed(3)}, total ${t.total_duration_time.toFixed(3)}`);
+  }
+  return lines.join('\n');
+}
+
+export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Promise<void> {
+  const llmOptions = llmOptionsFromFlags(flags);
+  llmOptions.timeoutMs ??= 300_000;
+  const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
+  const maxUsers = positiveInt('--max-users', flags.maxUsers);
+  const attempts = positiveInt('--attempts', flags.attempts, 3)!;
+  const llm = createLlm(llmOptions);
+  try {
+    const result = await judgeRunArtifact({
+      artifact,
+      llm,
+      out: flags.out,
+      workDir: flags.workDir,
+      routing,
+      maxUsers,
+      settings: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, attempts, seed: flags.seed },
+      aggregate: aggregateOptions(flags),
+      onUser: (e) => {
+        if (tty() || e.status !== 'judged') {
+          process.stderr.write(
+            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} judgement(s) failed` : ''}\n`,
+          );
+        }
+      },
+    });
+    const summary = {
+      artifact: resolve(artifact),
+      out: result.out,
+      workDir: result.workDir,
+      complete: result.complete,
+      dryRun: llm.dryRun,
+      routing,
+      users: result.users,
+      failedJudgements: result.failedJudgements,
+      llm: llm.usage(),
+      runs: result.summaries,
+      ...(result.overall ? { overall_score: result.overall } : {}),
+    };
+    if (flags.summary) await writeJsonAtomic(flags.summary, summary);
+    if (llm.dryRun) {
+      process.stdout.write(`dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written\n`);
+      return;
+    }
+    if (!result.complete || !result.overall) {
+      const stopped = result.summaries.some((s) => s.stoppedByBudget) ? 'stopped by --max-cost' : 'interrupted';
+      throw new EvalError('judge_incomplete', `judging ${stopped}: finished judgements are kept in ${result.workDir}; run the same command again to resume`);
+    }
+    if (flags.format === 'json') await emit(overallJson(result.overall));
+    else {
+      await emit(
+        `judged ${result.users.length} user(s) (${result.users.filter((u) => u.status === 'cached').length} cached), ` +
+          `${result.failedJudgements} failed judgement(s) recorded as the reference does\nwrote ${result.out}\n\n${overallText(result.overall, result.records)}`,
+      );
+    }
+  } finally {
+    await llm.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// memory aggregate / leaderboard
+// ---------------------------------------------------------------------------------------------------------------
+
+async function loadPooled(paths: string[]): Promise<{ records: EvalRecords; stored?: TimeConsuming }> {
+  const records = emptyRecords();
+  let stored: TimeConsuming | undefined;
+  for (const p of paths) {
+    const loaded = await loadEvalRecords(p);
+    poolRecords(records, loaded.records);
+    stored = paths.length === 1 ? loaded.timeConsuming : undefined;
+  }
+  return { records, stored };
+}
+
+export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
+  const { records, stored } = await loadPooled(paths);
+  // time_consuming comes from the run artifact (--artifact), else from a single HaluMem stat file that stores it
+  const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
+  const overall = aggregateEvalResults(records, { ...aggregateOptions(flags), timeConsuming });
+  if (flags.writeStat) await writeFileAtomic(flags.writeStat, formatStatResult(overall, records));
+  const format = flags.format ?? 'text';
+  if (format === 'json') return emit(overallJson(overall), flags.out);
+  if (format === 'report') {
+    const report = {
+      overall_score: overall,
+      question_type_breakdown: qaBreakdown(records.question_answering_records, 'question_type'),
+      difficulty_breakdown: qaBreakdown(records.question_answering_records, 'difficulty'),
+      leaderboard: leaderboardRow(paths.map((p) => basename(p)).join('+'), overall),
+    };
+    return emit(JSON.stringify(report, null, 2), flags.out);
+  }
+  return emit(overallText(overall, records), flags.out);
+}
+
+function systemName(path: string): string {
+  const base = basename(path).replace(/\.json$/, '');
+  if (base === 'tmp2') return basename(dirname(resolve(path)));
+  return base.replace(/_eval_stat_result$/, '') || path;
+}
+
+export async function memoryLeaderboard(paths: string[], flags: MemoryLeaderboardFlags): Promise<void> {
+  const names = flags.names ? flags.names.split(',').map((s) => s.trim()) : paths.map(systemName);
+  if (names.length !== paths.length) throw new UsageError(`--names lists ${names.length} name(s) for ${paths.length} input(s)`);
+  const rows = [];
+  for (let i = 0; i < paths.length; i++) {
+    const records = (await loadEvalRecords(paths[i]!)).records;
+    const overall = aggregateEvalResults(records, {
+      acceptBooleanIncluded: Boolean(flags.acceptBooleanIncluded),
+      onEmptyCategory: flags.onEmpty === 'error' ? 'error' : 'null',
+      markValid: false,
+    });
+    rows.push(leaderboardRow(names[i]!, overall));
+  }
+  const format = flags.format ?? 'table';
+  if (format === 'json') return emit(JSON.stringify(rows, null, 2), flags.out);
+  const { header, cells } = leaderboardTable(rows);
+  if (format === 'csv') {
+    const csvHeader = ['system', 'R', 'weighted_R', 'target_P', 'target_n', 'acc', 'acc_n', 'FMR', 'F1', 'update_C', 'update_H', 'update_O', 'qa_C', 'qa_H', 'qa_O'];
+    const lines = [csvLine(csvHeader), ...rows.map((r) => csvLine([r.system, r.R, r.weightedR, r.targetP, r.targetN, r.acc, r.accN, r.FMR, r.F1, r.updateC, r.updateH, r.updateO, r.qaC, r.qaH, r.qaO]))];
+    return emit(lines.join('\n'), flags.out);
+  }
+  if (format === 'markdown') {
+    const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...cells.map((c) => `| ${c.join(' | ')} |`)];
+    return emit(lines.join('\n'), flags.out);
+  }
+  return emit(`${formatTable(header, cells)}\n(percent; all metrics are the (all) variants, as the HaluMem leaderboard)`, flags.out);
+}

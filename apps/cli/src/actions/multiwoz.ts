@@ -1,0 +1,183 @@
+import { type ConfidenceInterval, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import {
+  type MultiwozReport,
+  type NormalizationVersion,
+  bootstrapMultiwoz,
+  compareMultiwoz,
+  evaluateMultiwozFile,
+  formatMwzevalJson,
+  mwzevalResults,
+} from '@eval/multiwoz';
+import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../commands/multiwoz';
+import { UsageError, emit, formatTable } from '../util';
+
+function positiveInt(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} expects a positive integer, got "${value}"`);
+  return n;
+}
+
+function nonNegativeInt(flag: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
+  return n;
+}
+
+function level(value: string | undefined): number {
+  if (value === undefined) return 0.95;
+  const x = Number(value);
+  if (!(x > 0 && x < 1)) throw new UsageError(`--confidence expects a number between 0 and 1, got "${value}"`);
+  return x;
+}
+
+function version(value: string | undefined): NormalizationVersion {
+  const v = value ?? '2022';
+  if (v !== '2022' && v !== '2023') throw new UsageError(`--normalization must be 2022 or 2023, got "${value}"`);
+  return v;
+}
+
+const warn = (message: string) => process.stderr.write(`dialeval: warning: ${message}\n`);
+
+const f1 = (x: number) => x.toFixed(1);
+const f2 = (x: number) => x.toFixed(2);
+const f4 = (x: number) => x.toFixed(4);
+const ci = (c?: ConfidenceInterval, fmt = f2) => (c ? `[${Math.round(c.confidence * 100)}% CI ${fmt(c.lower)}, ${fmt(c.upper)}]` : '');
+
+function table(file: string, r: MultiwozReport, intervals: ReturnType<typeof bootstrapMultiwoz> | undefined): string {
+  const d = r.details;
+  const out: string[] = [`MultiWOZ evaluation of ${file}: ${d.dialogues} dialogues, ${d.turns} turns, mwzeval v${d.normalization}`];
+  if (r.bleu) {
+    out.push('');
+    for (const [name, score] of Object.entries(r.bleu)) out.push(`BLEU (${name})  ${f2(score)}  ${ci(intervals?.bleu?.[name])}`.trimEnd());
+  }
+  if (r.success) {
+    out.push('', `Inform ${f1(r.success.inform.total!)}  ${ci(intervals?.inform, f1)}`.trimEnd(), `Success ${f1(r.success.success.total!)}  ${ci(intervals?.success, f1)}`.trimEnd());
+    out.push(`(states: ${d.stateSource}; active domains: ${d.domainSource?.replace(/_/g, ' ')})`, '');
+    const domains = Object.keys(r.success.inform)
+      .filter((k) => k !== 'total')
+      .sort();
+    out.push(formatTable(['domain', 'inform', 'success'], [...domains, 'total'].map((k) => [k, f1(r.success!.inform[k]!), f1(r.success!.success[k] ?? 0)])));
+    const failed = d.dialogues_results.filter((x) => x.inform === false).length;
+    const unsuccessful = d.dialogues_results.filter((x) => x.inform === true && x.success === false).length;
+    out.push(`${failed} dialogue(s) fail Inform, ${unsuccessful} more fail Success (--per-dialogue FILE says why)`);
+  }
+  if (r.richness) {
+    const x = r.richness;
+    out.push(
+      '',
+      formatTable(
+        ['richness', 'value'],
+        [
+          ['entropy', f4(x.entropy)],
+          ['cond. entropy', f4(x.cond_entropy)],
+          ['avg. length', f2(x.avg_lengths)],
+          ['MSTTR-50', f4(x.msttr)],
+          ['unigrams', String(x.num_unigrams)],
+          ['bigrams', String(x.num_bigrams)],
+          ['trigrams', String(x.num_trigrams)],
+        ],
+      ),
+    );
+  }
+  if (r.dst) {
+    out.push(
+      '',
+      `DST (${d.dstSource?.replace(/_/g, ' ')}): joint accuracy ${f2(r.dst.joint_accuracy)}, slot F1 ${f2(r.dst.slot_f1)}, ` +
+        `precision ${f4(r.dst.slot_precision)}, recall ${f4(r.dst.slot_recall)}`,
+    );
+  }
+  return out.join('\n');
+}
+
+export async function runMultiwoz(predictions: string, opts: MultiwozCommandOptions): Promise<void> {
+  const any = opts.bleu || opts.success || opts.richness || opts.dst;
+  const metrics = any
+    ? { bleu: Boolean(opts.bleu), success: Boolean(opts.success), richness: Boolean(opts.richness), dst: Boolean(opts.dst) }
+    : { bleu: true, success: true, richness: true, dst: false };
+  const format = opts.format ?? 'table';
+  if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
+  const samples = positiveInt('--samples', opts.samples, 1000);
+  const seed = nonNegativeInt('--seed', opts.seed, 0);
+  const confidence = level(opts.confidence);
+  const references = opts.references
+    ?.split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  const report = await evaluateMultiwozFile(predictions, {
+    ...metrics,
+    dir: opts.data,
+    flag: '--data',
+    normalization: version(opts.normalization),
+    references: references && references.length > 0 ? references : undefined,
+    addSlotDomains: Boolean(opts.addSlotDomains),
+    strictDst: Boolean(opts.strictDst),
+    onWarning: warn,
+  });
+  const intervals = opts.ci && (report.bleu || report.success) ? bootstrapMultiwoz(report, { samples, seed, confidence }) : undefined;
+  if (opts.perDialogue) {
+    const lines = report.details.dialogues_results.map((d) =>
+      JSON.stringify({
+        id: d.id,
+        turns: d.turns,
+        inform: d.inform,
+        success: d.success,
+        match: d.match,
+        success_by_domain: d.successByDomain,
+        domains: d.domains,
+        active_domains: d.activeDomains,
+        bleu: d.bleu,
+        dst: d.dst,
+      }),
+    );
+    await writeFileAtomic(opts.perDialogue, lines.length > 0 ? `${lines.join('\n')}\n` : '');
+  }
+  if (opts.summary) {
+    const { dialogues_results: _omit, ...details } = report.details;
+    await writeJsonAtomic(opts.summary, {
+      predictions,
+      results: mwzevalResults(report),
+      intervals: intervals ?? null,
+      details,
+      options: { ...metrics, normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains), strictDst: Boolean(opts.strictDst) },
+    });
+  }
+  if (format === 'json') await emit(formatMwzevalJson(report), opts.out);
+  else await emit(table(predictions, report, intervals), opts.out);
+}
+
+export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCompareOptions): Promise<void> {
+  const any = opts.bleu || opts.success;
+  const metrics = { bleu: any ? Boolean(opts.bleu) : true, success: any ? Boolean(opts.success) : true };
+  const format = opts.format ?? 'table';
+  if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
+  const options = { samples: positiveInt('--samples', opts.samples, 1000), seed: nonNegativeInt('--seed', opts.seed, 0), confidence: level(opts.confidence) };
+  const common = { ...metrics, dir: opts.data, flag: '--data', normalization: version(opts.normalization), addSlotDomains: Boolean(opts.addSlotDomains) };
+  const warnings: string[] = [];
+  const ra = await evaluateMultiwozFile(a, { ...common, onWarning: (w) => warnings.push(`A: ${w}`) });
+  const rb = await evaluateMultiwozFile(b, { ...common, onWarning: (w) => warnings.push(`B: ${w}`) });
+  for (const w of warnings) warn(w);
+  const c = compareMultiwoz(ra, rb, options);
+  if (format === 'json') {
+    await emit(JSON.stringify({ a, b, ...c, options }, null, 2), opts.out);
+    return;
+  }
+  const rows: Array<Array<string>> = [];
+  const row = (name: string, m: NonNullable<typeof c.inform>, fmt: (x: number) => string) => {
+    const iv = m.comparison.interval;
+    rows.push([name, fmt(m.a), fmt(m.b), fmt(m.comparison.difference), `[${fmt(iv.lower)}, ${fmt(iv.upper)}]`, m.comparison.pValue.toFixed(3)]);
+  };
+  for (const [name, m] of Object.entries(c.bleu ?? {})) row(`BLEU (${name})`, m, f2);
+  if (c.inform) row('Inform', c.inform, f2);
+  if (c.success) row('Success', c.success, f2);
+  const out = [
+    `A = ${a}`,
+    `B = ${b}`,
+    `paired bootstrap over ${c.dialogues} common dialogues (${options.samples} resamples, seed ${options.seed})` +
+      (c.onlyA.length || c.onlyB.length ? `; left out: ${c.onlyA.length} only in A, ${c.onlyB.length} only in B` : ''),
+    '',
+    formatTable(['metric', 'A', 'B', 'A - B', `${Math.round(options.confidence * 100)}% CI`, 'p (A not better)'], rows),
+  ];
+  await emit(out.join('\n'), opts.out);
+}

@@ -1,0 +1,430 @@
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { EvalError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import {
+  aggregateScores,
+  assertNoOverlaps,
+  chatModelAnswerer,
+  checkSlotValues,
+  describeOverlap,
+  EXPERIMENTS,
+  findEpisodeFiles,
+  formatInstances,
+  formatScoresJson,
+  generateInstances,
+  loadRunScores,
+  mockModel,
+  modelPairName,
+  partitionEpisodes,
+  perfectModel,
+  playAndRecordEpisode,
+  readInstanceFile,
+  readInstancesFile,
+  resolveGameResources,
+  runEpisodes,
+  scoreInteractionsFile,
+  scriptedAnswererFromFile,
+  selectEpisodes,
+  summarizeOutcomes,
+  type BenchmarkReport,
+  type EpisodeOutcome,
+  type EpisodeRef,
+  type GameInstance,
+  type GameMasterOptions,
+  type GameResources,
+  type InstancesFile,
+  type OverlapCheckMode,
+  type RunSummary,
+} from '@eval/scorekeeping';
+import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
+import { llmOptionsFromFlags } from '../llm-options';
+import { checkFormat, csvLine, emit, formatTable, UsageError } from '../util';
+
+const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
+
+function int(flag: string, value: string | undefined, options: { min?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < (options.min ?? Number.MIN_SAFE_INTEGER)) {
+    throw new UsageError(`${flag} expects ${options.min === 1 ? 'a positive integer' : options.min === 0 ? 'a non-negative integer' : 'an integer'}, got "${value}"`);
+  }
+  return n;
+}
+
+/** Parses `0-4,7` into game ids. */
+export function parseEpisodeList(value: string): number[] {
+  const out = new Set<number>();
+  for (const part of value.split(',').map((s) => s.trim()).filter(Boolean)) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) throw new UsageError(`--episodes expects numbers and ranges like 0-4,7, got "${part}"`);
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a : Number(m[2]);
+    if (b < a) throw new UsageError(`--episodes: empty range "${part}"`);
+    for (let i = a; i <= b; i++) out.add(i);
+  }
+  if (out.size === 0) throw new UsageError('--episodes is empty');
+  return [...out].sort((x, y) => x - y);
+}
+
+function parseExperiments(value: string | undefined): string[] | undefined {
+  if (value === undefined) return undefined;
+  const names = value.split(',').map((s) => s.trim()).filter(Boolean);
+  const unknown = names.filter((n) => !(EXPERIMENTS as readonly string[]).includes(n));
+  if (unknown.length > 0) throw new UsageError(`unknown experiment(s): ${unknown.join(', ')} (available: ${EXPERIMENTS.join(', ')})`);
+  return names;
+}
+
+function noteDefaults(resources: GameResources): void {
+  if (resources.isDefault) {
+    process.stderr.write(
+      'dialeval scorekeeping: using the built-in DEFAULT texts (the team’s own wording, not clembench’s): results are not comparable with published clembench scores; run `dialeval resources fetch clembench-privateshared` or pass --resources DIR for the canonical texts\n',
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// instances
+// ---------------------------------------------------------------------------------------------------------------------
+
+export async function scorekeepingInstances(flags: ScorekeepingInstancesFlags): Promise<void> {
+  const seed = int('--seed', flags.seed)!;
+  const perExperiment = int('--per-experiment', flags.perExperiment, { min: 1 })!;
+  const indent = int('--indent', flags.indent, { min: 0 });
+  const { resources } = await resolveGameResources({ dir: flags.resources });
+  noteDefaults(resources);
+  if (flags.checkValues !== 'off') {
+    const mode = flags.checkValues as OverlapCheckMode;
+    const found = checkSlotValues(resources, mode);
+    if (found.length > 0) {
+      if (!flags.allowOverlaps) assertNoOverlaps(resources, mode);
+      for (const f of found) process.stderr.write(`warning: overlapping slot values (${mode}): ${describeOverlap(f)}\n`);
+    }
+  }
+  const text = formatInstances(generateInstances(resources, { seed, instancesPerExperiment: perExperiment, lang: flags.lang }), { indent });
+  if (flags.out) await writeFileAtomic(flags.out, text);
+  else process.stdout.write(text);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// play
+// ---------------------------------------------------------------------------------------------------------------------
+
+async function loadInstances(flags: ScorekeepingPlayFlags, resources: GameResources, dir: string | undefined): Promise<{ instances: InstancesFile; source: string }> {
+  if (flags.instances) return { instances: await readInstancesFile(flags.instances), source: resolve(flags.instances) };
+  const inDir = dir ? join(dir, 'in', 'instances.json') : undefined;
+  if (inDir && existsSync(inDir)) return { instances: await readInstancesFile(inDir), source: inDir };
+  const seed = int('--instances-seed', flags.instancesSeed)!;
+  assertNoOverlaps(resources, 'case-sensitive');
+  return { instances: generateInstances(resources, { seed }), source: `generated (seed ${seed}) from ${resources.source}` };
+}
+
+function progressReporter(enabled: boolean) {
+  return (o: EpisodeOutcome, done: number, total: number) => {
+    if (!enabled) return;
+    const score = Number.isNaN(o.mainScore) ? `aborted${o.abortReason ? ` (${o.abortReason})` : ''}` : `Main Score ${o.mainScore.toFixed(2)}`;
+    process.stderr.write(`\r\x1b[K[${done}/${total}] ${o.experiment} episode ${o.gameId}: ${o.status === 'skipped' ? 'already done' : score}`);
+    if (done === total) process.stderr.write('\r\x1b[K');
+  };
+}
+
+function fmt(x: number): string {
+  return Number.isNaN(x) ? 'NaN' : x.toFixed(2);
+}
+
+function runText(summary: RunSummary, report: BenchmarkReport, extra: string[]): string {
+  const lines = [
+    `scorekeeping: ${summary.total} episode(s) in ${join(summary.outDir, summary.modelPair)}: ${summary.played} played, ${summary.skipped} already done, ${summary.aborted} aborted${summary.playerFailures ? ` (${summary.playerFailures} by player failures)` : ''}`,
+    ...extra,
+    '',
+  ];
+  lines.push(reportTable(report));
+  return lines.join('\n');
+}
+
+/**
+ * A clembench results directory of one model: every `<i>_<experiment>/episode_<n>/interactions.json` below it, with
+ * the instance of each (its instance.json) placed at experiment index i.
+ */
+async function recordedRun(dir: string): Promise<{ instances: InstancesFile; files: Map<string, string>; modelName: string }> {
+  const files = await findEpisodeFiles(dir, 'interactions.json');
+  const map = new Map<string, string>();
+  const pairs = new Set<string>();
+  const experiments = EXPERIMENTS.map((name) => ({ name, game_instances: [] as GameInstance[] }));
+  let modelName: string | undefined;
+  for (const file of files) {
+    const parts = file.split(/[\\/]/);
+    const ep = /^episode_(\d+)$/.exec(parts[parts.length - 2] ?? '');
+    const ex = /^(\d+)_(.+)$/.exec(parts[parts.length - 3] ?? '');
+    if (!ep || !ex) continue;
+    const index = EXPERIMENTS.indexOf(ex[2] as (typeof EXPERIMENTS)[number]);
+    if (index < 0 || index !== Number(ex[1])) throw new InputError(`unexpected experiment directory ${parts[parts.length - 3]} (expected <i>_<experiment> in clembench order)`, { file });
+    // <model-pair>/privateshared/<i>_<experiment>/… (clembench results) or <model-pair>/<i>_<experiment>/… (runs archive)
+    const above = parts[parts.length - 4] ?? '';
+    pairs.add(above === 'privateshared' ? (parts[parts.length - 5] ?? '') : above);
+    const instanceFile = join(dirname(file), 'instance.json');
+    if (!existsSync(instanceFile)) throw new InputError('no instance.json beside the recorded transcript', { file });
+    const instance = await readInstanceFile(instanceFile);
+    experiments[index]!.game_instances.push(instance);
+    map.set(`${ex[2]}/${instance.game_id}`, file);
+    if (modelName === undefined) {
+      const logs = JSON.parse(await readFile(file, 'utf8')) as { players?: Record<string, string> };
+      modelName = logs.players?.['Player 1']?.replace(/^Answerer: /, '');
+    }
+  }
+  if (map.size === 0) throw new InputError('no recorded episode (<i>_<experiment>/episode_<n>/interactions.json) below this directory', { file: dir });
+  if (pairs.size > 1) throw new UsageError(`--replay: ${dir} holds several models (${[...pairs].join(', ')}); point it at one model's directory`);
+  for (const e of experiments) e.game_instances.sort((a, b) => a.game_id - b.game_id);
+  return { instances: { experiments }, files: map, modelName: modelName ?? 'replay' };
+}
+
+export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<void> {
+  const format = checkFormat(flags.format, ['text', 'json'] as const, 'text');
+  const experiments = parseExperiments(flags.experiments);
+  const episodes = flags.episodes !== undefined ? parseEpisodeList(flags.episodes) : undefined;
+  const episodeConcurrency = int('--episode-concurrency', flags.episodeConcurrency, { min: 1 })!;
+  const temperature = flags.temperature ?? 0;
+  const { resources, dir } = await resolveGameResources({ dir: flags.resources });
+  noteDefaults(resources);
+  const { instances, source } = flags.replay
+    ? { instances: { experiments: [] } as InstancesFile, source: `instance.json files of ${resolve(flags.replay)}` }
+    : await loadInstances(flags, resources, dir);
+  const game: Omit<GameMasterOptions, 'signal' | 'modelName'> = {
+    coda: flags.coda,
+    fixProbeSpacing: Boolean(flags.fixProbeSpacing),
+    yesNoMatch: flags.yesNo,
+    slotMatch: flags.slotMatch,
+    concurrentProbes: !flags.sequentialProbes,
+  };
+  const outDir = resolve(flags.out);
+  const retryPlayerFailures = flags.retryFailed !== false;
+  let summary: RunSummary;
+  const extra: string[] = [];
+  let llmUsage: unknown;
+
+  if (flags.replay) {
+    if (flags.player || flags.model) throw new UsageError('--replay, --player and --model are exclusive');
+    const recorded = await recordedRun(flags.replay);
+    summary = await runEpisodes({
+      outDir,
+      resources,
+      instances: recorded.instances,
+      answerer: (ref: EpisodeRef) => scriptedAnswererFromFile(recorded.files.get(`${ref.experiment}/${ref.instance.game_id}`)!),
+      modelName: recorded.modelName,
+      temperature,
+      experiments,
+      episodes,
+      game,
+      episodeConcurrency,
+      retryPlayerFailures,
+      onEpisode: progressReporter(tty() && flags.progress !== false),
+    });
+    extra.push(`replayed the Answerer outputs recorded in ${resolve(flags.replay)}`);
+  } else if (flags.player) {
+    if (flags.model) throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
+    if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch need a model (--model), not --player');
+    const model =
+      flags.player === 'perfect' ? perfectModel(resources, { slotMatch: flags.slotMatch }) : mockModel(resources, { seed: int('--mock-seed', flags.mockSeed)! });
+    summary = await runEpisodes({
+      outDir,
+      resources,
+      instances,
+      answerer: chatModelAnswerer(model, { name: flags.player, strip: flags.strip }),
+      modelName: flags.player,
+      temperature,
+      experiments,
+      episodes,
+      game,
+      episodeConcurrency,
+      retryPlayerFailures,
+      onEpisode: progressReporter(tty() && flags.progress !== false),
+    });
+  } else {
+    const llmOptions = llmOptionsFromFlags(flags);
+    llmOptions.temperature = temperature;
+    llmOptions.itemConcurrency = episodeConcurrency;
+    const modelName = llmOptions.model;
+    const modelPair = modelPairName(modelName, temperature);
+    const refs = selectEpisodes(instances, { experiments, episodes });
+    const { pending, finished } = await partitionEpisodes(refs, outDir, modelPair, retryPlayerFailures);
+    const { createLlm } = await import('@eval/llm');
+    const llm = createLlm(llmOptions);
+    try {
+      const { results, summary: llmSummary } = await llm.runJobs({
+        name: 'scorekeeping',
+        items: pending,
+        id: (r) => `${r.experiment}/episode_${r.instance.game_id}`,
+        run: (ref, ctx) =>
+          playAndRecordEpisode(ref, {
+            outDir,
+            modelPair,
+            resources,
+            answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
+            modelName,
+            game,
+            signal: ctx.signal,
+          }),
+      });
+      llmUsage = llmSummary;
+      if (llm.dryRun) {
+        await emit(
+          `dry run: ${pending.length} episode(s) planned (${finished.length} already done); only the first request of each episode can be built before the model answers; nothing was played or written`,
+        );
+        return;
+      }
+      const played = results.flatMap((r) => (r.ok ? [r.value] : []));
+      const failed = results.flatMap((r) => (r.ok ? [] : [r]));
+      summary = summarizeOutcomes([...finished, ...played], { modelPair, outDir, resources: resources.source });
+      summary.total = refs.length;
+      for (const f of failed) extra.push(`error: ${f.id}: ${f.error}`);
+      const notRun = refs.length - finished.length - played.length - failed.length;
+      if (llmSummary.stoppedByBudget || notRun > 0 || failed.length > 0) {
+        const why = llmSummary.stoppedByBudget ? 'stopped by --max-cost' : failed.length > 0 ? `${failed.length} episode(s) failed` : 'interrupted';
+        const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair));
+        process.stderr.write(`${runText(summary, report, extra)}\n`);
+        throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
+      }
+    } finally {
+      await llm.close();
+    }
+  }
+
+  const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
+  const report = aggregateScores(records);
+  const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}) };
+  if (flags.summary) await writeJsonAtomic(flags.summary, machine);
+  await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// score
+// ---------------------------------------------------------------------------------------------------------------------
+
+async function slotsFor(interactionsFile: string, flag: number | undefined): Promise<number | undefined> {
+  if (flag !== undefined) return flag;
+  const instanceFile = join(dirname(interactionsFile), 'instance.json');
+  if (existsSync(instanceFile)) return Object.keys((await readInstanceFile(instanceFile)).slots).length;
+  return undefined;
+}
+
+async function scoreText(interactionsFile: string, slots: number | undefined): Promise<string> {
+  return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+}
+
+export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
+  const slots = int('--slots', flags.slots, { min: 1 });
+  const st = await stat(path).catch(() => undefined);
+  if (!st) throw new InputError('no such file or directory', { file: path, code: 'file_not_found' });
+  let single: string | undefined;
+  if (st.isFile()) single = path;
+  else if (existsSync(join(path, 'interactions.json'))) single = join(path, 'interactions.json');
+  if (single) {
+    if (st.isFile() && basename(single) !== 'interactions.json' && !single.endsWith('.json')) throw new UsageError(`expected an interactions.json, got ${path}`);
+    const text = await scoreText(single, slots);
+    if (flags.check) {
+      const existing = join(dirname(single), 'scores.json');
+      const before = existsSync(existing) ? await readFile(existing, 'utf8') : undefined;
+      if (before !== text) {
+        process.stdout.write(`${existing}: ${before === undefined ? 'missing' : 'differs'}\n`);
+        process.exitCode = 1;
+      } else process.stdout.write(`${existing}: identical\n`);
+      return;
+    }
+    if (flags.out) await writeFileAtomic(flags.out, text);
+    else process.stdout.write(text);
+    return;
+  }
+  if (flags.out) throw new UsageError('--out applies to one episode; a results directory gets a scores.json beside every interactions.json');
+  const files = await findEpisodeFiles(path, 'interactions.json');
+  if (files.length === 0) throw new InputError('no interactions.json below this directory', { file: path });
+  let changed = 0;
+  let same = 0;
+  const errors: string[] = [];
+  for (const file of files) {
+    let text: string;
+    try {
+      text = await scoreText(file, slots);
+    } catch (error) {
+      if (!EvalError.isInstance(error)) throw error;
+      errors.push(error.message);
+      continue;
+    }
+    const target = join(dirname(file), 'scores.json');
+    const before = existsSync(target) ? await readFile(target, 'utf8') : undefined;
+    if (before === text) same++;
+    else {
+      changed++;
+      if (flags.check) process.stdout.write(`${target}: ${before === undefined ? 'missing' : 'differs'}\n`);
+      else await writeFileAtomic(target, text);
+    }
+  }
+  for (const e of errors) process.stderr.write(`error: ${e}\n`);
+  await emit(
+    flags.check
+      ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
+      : `scored ${files.length - errors.length} episode(s) in ${path}: ${changed} scores.json written, ${same} unchanged`,
+  );
+  if (errors.length > 0) throw new InputError(`${errors.length} interactions.json file(s) could not be scored (see above)`, { file: path });
+  if (flags.check && changed > 0) process.exitCode = 1;
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// report
+// ---------------------------------------------------------------------------------------------------------------------
+
+function reportTable(report: BenchmarkReport): string {
+  const parts: string[] = [];
+  parts.push(
+    formatTable(
+      ['game', 'model', 'episodes', '% Played', 'Quality Score', 'Quality Score (std)'],
+      report.games.map((g) => [g.game, g.model, g.episodes, fmt(g.played), fmt(g.quality), fmt(g.qualityStd)]),
+    ),
+  );
+  parts.push(
+    formatTable(
+      ['model', 'Average % Played', 'Average Quality Score', 'clemscore'],
+      report.models.map((m) => [m.model, fmt(m.averagePlayed), fmt(m.averageQuality), fmt(m.clemscore)]),
+    ),
+  );
+  parts.push(
+    formatTable(
+      ['model', 'experiment', 'episodes', '% Played', 'Quality Score', 'std', 'accuracy by probing round'],
+      report.experiments.map((e) => [
+        e.model,
+        e.experiment,
+        e.episodes,
+        fmt(e.played),
+        fmt(e.quality),
+        fmt(e.qualityStd),
+        Object.entries(e.accuracyByRound)
+          .map(([k, v]) => `${k}:${v.mean.toFixed(2)}`)
+          .join(' '),
+      ]),
+    ),
+  );
+  return parts.join('\n\n');
+}
+
+function reportCsv(report: BenchmarkReport): string {
+  const rounds = [...new Set(report.experiments.flatMap((e) => Object.keys(e.accuracyByRound)))].sort((a, b) => Number(a) - Number(b));
+  const lines = [csvLine(['model', 'game', 'experiment', 'episodes', 'played', 'quality', 'quality_std', ...rounds.map((r) => `accuracy_round_${r}`)])];
+  for (const e of report.experiments) {
+    lines.push(
+      csvLine([e.model, e.game, e.experiment, e.episodes, e.played, e.quality, e.qualityStd, ...rounds.map((r) => e.accuracyByRound[r]?.mean ?? '')].map((c) =>
+        typeof c === 'number' && Number.isNaN(c) ? 'NaN' : c,
+      )),
+    );
+  }
+  return lines.join('\n');
+}
+
+export async function scorekeepingReport(dir: string, flags: ScorekeepingReportFlags): Promise<void> {
+  const format = checkFormat(flags.format, ['table', 'json', 'csv'] as const, 'table');
+  const st = await stat(dir).catch(() => undefined);
+  if (!st?.isDirectory()) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
+  const records = await loadRunScores(dir);
+  if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
+  const report = aggregateScores(records);
+  const text = format === 'json' ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2) : format === 'csv' ? reportCsv(report) : reportTable(report);
+  await emit(text, flags.out);
+}

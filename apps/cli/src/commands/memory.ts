@@ -1,0 +1,142 @@
+import { type Command, Option } from 'commander';
+import { addLlmOptions, type LlmFlags } from '../llm-options';
+
+export interface MemoryRunFlags extends LlmFlags {
+  system: string;
+  data: string;
+  out: string;
+  maxUsers?: string;
+  topKUpdate?: string;
+  topKQuestion?: string;
+  systemOption?: string[];
+  fresh?: boolean;
+  summary?: string;
+}
+
+export interface MemoryJudgeFlags extends LlmFlags {
+  out?: string;
+  workDir?: string;
+  routing?: string;
+  maxUsers?: string;
+  attempts?: string;
+  format?: string;
+  summary?: string;
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}
+
+export interface MemoryAggregateFlags {
+  artifact?: string;
+  format?: string;
+  out?: string;
+  writeStat?: string;
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}
+
+export interface MemoryLeaderboardFlags {
+  names?: string;
+  format?: string;
+  out?: string;
+  acceptBooleanIncluded?: boolean;
+  onEmpty?: string;
+}
+
+const collect = (value: string, previous: string[] = []) => [...previous, value];
+
+function aggregationOptions(command: Command, onEmptyDefault: 'error' | 'null'): Command {
+  return command
+    .option('--accept-boolean-included', 'count a JSON boolean true for is_included_in_golden_memories as included (the reference only accepts the strings "true"/"True")')
+    .option('--type-accuracy-excludes-interference', 'leave interference points out of memory_type_accuracy, as HaluMem\'s README describes (the code includes them)')
+    .addOption(
+      new Option('--on-empty <mode>', 'a ratio with an empty denominator: error (the reference raises ZeroDivisionError) or null')
+        .choices(['error', 'null'])
+        .default(onEmptyDefault),
+    );
+}
+
+export function registerMemory(program: Command): void {
+  const memory = program
+    .command('memory')
+    .description('HaluMem-style evaluation of agent memory systems: run a system, judge its run artifact, aggregate, compare');
+
+  addLlmOptions(
+    memory
+      .command('run')
+      .description('drive a memory system through a HaluMem dataset (JSONL, one user per line) and write its run artifact, resumably')
+      .requiredOption('--system <name|module>', 'full-context, extract-retrieve (the built-in baselines), or a path to an ES module exporting a MemorySystem factory')
+      .requiredOption('--data <file>', 'HaluMem dataset JSONL (HaluMem-Medium.jsonl / HaluMem-Long.jsonl), streamed')
+      .requiredOption('--out <file>', 'run artifact to write (JSONL); finished users go to <file>.partial until the run completes')
+      .option('--max-users <n>', 'run at most N users')
+      .option('--top-k-update <n>', 'search results kept per update point', '10')
+      .option('--top-k-question <n>', 'memories retrieved per question', '20')
+      .option('--system-option <key=value>', 'option passed to the system (repeatable)', collect)
+      .option('--fresh', 'discard an interrupted run (<out>.partial) instead of resuming it')
+      .option('--summary <file>', 'write a machine-readable run summary (JSON)'),
+  ).action(async (opts: MemoryRunFlags) => {
+    const { memoryRun } = await import('../actions/memory');
+    await memoryRun(opts);
+  });
+
+  const judge = addLlmOptions(
+    memory
+      .command('judge')
+      .description('run the four HaluMem judges (integrity, accuracy, update, QA) over a run artifact and write <frame>_eval_stat_result.json')
+      .argument('<run-artifact>', 'HaluMem run artifact (<frame>_eval_results.jsonl), streamed one user at a time')
+      .option('--out <file>', 'stat result file (default: <frame>_eval_stat_result.json next to the artifact)')
+      .option('--work-dir <dir>', 'per-user result cache, reused on resume (default: <out without .json>.tmp2; a HaluMem tmp2/ works too)')
+      .addOption(
+        new Option('--routing <mode>', 'reference: HaluMem\'s routing (update points without search results go to the integrity judge); corrected: every update point goes to the update judge')
+          .choices(['reference', 'corrected'])
+          .default('reference'),
+      )
+      .option('--max-users <n>', 'judge at most N users (exact; the reference judges up to user_num + 1 = 21)')
+      .option('--attempts <n>', 'attempts per judgement when the answer has no usable ```json block (reference RETRY_TIMES)', '3')
+      .addOption(new Option('--format <format>', 'text summary or json (overall_score in HaluMem\'s shape)').choices(['text', 'json']).default('text'))
+      .option('--summary <file>', 'write a machine-readable summary of the judge run (JSON)'),
+    { model: 'gpt-4o', temperature: 0 },
+  );
+  aggregationOptions(judge, 'error').action(async (artifact: string, opts: MemoryJudgeFlags) => {
+    const { memoryJudge } = await import('../actions/memory');
+    await memoryJudge(artifact, opts);
+  });
+
+  aggregationOptions(
+    memory
+      .command('aggregate')
+      .description('aggregate judged records exactly as HaluMem\'s aggregate_eval_results: (all)/(valid) variants, F1, update and QA ratios, per memory type, per question type')
+      .argument('<judged-records...>', 'HaluMem <frame>_eval_stat_result.json or tmp2/<uuid>.json files (any JSON with *_records lists), or directories of them; pooled')
+      .option('--artifact <file>', 'run artifact to compute time_consuming from (as the reference does); without it, a single HaluMem stat file\'s stored time_consuming is kept')
+      .addOption(
+        new Option('--format <format>', 'text; json: overall_score exactly in HaluMem\'s shape; report: JSON with the per-question-type and per-difficulty breakdowns')
+          .choices(['text', 'json', 'report'])
+          .default('text'),
+      )
+      .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
+      .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)'),
+    'error',
+  ).action(async (paths: string[], opts: MemoryAggregateFlags) => {
+    const { memoryAggregate } = await import('../actions/memory');
+    await memoryAggregate(paths, opts);
+  });
+
+  memory
+    .command('leaderboard')
+    .description('compare systems in HaluMem\'s leaderboard columns (R, Weighted R, Target P, Acc., FMR, F1, Update C/H/O, QA C/H/O)')
+    .argument('<judged-records...>', 'one judged-records file or directory per system')
+    .option('--names <list>', 'comma-separated system names (default: derived from the file names)')
+    .addOption(new Option('--format <format>', 'table, markdown, csv or json').choices(['table', 'markdown', 'csv', 'json']).default('table'))
+    .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
+    .option('--accept-boolean-included', 'count a JSON boolean true for is_included_in_golden_memories as included')
+    .addOption(
+      new Option('--on-empty <mode>', 'a metric with an empty denominator (e.g. no extraction, as for Zep): null, shown as —, or error')
+        .choices(['error', 'null'])
+        .default('null'),
+    )
+    .action(async (paths: string[], opts: MemoryLeaderboardFlags) => {
+      const { memoryLeaderboard } = await import('../actions/memory');
+      await memoryLeaderboard(paths, opts);
+    });
+}

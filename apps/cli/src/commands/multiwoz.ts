@@ -1,0 +1,96 @@
+import { type Command, Option } from 'commander';
+
+
+export interface MultiwozCommandOptions {
+  bleu?: boolean;
+  success?: boolean;
+  richness?: boolean;
+  dst?: boolean;
+  data?: string;
+  normalization?: string;
+  format?: string;
+  out?: string;
+  references?: string;
+  addSlotDomains?: boolean;
+  strictDst?: boolean;
+  ci?: boolean;
+  samples?: string;
+  seed?: string;
+  confidence?: string;
+  perDialogue?: string;
+  summary?: string;
+}
+
+export interface MultiwozCompareOptions {
+  bleu?: boolean;
+  success?: boolean;
+  data?: string;
+  normalization?: string;
+  format?: string;
+  out?: string;
+  addSlotDomains?: boolean;
+  samples?: string;
+  seed?: string;
+  confidence?: string;
+}
+
+const dataOption = () =>
+  new Option('--data <dir>', "data directory in mwzeval's data/ layout (default: $DIALEVAL_MULTIWOZ_DIR, else the fetched `multiwoz` resource set)");
+const normalizationOption = () =>
+  new Option('--normalization <version>', 'mwzeval version: 2022 (7f19ee0, the published numbers) or 2023 (master: 3 more name rules)')
+    .choices(['2022', '2023'])
+    .default('2022');
+
+export function registerMultiwoz(program: Command): void {
+  const cmd = program
+    .command('multiwoz')
+    .description(
+      "MultiWOZ response generation / DST evaluation exactly as mwzeval: BLEU (sacreBLEU), Inform/Success, lexical richness, DST " +
+        '(no metric flag = --bleu --success --richness)',
+    )
+    .argument('<predictions>', "predictions in mwzeval's format: {dialogue_id: [{response, state?, active_domains?}, ...]} (.json or .json.gz)")
+    .option('--bleu', 'BLEU against the MultiWOZ 2.2 references (mwz22)')
+    .option('--success', 'Inform and Success rates (gold states are used when a turn has no state)')
+    .option('--richness', 'lexical richness (entropy, conditional entropy, MSTTR, lengths, distinct n-grams)')
+    .option('--dst', 'dialogue state tracking: joint accuracy, slot precision/recall/F1')
+    .addOption(dataOption())
+    .addOption(normalizationOption())
+    .addOption(new Option('--format <format>', "table, or json (exactly mwzeval's output object and number format)").choices(['table', 'json']).default('table'))
+    .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
+    .option('--references <names>', 'comma-separated BLEU reference sets under <data>/references/ (default mwz22)')
+    .option('--add-slot-domains', "active domains from [domain_slot] placeholders, as mwzeval's add_slot_domains.py")
+    .option('--strict-dst', 'fix for a reference quirk: DST on predictions without states is an error (the reference scores gold against gold)')
+    .option('--ci', 'bootstrap confidence intervals for BLEU, Inform and Success (resampling dialogues)')
+    .option('--samples <n>', 'bootstrap resamples', '1000')
+    .option('--seed <n>', 'bootstrap seed', '0')
+    .option('--confidence <level>', 'bootstrap confidence level', '0.95')
+    .option('--per-dialogue <file>', 'write per-dialogue results as JSONL (Inform/Success per domain and why they failed)')
+    .option('--summary <file>', 'write a machine-readable summary (results, intervals, warnings, options) as JSON')
+    .action(async (predictions: string, opts: MultiwozCommandOptions) => {
+      const { runMultiwoz } = await import('../actions/multiwoz');
+      await runMultiwoz(predictions, opts);
+    });
+  cmd
+    .command('compare')
+    .description('paired bootstrap comparison of two prediction files on their common dialogues: is A better than B? (default --bleu --success)')
+    .argument('<a>', 'predictions of system A')
+    .argument('<b>', 'predictions of system B')
+    .option('--bleu', 'compare BLEU')
+    .option('--success', 'compare Inform and Success')
+    .addOption(dataOption())
+    .addOption(normalizationOption())
+    .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
+    .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
+    .option('--add-slot-domains', 'active domains from [domain_slot] placeholders (both files)')
+    .option('--samples <n>', 'bootstrap resamples', '1000')
+    .option('--seed <n>', 'bootstrap seed', '0')
+    .option('--confidence <level>', 'confidence level of the difference intervals', '0.95')
+    .action(async (a: string, b: string, opts: MultiwozCompareOptions, command: Command) => {
+      // Options that `multiwoz` also declares are parsed by it wherever they appear: take them from there when given.
+      const parent = command.parent!;
+      const merged: Record<string, unknown> = { ...opts };
+      for (const [key, value] of Object.entries(parent.opts())) if (parent.getOptionValueSource(key) === 'cli') merged[key] = value;
+      const { runMultiwozCompare } = await import('../actions/multiwoz');
+      await runMultiwozCompare(a, b, merged as MultiwozCompareOptions);
+    });
+}

@@ -1,0 +1,126 @@
+import { InvalidArgumentError, Option, type Command } from 'commander';
+// Types only: this file must not load @eval/llm (the CLI imports packages lazily, inside actions).
+import type { LlmOptions } from '@eval/llm';
+import { UsageError } from './util';
+
+export type { LlmOptions };
+
+/** The flags `addLlmOptions` declares, as commander parses them. */
+export interface LlmFlags {
+  model?: string;
+  baseUrl?: string;
+  apiKeyEnv?: string;
+  concurrency?: number;
+  cacheDir?: string;
+  cache?: 'use' | 'refresh' | 'off' | 'replay';
+  maxCost?: number;
+  dryRun?: boolean;
+  dryRunFile?: string;
+  batch?: boolean;
+  temperature?: number;
+  seed?: number;
+  maxTokens?: number;
+  timeout?: number;
+  maxAttempts?: number;
+  prices?: string;
+  llmSummary?: string;
+  progress?: boolean;
+}
+
+export const CACHE_MODE_CHOICES = ['use', 'refresh', 'off', 'replay'] as const;
+
+function positiveInt(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} expects a positive integer, got "${value}"`);
+    return n;
+  };
+}
+
+function nonNegative(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} expects a non-negative number, got "${value}"`);
+    return n;
+  };
+}
+
+function integer(flag: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer, got "${value}"`);
+    return n;
+  };
+}
+
+export interface LlmFlagDefaults {
+  /** Default of `--model` for this subcommand (e.g. the model the reference used). */
+  model?: string;
+  /** Default of `--concurrency` (else the runtime's default, 16). */
+  concurrency?: number;
+  /** Default of `--temperature` (else none is sent). */
+  temperature?: number;
+}
+
+/**
+ * Adds the LLM flags every LLM subcommand shares: --model, --base-url, --api-key-env, --concurrency, --cache-dir,
+ * --cache use|refresh|off|replay, --max-cost, --dry-run, --batch, --temperature, --seed, plus --dry-run-file, --max-tokens,
+ * --timeout, --max-attempts, --prices FILE, --llm-summary FILE and --no-progress.
+ */
+export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}): Command {
+  const model = new Option('--model <name>', 'model name sent to the endpoint (part of every cache key)');
+  if (defaults.model) model.default(defaults.model);
+  command
+    .addOption(model)
+    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI)')
+    .option('--api-key-env <name>', 'environment variable holding the API key (the key itself is never written anywhere)', 'OPENAI_API_KEY')
+    .addOption(
+      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)').argParser(positiveInt('--concurrency')).default(defaults.concurrency ?? 16),
+    )
+    .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
+    .addOption(
+      new Option('--cache <mode>', 'use: read and write; refresh: overwrite; off: no cache; replay: cache only, a miss is an error (no network, no key)')
+        .choices([...CACHE_MODE_CHOICES])
+        .default('use'),
+    )
+    .addOption(new Option('--max-cost <usd>', 'budget in USD: stop cleanly (finished items kept) before passing it').argParser(nonNegative('--max-cost')))
+    .option('--dry-run', 'build every request without calling the model; print calls, tokens and estimated cost; write the requests as JSONL')
+    .option('--dry-run-file <file>', 'where --dry-run writes the requests (Batch API JSONL; default under the cache directory)')
+    .option('--batch', 'send the requests through the OpenAI Batch API (half price, up to 24 h), then finish from the cache')
+    .addOption(new Option('--temperature <t>', 'sampling temperature').argParser(nonNegative('--temperature')))
+    .addOption(new Option('--seed <n>', 'sampling seed sent to the endpoint').argParser(integer('--seed')))
+    .addOption(new Option('--max-tokens <n>', 'most completion tokens per call').argParser(positiveInt('--max-tokens')))
+    .addOption(new Option('--timeout <ms>', 'timeout of one model call attempt in ms').argParser(positiveInt('--timeout')))
+    .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(positiveInt('--max-attempts')))
+    .option('--prices <file>', 'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one')
+    .option('--llm-summary <file>', 'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE')
+    .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)');
+  if (defaults.temperature !== undefined) command.setOptionValueWithSource('temperature', defaults.temperature, 'default');
+  return command;
+}
+
+/** Turns parsed flags into `createLlm` options (a plain object; no package is loaded). */
+export function llmOptionsFromFlags(flags: LlmFlags): LlmOptions {
+  if (!flags.model) {
+    throw new UsageError('--model is required for this subcommand (e.g. --model gpt-4o-mini)');
+  }
+  const out: LlmOptions = { model: flags.model };
+  if (flags.baseUrl !== undefined) out.baseURL = flags.baseUrl;
+  if (flags.apiKeyEnv !== undefined) out.apiKeyEnv = flags.apiKeyEnv;
+  if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
+  if (flags.cacheDir !== undefined) out.cacheDir = flags.cacheDir;
+  if (flags.cache !== undefined) out.cache = flags.cache;
+  if (flags.maxCost !== undefined) out.maxCost = flags.maxCost;
+  if (flags.dryRun) out.dryRun = flags.dryRunFile !== undefined ? { requestsFile: flags.dryRunFile } : true;
+  else if (flags.dryRunFile !== undefined) throw new UsageError('--dry-run-file needs --dry-run');
+  if (flags.batch) out.batch = true;
+  if (flags.temperature !== undefined) out.temperature = flags.temperature;
+  if (flags.seed !== undefined) out.seed = flags.seed;
+  if (flags.maxTokens !== undefined) out.maxTokens = flags.maxTokens;
+  if (flags.timeout !== undefined) out.timeoutMs = flags.timeout;
+  if (flags.maxAttempts !== undefined) out.maxAttempts = flags.maxAttempts;
+  if (flags.prices !== undefined) out.pricesFile = flags.prices;
+  if (flags.llmSummary !== undefined) out.summaryFile = flags.llmSummary;
+  if (flags.progress === false) out.progress = false;
+  return out;
+}

@@ -1,0 +1,269 @@
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { evaluateOutputFiles, readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
+import { startTestServer, type TestServer } from '@eval/llm/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED, runCli } from './cli';
+
+const LJ = join(SHARED, 'llm-judge');
+const SLICE = join(LJ, 'slice');
+const TEMPLATES = join(LJ, 'templates');
+const KEY_ENV = 'DIALEVAL_LLM_JUDGE_TEST_KEY';
+const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
+
+let dir: string;
+let server: TestServer;
+let recordsFile: string;
+const answers = new Map<string, string>();
+
+/** The slice's records in the reference layout (dialogues by first appearance in the completeness file). */
+async function sliceRecords(): Promise<TurnRecord[]> {
+  const entries = await readOutputEntries(join(SLICE, 'ours_comp_outputs.json'));
+  const by = new Map<string, TurnRecord[]>();
+  for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
+  return [...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex));
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dialeval-llm-judge-cli-'));
+  recordsFile = join(dir, 'slice_records.json');
+  writeFileSync(recordsFile, serializeTurnRecords(await sliceRecords()));
+  for (const f of ['ours_acc_outputs.json', 'ours_comp_outputs.json', 'direct_outputs.json', 'cot_outputs.json']) {
+    for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+  }
+  server = await startTestServer({
+    respond: (req) => answers.get(req.messages[req.messages.length - 1]!.content) ?? { status: 400, error: 'unknown prompt' },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = () => ({ [KEY_ENV]: 'dummy', CI: '1', DIALEVAL_HOME: join(dir, 'home') });
+
+describe('dialeval llm-judge report', () => {
+  it('re-aggregates the recorded slice (directory layout) into the expected metrics of all three methods', async () => {
+    const r = await runCli(['llm-judge', 'report', SLICE, '--format', 'json'], { env: env() });
+    // the slice's predictions use a name outside the 30-slot schema: a counted warning, judged wrong by the rules
+    expect(r.stderr).toMatch(/ours: predicted slot names outside the schema \(judged wrong\): restaurant-type/);
+    expect(r.code).toBe(0);
+    const out = JSON.parse(r.stdout);
+    const byMethod = Object.fromEntries(out.methods.map((m: { method: string }) => [m.method, m]));
+    const ours = expected('expected_ours.json').metrics_percent;
+    expect(byMethod.ours.metrics).toMatchObject({
+      turns: 42,
+      tsaGpt: ours.TSA_gpt,
+      tsaRuleMwz21: ours.TSA_rule_mwz21,
+      tsaRuleMwz24: ours.TSA_rule_mwz24,
+      coherenceMwz21: ours.coherence_mwz21,
+      coherenceMwz24: ours.coherence_mwz24,
+      gptJga: ours['GPT_JGA_repo(already-before-turn)'],
+      ruleJgaMwz21: ours.JGA_rule_mwz21_fixed,
+      ruleJgaMwz24: ours.JGA_rule_mwz24_fixed,
+    });
+    for (const m of ['direct', 'cot']) {
+      const e = expected(`expected_${m}.json`).metrics_percent;
+      expect(byMethod[m].metrics).toMatchObject({
+        tsaGpt: e.TSA_gpt,
+        tsaRuleMwz21: e.TSA_rule_mwz21_single_step_calc,
+        tsaRuleMwz24: e.TSA_rule_mwz24_single_step_calc,
+        coherenceMwz21: e.coherence_mwz21,
+        coherenceMwz24: e.coherence_mwz24,
+        gptJga: e['GPT_JGA_repo(already-before-turn)'],
+      });
+      expect(byMethod[m].incoherent.mwz24).toEqual(expected(`expected_${m}.json`).incoherent_with_mwz24_flags);
+    }
+  });
+
+  it('--rule-jga reference gives the printed (+1) rule JGA; the table shows two decimals', async () => {
+    const r = await runCli(['llm-judge', 'report', '--outputs', `ours=${join(SLICE, 'ours_acc_outputs.json')},${join(SLICE, 'ours_comp_outputs.json')}`, '--rule-jga', 'reference'], {
+      env: env(),
+    });
+    expect(r.code).toBe(0);
+    const ours = expected('expected_ours.json').metrics_percent;
+    const row = r.stdout.split('\n').find((l) => l.startsWith('ours'))!;
+    expect(row).toContain(ours.TSA_gpt.toFixed(2));
+    expect(row).toContain(ours.JGA_rule_mwz21_repo_buggy_plus1.toFixed(2));
+    expect(row).toContain(ours.JGA_rule_mwz24_repo_buggy_plus1.toFixed(2));
+  });
+
+  it('rule-only metrics of a prediction file (spec 6.2, DA-P row)', async () => {
+    const r = await runCli(['llm-judge', 'report', '--records', join(LJ, 'predictions', 'da-p_sampled.json.gz'), '--format', 'json', '--rule-jga', 'reference'], { env: env() });
+    expect(r.code).toBe(0);
+    const { rules } = JSON.parse(r.stdout);
+    expect(rules.tsa['two-step']).toEqual({ mwz21: 75.0, mwz24: 80.32786885245902 });
+    expect(rules.tsa['single-step']).toEqual({ mwz21: 73.77049180327869, mwz24: 78.96174863387978 });
+    expect(rules.ruleJga).toEqual({ mwz21: 38.52459016393443, mwz24: 47.540983606557376 });
+  });
+
+  it('human check: the paper formula, kappa and confusion per judge (hand-made annotations of the slice)', async () => {
+    // Annotate Ours's 6 disagreements with RULE-M24: humans side with the judge on all of them.
+    // accuracy(Ours) = (42 - 6 + 6) / 42 * 100 = 100; accuracy(RULE-M24) = (42 - 6 + 0) / 42 * 100.
+    const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
+    const human: Record<string, number> = {};
+    for (const t of ours.turns) if (t.judge !== t.ruleMwz24) human[t.flag] = t.judge;
+    expect(Object.keys(human).length).toBe(6);
+    const file = join(dir, 'human.json');
+    writeFileSync(file, JSON.stringify(human));
+    const r = await runCli(['llm-judge', 'report', SLICE, '--human', file, '--format', 'json'], { env: env() });
+    expect(r.code).toBe(0);
+    const rows = Object.fromEntries(JSON.parse(r.stdout).humanCheck.rows.map((x: { name: string }) => [x.name, x]));
+    expect(rows.ours.accuracy).toBe(100);
+    expect(rows['RULE-M24'].accuracy).toBe(((42 - 6) / 42) * 100);
+    expect(rows.ours.confusion.judgeRightHumanWrong + rows.ours.confusion.judgeWrongHumanRight).toBe(0);
+  });
+
+  it('bad input: an empty directory, a broken output file', async () => {
+    let r = await runCli(['llm-judge', 'report', dir], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/no judge outputs found/);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, JSON.stringify([[{ flag: 'X.json-0' }, 'out', 'prompt']]));
+    r = await runCli(['llm-judge', 'report', '--outputs', `direct=${broken}`], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/broken\.json, record 0, field history: expected a list of utterances, got nothing/);
+  });
+});
+
+describe('dialeval llm-judge import + run', () => {
+  it('import checks every prompt and fills the cache; run --cache replay then re-aggregates with no LLM call', async () => {
+    const cache = join(dir, 'cache-import');
+    const files = [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')];
+    const imp = await runCli(['llm-judge', 'import', ...files, '--templates', TEMPLATES, '--cache-dir', cache, '--format', 'json'], { env: env() });
+    expect(imp.code).toBe(0);
+    const report = JSON.parse(imp.stdout);
+    expect(report.files.map((f: { role: string }) => f.role)).toEqual(['ours-accuracy', 'ours-completeness']);
+    expect(report.files[1].written).toBe(42);
+    const before = server.chatRequests().length;
+    const out = join(dir, 'replay');
+    const run = await runCli(
+      ['llm-judge', 'run', '--method', 'ours', '--records', recordsFile, '--templates', TEMPLATES, '--model', 'gpt-4-1106-preview', '--cache', 'replay', '--cache-dir', cache, '--out', out, '--format', 'json'],
+      { env: env() },
+    );
+    expect(run.stderr).not.toMatch(/failed|skipped/);
+    expect(run.code).toBe(0);
+    expect(server.chatRequests().length).toBe(before);
+    const res = JSON.parse(run.stdout);
+    const e = expected('expected_ours.json').metrics_percent;
+    expect(res.metrics.tsaGpt).toBe(e.TSA_gpt);
+    expect(res.metrics.gptJga).toBe(e['GPT_JGA_repo(already-before-turn)']);
+    expect(res.llm.calls).toBe(0);
+    // the run's own output files are recorded outputs again: report reads them
+    expect(existsSync(join(out, 'ours_acc_outputs.json')) && existsSync(join(out, 'ours_comp_outputs.json')) && existsSync(join(out, 'ours_result.json'))).toBe(true);
+    const again = JSON.parse((await runCli(['llm-judge', 'report', out, '--format', 'json'], { env: env() })).stdout);
+    expect(again.methods[0].metrics.coherenceMwz24).toBe(e.coherence_mwz24);
+  });
+
+  it('import refuses outputs whose prompts the templates do not reproduce (exit 2)', async () => {
+    const r = await runCli(['llm-judge', 'import', join(SLICE, 'direct_outputs.json'), '--templates', TEMPLATES, '--role', 'cot', '--cache-dir', join(dir, 'c2')], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/direct_outputs\.json, record 0: 42 recorded prompt\(s\) differ from the cot template rendering/);
+    expect(existsSync(join(dir, 'c2'))).toBe(false);
+  });
+
+  it('run --method direct against the scripted endpoint, then --dry-run prints calls and the estimated cost', async () => {
+    const out = join(dir, 'live');
+    const base = ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV];
+    const r = await runCli([...base, '--model', 'test-model', '--cache-dir', join(dir, 'cache-live'), '--out', out], { env: env() });
+    expect(r.stderr).not.toMatch(/failed|skipped/);
+    expect(r.code).toBe(0);
+    const e = expected('expected_direct.json').metrics_percent;
+    expect(r.stdout).toMatch(new RegExp(`^direct\\s+42\\s+0\\s+${e.TSA_gpt.toFixed(2)}`, 'm'));
+    const dry = await runCli([...base, '--model', 'gpt-4o', '--cache-dir', join(dir, 'cache-dry'), '--out', join(dir, 'dry'), '--dry-run'], { env: env() });
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toMatch(/42 call\(s\) to send, 0 answered from the cache/);
+    expect(dry.stdout).toMatch(/estimated cost: \$\d+\.\d{4}/);
+    expect(existsSync(join(dir, 'dry'))).toBe(false);
+  });
+
+  it('a failed call is reported and the run completes (turn skipped, exit 0)', async () => {
+    const failing = await startTestServer({
+      respond: (req) => {
+        const prompt = req.messages[req.messages.length - 1]!.content;
+        if (prompt.includes('"User": i want to leave after 17:15')) return { status: 400, error: 'scripted failure' };
+        return answers.get(prompt) ?? { status: 400, error: 'unknown prompt' };
+      },
+    });
+    try {
+      const r = await runCli(
+        ['llm-judge', 'run', '--method', 'cot', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', failing.baseURL, '--api-key-env', KEY_ENV, '--model', 'm', '--max-attempts', '1', '--cache-dir', join(dir, 'cache-fail'), '--out', join(dir, 'fail'), '--format', 'json'],
+        { env: env() },
+      );
+      expect(r.code).toBe(0);
+      expect(r.stderr).toMatch(/1 call\(s\) failed/);
+      expect(r.stderr).toMatch(/1 of 42 turn\(s\) skipped: SNG0073\.json-1/);
+      const res = JSON.parse(r.stdout);
+      expect(res.summary.llmFailures).toBe(1);
+      expect(res.metrics.turns).toBe(41);
+    } finally {
+      await failing.close();
+    }
+  });
+
+  it('bad input: records out of order, missing templates', async () => {
+    const bad = join(dir, 'bad_records.json');
+    const recs = JSON.parse(readFileSync(recordsFile, 'utf8'));
+    writeFileSync(bad, JSON.stringify([recs[1], recs[0], ...recs.slice(2)]));
+    let r = await runCli(['llm-judge', 'run', '--method', 'ours', '--records', bad, '--templates', TEMPLATES, '--model', 'm', '--out', join(dir, 'x')], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad_records\.json, record 0, field flag: turns out of order in dialogue PMUL4648\.json: expected turn 0, got 1/);
+    r = await runCli(['llm-judge', 'run', '--method', 'ours', '--records', recordsFile, '--model', 'm', '--out', join(dir, 'x')], { env: { ...env(), DIALEVAL_LLM_DST_EVAL_DIR: '' } });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/dialeval resources fetch llm-dst-eval/);
+  });
+});
+
+describe('dialeval llm-judge convert', () => {
+  it('converts raw predictions with the turn structure of the sampled records', async () => {
+    const out = join(dir, 'converted.json');
+    const r = await runCli(
+      [
+        'llm-judge',
+        'convert',
+        '--raw-predictions',
+        join(LJ, 'predictions', 'raw_result-seed-10-ratio-1-original.json.gz'),
+        '--dialogues',
+        join(LJ, 'predictions', 'original_sampled.json.gz'),
+        '--out',
+        out,
+      ],
+      { env: env() },
+    );
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/732 turn record\(s\) of 100 dialogue\(s\)/);
+    expect(r.stderr).toMatch(/prediction flag\(s\) name dialogues not in the dialogue source/);
+    const same = await runCli(['llm-judge', 'report', '--records', out, '--format', 'json', '--rule-jga', 'reference'], { env: env() });
+    expect(JSON.parse(same.stdout).rules.ruleJga).toEqual({ mwz21: 33.33333333333333, mwz24: 35.10928961748634 });
+  });
+});
+
+describe('dialeval llm-judge convert --states (the @eval/multiwoz input format, text from the multiwoz resource)', () => {
+  it('builds records of the predicted dialogues from the MultiWOZ 2.1 test set', async () => {
+    const states = join(dir, 'states.json');
+    // two turns of SNG0073 predicted as mwzeval states (camel-cased slot names as trackers write them)
+    writeFileSync(states, JSON.stringify({ sng0073: [{ response: '', state: { taxi: { destination: 'pizza hut fen ditton', departure: 'saint johns college' } } }, { response: '', state: { taxi: { destination: 'pizza hut fen ditton', departure: 'saint johns college', leaveAt: '17:15' } } }] }));
+    const out = join(dir, 'from_states.json');
+    const r = await runCli(['llm-judge', 'convert', '--states', states, '--data', join(SHARED, 'multiwoz', 'derived'), '--out', out], { env: env() });
+    expect(r.stderr).toBe('');
+    expect(r.code).toBe(0);
+    const recs = JSON.parse(readFileSync(out, 'utf8'));
+    expect(recs.map((x: { flag: string }) => x.flag)).toEqual(['SNG0073.json-0', 'SNG0073.json-1']);
+    expect(recs[1].predict_turn_label).toEqual({ 'taxi-leaveat': '17:15' });
+    expect(recs[1].user).toBe('I want to leave after 17:15 .');
+    expect(recs[1].history).toEqual(['', "I would like a taxi from Saint John 's college to Pizza Hut Fen Ditton ."]);
+  });
+});
+
+describe('dialeval demo --only llm-judge', () => {
+  it('runs the rule judgements and the stand-in judge on the made-up dialogues', async () => {
+    const r = await runCli(['demo', '--only', 'llm-judge', '--format', 'json'], { env: env() });
+    expect(r.code).toBe(0);
+    const d = JSON.parse(r.stdout)['llm-judge'];
+    // hand-derived in src/demo/llm-judge.ts: judge right on 3 of 5 turns, exact match on 2 of 5, agreeing on 4 of 5
+    expect(d.ours.tsaGpt).toBe(60);
+    expect(d.rules.tsa['two-step'].mwz21).toBe(40);
+    expect(d.ours.coherenceMwz21).toBe(80);
+  });
+});

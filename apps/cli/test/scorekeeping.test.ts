@@ -1,0 +1,237 @@
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestServer } from '@eval/llm/testing';
+import { loadResourceDir, perfectAnswer, type GameResources } from '@eval/scorekeeping';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SHARED, runCli } from './cli';
+
+const SK = join(SHARED, 'scorekeeping');
+const EPISODES = join(SK, 'episodes', 'v2.0');
+const KEY_ENV = 'DIALEVAL_SCOREKEEPING_TEST_KEY';
+
+let dir: string;
+let server: TestServer;
+let canonical: GameResources;
+
+/** Recorded episode directories (each holds interactions.json, scores.json, instance.json). */
+function recorded(): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      if (e.isDirectory()) walk(join(d, e.name));
+      else if (e.name === 'interactions.json') out.push(d);
+    }
+  };
+  walk(EPISODES);
+  return out.sort();
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dialeval-sk-cli-'));
+  canonical = await loadResourceDir(SK);
+  server = await startTestServer({
+    respond: (req) => {
+      const last = req.messages[req.messages.length - 1]!.content;
+      // A scripted outage for one request of restaurant episodes: a player failure mid-episode.
+      if (last.includes('WAITER:') && req.messages.length === 2 + 2 * 2 + 1) return { status: 500, error: 'scripted outage' };
+      return perfectAnswer(req.messages, canonical);
+    },
+  });
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = () => ({ [KEY_ENV]: 'dummy-key', CI: '1', DIALEVAL_HOME: join(dir, 'home') });
+const llmFlags = () => ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
+
+describe('dialeval scorekeeping instances', () => {
+  it('writes in/instances.json byte for byte from the canonical resources (stdout and --out)', async () => {
+    const r = await runCli(['scorekeeping', 'instances', '--resources', SK], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(SK, 'in', 'instances.json'), 'utf8'));
+    const out = join(dir, 'instances.json');
+    const w = await runCli(['scorekeeping', 'instances', '--resources', SK, '--out', out], { env: env() });
+    expect(w.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(SK, 'in', 'instances.json'), 'utf8'));
+  });
+
+  it('the case-insensitive overlap check fails naming the file and field; --allow-overlaps warns', async () => {
+    const r = await runCli(['scorekeeping', 'instances', '--resources', SK, '--check-values', 'case-insensitive'], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/travel-booking\/slot_values\.json, field class\[0\]: overlapping slot values/);
+    expect(r.stdout).toBe('');
+    const w = await runCli(['scorekeeping', 'instances', '--resources', SK, '--check-values', 'case-insensitive', '--allow-overlaps', '--per-experiment', '1'], { env: env() });
+    expect(w.code).toBe(0);
+    expect(w.stderr).toMatch(/warning: overlapping slot values \(case-insensitive\): travel-booking: "First"/);
+  });
+
+  it('without resources it uses the labelled default texts', async () => {
+    const r = await runCli(['scorekeeping', 'instances', '--per-experiment', '1', '--indent', '2'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stderr).toMatch(/built-in DEFAULT texts/);
+    expect(JSON.parse(r.stdout).experiments).toHaveLength(5);
+  });
+
+  it('a resource directory missing a file is a clear error (exit 2)', async () => {
+    const res = join(dir, 'broken-resources');
+    cpSync(join(SK, 'resources'), join(res, 'resources'), { recursive: true });
+    unlinkSync(join(res, 'resources', 'texts', 'letter-number', 'requests.json'));
+    const r = await runCli(['scorekeeping', 'instances', '--resources', res], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/letter-number\/requests\.json: missing file of the resource directory/);
+  });
+});
+
+describe('dialeval scorekeeping score', () => {
+  it('prints a recorded episode’s scores.json exactly as clembench wrote it (stdout and --out)', async () => {
+    // (every recorded episode is re-scored through the CLI by the results-directory test below)
+    const dirs = recorded();
+    expect(dirs.length).toBeGreaterThanOrEqual(3);
+    const r = await runCli(['scorekeeping', 'score', join(dirs[0]!, 'interactions.json')], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(readFileSync(join(dirs[0]!, 'scores.json'), 'utf8'));
+    const out = join(dir, 'one-scores.json');
+    const w = await runCli(['scorekeeping', 'score', dirs[1]!, '--out', out], { env: env() });
+    expect(w.code).toBe(0);
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(dirs[1]!, 'scores.json'), 'utf8'));
+  });
+
+  it('re-scores a results directory, writing scores.json beside every interactions.json; --check compares', async () => {
+    const copy = join(dir, 'runs-copy');
+    cpSync(EPISODES, copy, { recursive: true });
+    for (const d of recorded()) unlinkSync(join(copy, d.slice(EPISODES.length), 'scores.json'));
+    const r = await runCli(['scorekeeping', 'score', copy], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain(`scored ${recorded().length} episode(s)`);
+    for (const d of recorded()) expect(readFileSync(join(copy, d.slice(EPISODES.length), 'scores.json'), 'utf8')).toBe(readFileSync(join(d, 'scores.json'), 'utf8'));
+    const check = await runCli(['scorekeeping', 'score', EPISODES, '--check'], { env: env() });
+    expect(check.code).toBe(0);
+    expect(check.stdout).toContain(`${recorded().length} identical, 0 different`);
+  });
+
+  it('a malformed interactions.json is an error naming the file and field (exit 2)', async () => {
+    const bad = join(dir, 'bad-episode');
+    mkdirSync(bad, { recursive: true });
+    const logs = JSON.parse(readFileSync(join(recorded()[0]!, 'interactions.json'), 'utf8'));
+    logs['Played Probe Rounds'] = 'six';
+    writeFileSync(join(bad, 'interactions.json'), JSON.stringify(logs));
+    const r = await runCli(['scorekeeping', 'score', bad], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/bad-episode\/interactions\.json, field Played Probe Rounds|bad-episode\/interactions\.json, field \["Played Probe Rounds"\]/);
+    writeFileSync(join(bad, 'interactions.json'), '{"probes": [');
+    const j = await runCli(['scorekeeping', 'score', join(bad, 'interactions.json')], { env: env() });
+    expect(j.code).toBe(2);
+    expect(j.stderr).toMatch(/interactions\.json: invalid JSON/);
+  });
+});
+
+describe('dialeval scorekeeping play and report', () => {
+  it('plays the programmatic perfect player on the default texts, resumes, and reports', async () => {
+    const out = join(dir, 'run-perfect');
+    const args = ['scorekeeping', 'play', '--player', 'perfect', '--out', out, '--experiments', 'travel-booking,things-places', '--episodes', '0-1'];
+    const r = await runCli(args, { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/4 episode\(s\) in .*perfect-t0\.0--perfect-t0\.0: 4 played, 0 already done, 0 aborted/);
+    expect(r.stdout).toMatch(/privateshared\s+perfect-t0\.0--perfect-t0\.0\s+4\s+100\.00\s+100\.00\s+0\.00/);
+    const again = await runCli([...args, '--format', 'json', '--summary', join(dir, 'summary.json')], { env: env() });
+    expect(again.code).toBe(0);
+    const summary = JSON.parse(again.stdout);
+    expect(summary.skipped).toBe(4);
+    expect(summary.resourcesAreDefaults).toBe(true);
+    expect(JSON.parse(readFileSync(join(dir, 'summary.json'), 'utf8')).report.games[0].quality).toBe(100);
+    const report = await runCli(['scorekeeping', 'report', out, '--format', 'json'], { env: env() });
+    expect(report.code).toBe(0);
+    const parsed = JSON.parse(report.stdout);
+    expect(parsed.models).toEqual([{ model: 'perfect-t0.0--perfect-t0.0', averagePlayed: 100, averageQuality: 100, clemscore: 100 }]);
+    expect(parsed.experiments.map((e: { experiment: string }) => e.experiment)).toEqual(['0_travel-booking', '3_things-places']);
+  });
+
+  it('plays against an OpenAI-compatible endpoint through @eval/llm; a player failure aborts only its episode', async () => {
+    const out = join(dir, 'run-llm');
+    const args = ['scorekeeping', 'play', ...llmFlags(), '--cache', 'off', '--max-attempts', '1', '--resources', SK, '--out', out, '--experiments', 'travel-booking,restaurant,letter-number', '--episodes', '0'];
+    const r = await runCli([...args, '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const summary = JSON.parse(r.stdout);
+    expect(summary.modelPair).toBe('test-model-t0.0--test-model-t0.0');
+    expect(summary.played).toBe(3);
+    expect(summary.playerFailures).toBe(1);
+    const byExp = Object.fromEntries(summary.episodes.map((e: { experiment: string; mainScore: number | null; abortReason?: string }) => [e.experiment, e]));
+    expect(byExp['travel-booking'].mainScore).toBe(100);
+    expect(byExp['letter-number'].mainScore).toBe(100);
+    expect(byExp.restaurant.abortReason).toMatch(/^player failure: .*500/);
+    const logs = JSON.parse(readFileSync(join(out, 'test-model-t0.0--test-model-t0.0', 'privateshared', '2_restaurant', 'episode_0', 'interactions.json'), 'utf8'));
+    expect(logs.Aborted).toBe(true);
+    expect(logs['Abort Reason']).toMatch(/^player failure: /);
+    expect(logs.players['Player 1']).toBe('Answerer: test-model');
+    expect(JSON.stringify(logs)).not.toContain('dummy-key');
+    const requests = readFileSync(join(out, 'test-model-t0.0--test-model-t0.0', 'privateshared', '0_travel-booking', 'episode_0', 'requests.json'), 'utf8');
+    expect(requests).not.toContain('dummy-key');
+    // resume: finished episodes are skipped, the failed one is played again (the outage is scripted to persist)
+    const before = server.chatRequests().length;
+    const again = await runCli([...args, '--format', 'json'], { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    const s2 = JSON.parse(again.stdout);
+    expect(s2.skipped).toBe(2);
+    expect(s2.played).toBe(1);
+    // only the restaurant episode's calls were sent again: round 0 (5 probes), rounds 1 and 2 (1 + 5 each), then the
+    // round-3 request (7 messages: prompt, "Ok.", two QA pairs, the request) fails again
+    expect(server.chatRequests().length - before).toBe(5 + 6 + 6 + 1);
+  });
+
+  it('--dry-run builds the first requests of every pending episode and writes nothing', async () => {
+    const out = join(dir, 'run-dry');
+    const before = server.chatRequests().length;
+    const r = await runCli(['scorekeeping', 'play', ...llmFlags(), '--dry-run', '--resources', SK, '--out', out, '--experiments', 'job-interview', '--episodes', '0-2'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/dry run: 3 episode\(s\) planned/);
+    expect(server.chatRequests().length).toBe(before);
+    expect(existsSync(out)).toBe(false);
+  });
+
+  it('--replay plays the recorded Answerer outputs again: same transcript (but timestamps) and same scores.json', async () => {
+    const out = join(dir, 'run-replay');
+    const strip = (file: string) => {
+      const logs = JSON.parse(readFileSync(file, 'utf8'));
+      logs.turns = logs.turns.map((t: Array<{ timestamp?: string }>) => t.map(({ timestamp: _t, ...rest }) => rest));
+      return logs;
+    };
+    for (const model of readdirSync(EPISODES)) {
+      const r = await runCli(['scorekeeping', 'play', '--replay', join(EPISODES, model), '--resources', SK, '--out', out], { env: env() });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    for (const d of recorded()) {
+      const [model, experiment, episode] = d.slice(EPISODES.length + 1).split(/[\\/]/);
+      const mine = join(out, model!, 'privateshared', experiment!, episode!);
+      expect(readFileSync(join(mine, 'scores.json'), 'utf8')).toBe(readFileSync(join(d, 'scores.json'), 'utf8'));
+      expect(strip(join(mine, 'interactions.json'))).toEqual(strip(join(d, 'interactions.json')));
+    }
+    const several = await runCli(['scorekeeping', 'play', '--replay', EPISODES, '--resources', SK, '--out', out], { env: env() });
+    expect(several.code).toBe(2);
+    expect(several.stderr).toMatch(/holds several models/);
+  });
+
+  it('rejects contradictory flags and unknown experiments (exit 2)', async () => {
+    const a = await runCli(['scorekeeping', 'play', '--player', 'perfect', '--model', 'x', '--out', join(dir, 'x')], { env: env() });
+    expect(a.code).toBe(2);
+    expect(a.stderr).toMatch(/--player and --model are exclusive/);
+    const b = await runCli(['scorekeeping', 'play', '--player', 'perfect', '--experiments', 'chess', '--out', join(dir, 'x')], { env: env() });
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/unknown experiment\(s\): chess/);
+    const c = await runCli(['scorekeeping', 'report', join(dir, 'nothing-here')], { env: env() });
+    expect(c.code).toBe(2);
+    expect(existsSync(join(dir, 'x'))).toBe(false);
+  });
+});
+
+describe('dialeval demo --only scorekeeping', () => {
+  it('perfect vs mock on the default experiments, no network', async () => {
+    const r = await runCli(['demo', '--only', 'scorekeeping', '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const data = JSON.parse(r.stdout).scorekeeping;
+    expect(data.perfect).toMatchObject({ episodes: 10, played: 100, quality: 100 });
+    expect(data.mock.played).toBeLessThan(100);
+  });
+});

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** Reference data of the project (never copied into the repo): ../shared relative to the repository root. */
+export const SHARED = join(__dirname, '..', '..', '..', '..', '..', 'shared');
+export const CGT = join(SHARED, 'cgt');
+export const PREDICTIONS = join(CGT, 'predictions');
+
+/** The settings of expected.json, in its order. */
+export const SETTINGS = ['dp-gpt4o', 'text-gpt3.5', 'vision-4o-mini', 'text-mm-gpt3.5', 'dp-gpt3.5'] as const;
+
+export interface ExpectedGroup {
+  n_rows: number;
+  gold: Array<Record<string, string>>;
+  pred_normalized: Array<Record<string, string>>;
+  prf1_rows: Array<{ row: number; p: number; r: number; f1: number }>;
+  dsc_strict_rows: number[];
+  dsc_lenient_rows: number[];
+  mean_p: number;
+  mean_r: number;
+  mean_f1: number;
+  final_prf1: [number, number, number];
+  mean_dsc_strict: number;
+  mean_dsc_lenient: number;
+  final_dsc_strict: number;
+  final_dsc_lenient: number;
+}
+
+export interface ExpectedSetting {
+  groups: Record<string, ExpectedGroup>;
+  group_mean_dsc_strict: number[];
+  group_mean_f1: number[];
+  macro_mean_dsc_strict: number;
+  macro_mean_f1: number;
+  printed_dsc_line: string;
+  printed_f1_line: string;
+  printed_dsc_latex: string;
+}
+
+export interface Expected {
+  reference: string;
+  settings: Record<string, ExpectedSetting>;
+}
+
+export const expectedText = (): string => readFileSync(join(CGT, 'expected.json'), 'utf8');
+export const expected = (): Expected => JSON.parse(expectedText());

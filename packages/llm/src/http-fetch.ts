@@ -1,0 +1,88 @@
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+
+const agents = {
+  http: new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
+  https: new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
+};
+
+function abortError(signal: AbortSignal): unknown {
+  const reason = signal.reason;
+  if (reason instanceof Error && reason.name === 'AbortError') return reason;
+  const e = new Error('This operation was aborted');
+  e.name = 'AbortError';
+  return e;
+}
+
+/**
+ * A lean `fetch` for the SDK's JSON requests, on node:http(s) with keep-alive agents. Requests whose body is a
+ * string (or absent) go through node:http; anything else (multipart uploads) goes to the global `fetch`. The
+ * response is a standard `Response`, so the SDK parses it and reads its headers as usual.
+ * Why: undici's fetch spends most of its CPU in web streams; at hundreds of calls per second that becomes the
+ * bottleneck of a run on a small machine.
+ */
+export const leanFetch: typeof fetch = async (input, init) => {
+  const body = init?.body;
+  if ((body !== undefined && body !== null && typeof body !== 'string') || typeof input !== 'string' && !(input instanceof URL)) {
+    return fetch(input, init);
+  }
+  const url = typeof input === 'string' ? new URL(input) : input;
+  const isHttps = url.protocol === 'https:';
+  if (!isHttps && url.protocol !== 'http:') return fetch(input, init);
+  const signal = init?.signal ?? undefined;
+  if (signal?.aborted) throw abortError(signal);
+  const headers: Record<string, string> = {};
+  new Headers(init?.headers).forEach((v, k) => {
+    headers[k] = v;
+  });
+  if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
+  return new Promise<Response>((resolve, reject) => {
+    const req = (isHttps ? httpsRequest : httpRequest)(url, { method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http });
+    let settled = false;
+    const onAbort = () => {
+      req.destroy();
+      if (!settled) {
+        settled = true;
+        reject(abortError(signal!));
+      }
+    };
+    signal?.addEventListener('abort', onAbort, { once: true });
+    const done = () => signal?.removeEventListener('abort', onAbort);
+    req.on('error', (error) => {
+      done();
+      if (!settled) {
+        settled = true;
+        reject(new TypeError('fetch failed', { cause: error }));
+      }
+    });
+    req.on('response', (res: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('error', (error) => {
+        done();
+        if (!settled) {
+          settled = true;
+          reject(new TypeError('fetch failed', { cause: error }));
+        }
+      });
+      res.on('end', () => {
+        done();
+        if (settled) return;
+        settled = true;
+        const h = new Headers();
+        for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const status = res.statusCode ?? 500;
+        const nullBody = status === 204 || status === 205 || status === 304;
+        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: h }));
+      });
+      res.on('aborted', () => {
+        done();
+        if (!settled) {
+          settled = true;
+          reject(new TypeError('fetch failed', { cause: new Error('response aborted') }));
+        }
+      });
+    });
+    req.end(body ?? undefined);
+  });
+};

@@ -1,0 +1,2 @@
+export { defaultUsage, startTestServer } from './server';
+export type { LoggedRequest, RespondContext, TestReply, TestReplyObject, TestRequest, TestRule, TestServer, TestServerOptions } from './server';

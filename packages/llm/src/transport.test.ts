@@ -1,0 +1,191 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { tempDir } from './fixtures/helpers';
+import { createLlm, type Llm } from './llm';
+import { startTestServer, type TestServer } from './testing/index';
+import { backoffDelay, redact, retryAfterMs } from './transport';
+
+const KEY_ENV = 'EVAL_LLM_TRANSPORT_KEY';
+const KEY = 'sk-transport-0123456789abcdefghij';
+
+describe('retry helpers', () => {
+  it('reads retry-after-ms, retry-after seconds and retry-after HTTP dates', () => {
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '250' }))).toBe(250);
+    expect(retryAfterMs(new Headers({ 'retry-after': '2' }))).toBe(2000);
+    expect(retryAfterMs(new Headers({ 'retry-after-ms': '40', 'retry-after': '2' }))).toBe(40);
+    const now = Date.parse('2025-01-01T00:00:00Z');
+    expect(retryAfterMs(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:03 GMT' }), now)).toBe(3000);
+    expect(retryAfterMs(new Headers({}))).toBeUndefined();
+    expect(retryAfterMs(new Headers({ 'retry-after': 'soon' }))).toBeUndefined();
+  });
+
+  it('backs off exponentially with jitter in [d/2, d], capped', () => {
+    const p = { backoffBaseMs: 100, backoffMaxMs: 1000 };
+    expect(backoffDelay(1, p, () => 0)).toBe(50);
+    expect(backoffDelay(1, p, () => 1)).toBe(100);
+    expect(backoffDelay(3, p, () => 1)).toBe(400);
+    expect(backoffDelay(3, p, () => 0)).toBe(200);
+    expect(backoffDelay(10, p, () => 1)).toBe(1000);
+  });
+
+  it('redacts the key and any 12-character piece of it', () => {
+    expect(redact(`bad key ${KEY}!`, KEY)).toBe('bad key [redacted]!');
+    expect(redact(`key sk-transport-01234****`, KEY)).not.toContain('sk-transport-0');
+    expect(redact('nothing here', KEY)).toBe('nothing here');
+  });
+});
+
+describe('retries and timeouts against the test server (real SDK)', () => {
+  let server: TestServer;
+  let dir: string;
+  let cleanup: () => Promise<void>;
+  let llm: Llm;
+
+  beforeAll(async () => {
+    process.env[KEY_ENV] = KEY;
+    server = await startTestServer({
+      rules: [
+        { match: 'rate-limited-ms', times: 1, reply: { status: 429, headers: { 'retry-after-ms': '150' } } },
+        { match: 'rate-limited-s', times: 1, reply: { status: 429, headers: { 'retry-after': '1' } } },
+        { match: 'flaky-500', times: 2, reply: { status: 500 } },
+        { match: 'always-500', reply: { status: 503, error: 'overloaded' } },
+        { match: 'bad-request', reply: { status: 400, error: 'unsupported parameter' } },
+        { match: 'hangs-once', times: 1, reply: { hang: true } },
+        { match: 'truncated-once', times: 1, reply: { raw: '{"id":"chatcmpl-1","object":"chat.compl' } },
+        { match: 'garbage-once', times: 1, reply: { raw: '{"unexpected": true}' } },
+        { match: 'echo-key', reply: { status: 401, error: `Incorrect API key provided: ${KEY}` } },
+      ],
+    });
+  });
+  afterAll(() => server.close());
+  beforeEach(async () => {
+    ({ dir, cleanup } = await tempDir());
+    llm = createLlm({
+      model: 'test-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: KEY_ENV,
+      cacheDir: dir,
+      timeoutMs: 300,
+      maxAttempts: 3,
+      backoffBaseMs: 20,
+      progress: false,
+    });
+  });
+  afterEach(async () => {
+    await llm.close();
+    await cleanup();
+  });
+
+  const ask = (content: string) => llm.model.chat([{ role: 'user', content }]);
+  const times = (content: string) =>
+    server
+      .chatRequests()
+      .filter((r) => r.body.messages.at(-1).content === content)
+      .map((r) => r.time);
+
+  it('honours retry-after-ms on 429', async () => {
+    const r = await ask('rate-limited-ms');
+    expect(r.text).toBe('echo: rate-limited-ms');
+    const t = times('rate-limited-ms');
+    expect(t).toHaveLength(2);
+    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(145);
+    expect(t[1]! - t[0]!).toBeLessThan(1000);
+    expect(llm.usage()).toMatchObject({ calls: 1, retries: 1, failedCalls: 0 });
+  });
+
+  it('honours retry-after (seconds) on 429', async () => {
+    await ask('rate-limited-s');
+    const t = times('rate-limited-s');
+    expect(t).toHaveLength(2);
+    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(990);
+  });
+
+  it('retries 5xx with backoff and succeeds', async () => {
+    const r = await ask('flaky-500');
+    expect(r.text).toBe('echo: flaky-500');
+    expect(times('flaky-500')).toHaveLength(3);
+    expect(llm.usage().retries).toBe(2);
+  });
+
+  it('gives up after maxAttempts with the reason', async () => {
+    await expect(ask('always-500')).rejects.toThrow(/HTTP 503.*overloaded.*after 3 attempts/);
+    expect(times('always-500')).toHaveLength(3);
+    expect(llm.usage()).toMatchObject({ calls: 0, failedCalls: 1, retries: 2 });
+  });
+
+  it('does not retry a 400', async () => {
+    await expect(ask('bad-request')).rejects.toThrow(/HTTP 400.*unsupported parameter.*not retryable/);
+    expect(times('bad-request')).toHaveLength(1);
+  });
+
+  it('times out a hanging call and retries it', async () => {
+    const r = await ask('hangs-once');
+    expect(r.text).toBe('echo: hangs-once');
+    const t = times('hangs-once');
+    expect(t).toHaveLength(2);
+    expect(t[1]! - t[0]!).toBeGreaterThanOrEqual(290);
+  });
+
+  it('retries a truncated body and a body without choices', async () => {
+    expect((await ask('truncated-once')).text).toBe('echo: truncated-once');
+    expect(times('truncated-once')).toHaveLength(2);
+    expect((await ask('garbage-once')).text).toBe('echo: garbage-once');
+    expect(times('garbage-once')).toHaveLength(2);
+  });
+
+  it('never puts the key in an error message, even when the endpoint echoes it', async () => {
+    const error = await ask('echo-key').catch((e: Error) => e);
+    expect(error).toBeInstanceOf(Error);
+    expect((error as Error).message).toMatch(/HTTP 401/);
+    expect((error as Error).message).not.toContain(KEY);
+    expect((error as Error).message).toContain('[redacted]');
+  });
+
+  it('reports usage per call: prompt, completion and cached tokens', async () => {
+    const s2 = await startTestServer({ respond: () => ({ content: 'ok', usage: { promptTokens: 120, completionTokens: 7, cachedTokens: 100 } }) });
+    const l2 = createLlm({ model: 'gpt-4o-mini', baseURL: s2.baseURL, apiKeyEnv: KEY_ENV, cacheDir: dir, progress: false });
+    const r = await l2.model.chat([{ role: 'user', content: 'usage please' }]);
+    expect(r.usage).toEqual({ promptTokens: 120, completionTokens: 7, cachedTokens: 100 });
+    // gpt-4o-mini default price: input 0.15, cached input 0.075, output 0.60 USD per 1M tokens:
+    // (20 x 0.15 + 100 x 0.075 + 7 x 0.60) / 1e6 = (3 + 7.5 + 4.2) / 1e6 = 14.7e-6
+    expect(l2.usage().cost).toBeCloseTo(14.7e-6, 12);
+    expect(l2.usage()).toMatchObject({ calls: 1, promptTokens: 120, completionTokens: 7, cachedTokens: 100, totalTokens: 127, costKnown: true });
+    await l2.close();
+    await s2.close();
+  });
+});
+
+describe('adaptive concurrency', () => {
+  it('backs off under 429s and recovers once they stop', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    let phase: 'limited' | 'free' = 'limited';
+    const server = await startTestServer({
+      respond: async (_req, ctx) => {
+        inFlight++;
+        peak = Math.max(peak, inFlight);
+        await new Promise((r) => setTimeout(r, 10));
+        inFlight--;
+        if (phase === 'limited' && ctx.index % 2 === 0) return { status: 429, headers: { 'retry-after-ms': '5' } };
+        return 'ok';
+      },
+    });
+    const { dir, cleanup } = await tempDir();
+    process.env[KEY_ENV] = KEY;
+    const llm = createLlm({ model: 'test-model', baseURL: server.baseURL, apiKeyEnv: KEY_ENV, cacheDir: dir, concurrency: 16, maxAttempts: 10, progress: false });
+    const first = await llm.runJobs({ name: 'limited', items: [...Array(60).keys()], id: String, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `a${i}` }])).text });
+    expect(first.summary.done).toBe(60);
+    expect(first.summary.concurrency.min).toBeLessThan(16);
+    phase = 'free';
+    peak = 0;
+    const second = await llm.runJobs({ name: 'free', items: [...Array(400).keys()], id: String, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `b${i}` }])).text });
+    expect(second.summary.done).toBe(400);
+    expect(second.summary.retries).toBe(0);
+    // After enough successes (at most 1 + 2 + ... + 15 = 120) the limit is back at 16, and more than the lowest
+    // limit ran at once.
+    expect(second.summary.concurrency.final).toBe(16);
+    expect(peak).toBeGreaterThan(first.summary.concurrency.min);
+    await llm.close();
+    await server.close();
+    await cleanup();
+  });
+});

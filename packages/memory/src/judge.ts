@@ -1,0 +1,338 @@
+/**
+ * The four HaluMem judges run through `@eval/llm`: reference call parameters, first-fenced JSON extraction with
+ * retries that also cover bad or missing JSON, the mapping of judge JSON to record fields with the reference's failure
+ * values, a per-user result cache with resume, and the pooled micro-average (spec §5).
+ */
+import { existsSync } from 'node:fs';
+import { mkdir, readFile } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { ChatModel } from '@eval/core';
+import { EvalError, InputError, writeFileAtomic } from '@eval/core';
+import type { Llm, RunSummary } from '@eval/llm';
+import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
+import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
+import { buildJudgeInputs, renderJudgePrompt, type JudgeInput, type JudgeInputs, type Routing } from './inputs';
+import { JudgeJsonError, accuracyFields, extractJudgeJson, integrityFields, questionFields, updateFields } from './parse';
+import { pythonJsonDumps } from './python';
+import type { EvalRecords, RunArtifactUser } from './schema';
+
+/** Call parameters of the judges. */
+export interface JudgeSettings {
+  /** `$OPENAI_TEMPERATURE`; the reference default (`.env-example`) is 0.0 (its `.env copy` has 0.5). */
+  temperature?: number;
+  /** `$OPENAI_MAX_TOKENS` (16384); `null` sends no max tokens. */
+  maxTokens?: number | null;
+  /** Attempts per judgement, the first included (`RETRY_TIMES` = 3), covering a missing or invalid JSON block. */
+  attempts?: number;
+  /** Seed of the first attempt (the reference sends none); retry k is sent with `(seed ?? 0) + k`. */
+  seed?: number;
+}
+
+/** HaluMem's judge settings (`.env-example`): temperature 0.0, max_tokens 16384, 3 attempts. Timeout 300 s. */
+export const REFERENCE_JUDGE_SETTINGS = { temperature: 0, maxTokens: 16384, attempts: 3, timeoutMs: 300_000 } as const;
+
+/**
+ * One judgement: sends the prompt as a single user message (no system message), extracts the FIRST fenced ```json
+ * block and parses it. A missing block or invalid JSON is retried up to `attempts` in all, as the reference's tenacity
+ * wrapper does; each retry bumps `seed` so that a disk cache does not hand back the same unusable answer. Errors of the
+ * call itself (after `@eval/llm`'s own retries), budget stops and dry-run deferrals are thrown.
+ */
+export async function callJudge(
+  model: ChatModel,
+  prompt: string,
+  settings: JudgeSettings = {},
+  signal?: AbortSignal,
+): Promise<Record<string, unknown>> {
+  const attempts = settings.attempts ?? REFERENCE_JUDGE_SETTINGS.attempts;
+  const temperature = settings.temperature ?? REFERENCE_JUDGE_SETTINGS.temperature;
+  const maxTokens = settings.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : settings.maxTokens;
+  let last = 'no answer';
+  for (let attempt = 1; attempt <= attempts; attempt++) {
+    const result = await model.chat([{ role: 'user', content: prompt }], {
+      temperature,
+      ...(maxTokens === null ? {} : { maxTokens }),
+      ...(attempt > 1 ? { seed: (settings.seed ?? 0) + attempt - 1 } : settings.seed !== undefined ? { seed: settings.seed } : {}),
+      signal,
+    });
+    try {
+      return extractJudgeJson(result.text);
+    } catch (error) {
+      if (!(error instanceof JudgeJsonError)) throw error;
+      last = error.message;
+    }
+  }
+  throw new EvalError('judge_unusable', `judge answer unusable after ${attempts} attempt(s): ${last}`);
+}
+
+/**
+ * Errors that stop a judge run rather than being recorded as a failed judgement: no API key, a cache miss in replay
+ * mode, a closed runtime, or an endpoint that rejects the key (401/403) or does not know the model (404).
+ */
+export function isRunFatal(error: unknown): boolean {
+  if (!EvalError.isInstance(error)) return false;
+  if (['missing_api_key', 'cache_miss', 'closed'].includes(error.code)) return true;
+  const status = (error as { status?: number }).status;
+  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404);
+}
+
+/** Appends the judge fields to a copy of the input's record (failure values when `result` is undefined). */
+export function judgedRecord(input: JudgeInput, result: Record<string, unknown> | undefined): Record<string, unknown> {
+  switch (input.kind) {
+    case 'integrity':
+      return { ...input.record, ...integrityFields(result) };
+    case 'accuracy':
+      return { ...input.record, ...accuracyFields(result) };
+    case 'update':
+      return { ...input.record, ...updateFields(result) };
+    case 'question':
+      return { ...input.record, ...questionFields(result) };
+  }
+}
+
+/** The judge inputs that need an LLM call (the shortcuts do not). */
+export function judgeJobs(inputs: JudgeInputs): JudgeInput[] {
+  return [
+    ...inputs.integrity.filter((i) => !i.emptyExtraction),
+    ...inputs.accuracy,
+    ...inputs.update.filter((i) => !i.emptyRetrieval),
+    ...inputs.question,
+  ];
+}
+
+/**
+ * Assembles one user's records as `process_user` does: integrity records with an empty extraction (score 0, no call)
+ * first, then the judged ones; judged records in input order (the reference appends in completion order, which the
+ * aggregate does not depend on). `results` maps input ids to the judge JSON, or to `undefined` for a failure.
+ */
+export function assembleUserRecords(inputs: JudgeInputs, results: ReadonlyMap<string, Record<string, unknown> | undefined>): EvalRecords {
+  const out = emptyRecords();
+  const judged = (input: JudgeInput) => {
+    if (!results.has(input.id)) throw new EvalError('internal', `no judge result for ${input.id}`);
+    return judgedRecord(input, results.get(input.id));
+  };
+  for (const i of inputs.integrity) if (i.emptyExtraction) out.memory_integrity_records.push({ ...i.record, memory_integrity_score: 0 } as never);
+  for (const i of inputs.integrity) if (!i.emptyExtraction) out.memory_integrity_records.push(judged(i) as never);
+  for (const i of inputs.accuracy) out.memory_accuracy_records.push(judged(i) as never);
+  for (const i of inputs.update) {
+    out.memory_update_records.push((i.emptyRetrieval ? { ...i.record, memory_update_type: 'Omission' } : judged(i)) as never);
+  }
+  for (const i of inputs.question) out.question_answering_records.push(judged(i) as never);
+  return out;
+}
+
+export interface JudgeUserOptions {
+  routing?: Routing;
+  settings?: JudgeSettings;
+  /** Journal of this user's judgements (resume within a user). */
+  journal?: string;
+  signal?: AbortSignal;
+}
+
+export interface JudgeUserResult {
+  uuid: string;
+  userName: string;
+  /** All judgements have a result (value or failure); false after a budget stop, an abort or a dry run. */
+  complete: boolean;
+  records: EvalRecords;
+  /** Judgements recorded as failed (stored with the reference's failure values). */
+  failed: number;
+  /** Judgements not run (budget, abort, dry run). */
+  notRun: number;
+  calls: number;
+  summary: RunSummary;
+}
+
+/** Judges one run-artifact user through `llm.runJobs` (cached, resumable, one failure never aborts the run). */
+export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>, options: JudgeUserOptions = {}): Promise<JudgeUserResult> {
+  const inputs = buildJudgeInputs(user, { routing: options.routing });
+  const jobs = judgeJobs(inputs);
+  // An error that no retry can fix and that says nothing about the item (no key, a replay-cache miss, a rejected key or
+  // unknown model) stops the run instead of being stored as a failed judgement in every record.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  let fatal: unknown;
+  let results: Array<{ id: string; ok: true; value: Record<string, unknown> } | { id: string; ok: false; error: string }>;
+  let summary: RunSummary;
+  try {
+    ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown>>({
+      name: `memory-judge ${user.user_name}`,
+      items: jobs,
+      id: (input) => input.id,
+      // ctx.model is already bound to the run's abort signal
+      run: async (input, ctx) => {
+        try {
+          return await callJudge(ctx.model, renderJudgePrompt(input), options.settings);
+        } catch (error) {
+          if (isRunFatal(error)) {
+            fatal ??= error;
+            controller.abort(error);
+          }
+          throw error;
+        }
+      },
+      journal: options.journal,
+      signal: controller.signal,
+    }));
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  if (fatal) throw fatal;
+  const map = new Map<string, Record<string, unknown> | undefined>();
+  let failed = 0;
+  for (const r of results) {
+    if (r.ok) map.set(r.id, r.value);
+    else {
+      map.set(r.id, undefined);
+      failed++;
+    }
+  }
+  const complete = jobs.every((j) => map.has(j.id));
+  return {
+    uuid: user.uuid,
+    userName: user.user_name,
+    complete,
+    records: complete ? assembleUserRecords(inputs, map) : emptyRecords(),
+    failed,
+    notRun: jobs.length - map.size,
+    calls: jobs.length,
+    summary,
+  };
+}
+
+/** The per-user cache file format (HaluMem's `tmp2/<uuid>.json`): `json.dump(..., ensure_ascii=False, indent=4)`. */
+export function formatUserRecords(records: EvalRecords): string {
+  return pythonJsonDumps(records, { indent: 4, floatKeys: OVERALL_SCORE_FLOAT_KEYS });
+}
+
+/** HaluMem's `<frame>_eval_stat_result.json`: `{overall_score, *_records}` with `indent=4`. */
+export function formatStatResult(overall: OverallScore, records: EvalRecords): string {
+  return pythonJsonDumps({ overall_score: overall, ...records }, { indent: 4, floatKeys: OVERALL_SCORE_FLOAT_KEYS });
+}
+
+/** Where `judgeRunArtifact` writes by default: `<frame>_eval_results.jsonl` → `<frame>_eval_stat_result.json`. */
+export function defaultStatResultPath(artifact: string): string {
+  const base = basename(artifact);
+  const stem = base.endsWith('_eval_results.jsonl')
+    ? base.slice(0, -'_eval_results.jsonl'.length)
+    : base.replace(/\.jsonl(\.gz)?$|\.json$/, '');
+  return join(dirname(artifact), `${stem}_eval_stat_result.json`);
+}
+
+/** The per-user cache directory next to the output: `<out without .json>.tmp2/`. */
+export function defaultWorkDir(out: string): string {
+  return `${out.replace(/\.json$/, '')}.tmp2`;
+}
+
+export interface JudgeRunOptions {
+  /** The run artifact (JSONL, one user per line), streamed one user at a time. */
+  artifact: string;
+  llm: Llm;
+  /** The stat result file (default {@link defaultStatResultPath}). Not written in a dry run or an incomplete run. */
+  out?: string;
+  /** Per-user cache directory (default {@link defaultWorkDir}); an existing HaluMem `tmp2/` works too. */
+  workDir?: string;
+  routing?: Routing;
+  settings?: JudgeSettings;
+  /**
+   * Judge at most this many users (an exact limit). The reference's `if idx > user_num: break` runs after a user is
+   * processed, so it judges up to user_num + 1 = 21 users; pass 21 to reproduce that.
+   */
+  maxUsers?: number;
+  aggregate?: AggregateOptions;
+  signal?: AbortSignal;
+  /** Called after each user (cached, judged or left incomplete). */
+  onUser?: (event: { index: number; uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number }) => void;
+}
+
+export interface JudgeRunResult {
+  /** False when some judgements were not run (dry run, budget, abort): no stat result is written. */
+  complete: boolean;
+  out: string;
+  workDir: string;
+  users: Array<{ uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number; calls: number }>;
+  /** Pooled over every per-user file of the work directory (as the reference pools `tmp2/`). */
+  overall?: OverallScore;
+  records?: EvalRecords;
+  failedJudgements: number;
+  summaries: RunSummary[];
+}
+
+const SETTINGS_FILE = '.memory-judge-settings';
+
+async function checkWorkDirSettings(workDir: string, settings: Record<string, unknown>): Promise<void> {
+  const file = join(workDir, SETTINGS_FILE);
+  const text = JSON.stringify(settings);
+  if (existsSync(file)) {
+    const previous = await readFile(file, 'utf8');
+    if (previous.trim() !== text) {
+      throw new InputError(
+        `the work directory holds results judged with other settings (${previous.trim()}; now ${text}): pass another --work-dir or remove it`,
+        { file: workDir, code: 'input_settings_mismatch' },
+      );
+    }
+    return;
+  }
+  await writeFileAtomic(file, `${text}\n`);
+}
+
+/**
+ * Judges a run artifact as `evaluation.py` does: users in file order, a user whose `<workDir>/<uuid>.json` exists is
+ * skipped (cache), each judged user is written there atomically; then every `*.json` of the work directory is pooled
+ * and aggregated, `time_consuming` is computed over all users of the artifact, and the stat result is written.
+ */
+export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeRunResult> {
+  const out = resolve(options.out ?? defaultStatResultPath(options.artifact));
+  const workDir = resolve(options.workDir ?? defaultWorkDir(out));
+  const dryRun = options.llm.dryRun;
+  if (!dryRun) {
+    await mkdir(workDir, { recursive: true });
+    await checkWorkDirSettings(workDir, {
+      model: options.llm.options.model,
+      routing: options.routing ?? 'reference',
+      temperature: options.settings?.temperature ?? REFERENCE_JUDGE_SETTINGS.temperature,
+      maxTokens: options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
+    });
+  }
+  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, summaries: [] };
+  let index = 0;
+  for await (const { user } of readRunArtifact(options.artifact)) {
+    if (options.maxUsers !== undefined && index >= options.maxUsers) break;
+    index++;
+    const userFile = join(workDir, `${user.uuid}.json`);
+    if (existsSync(userFile)) {
+      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0 });
+      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0 });
+      continue;
+    }
+    const judged = await judgeUser(user, options.llm, {
+      routing: options.routing,
+      settings: options.settings,
+      journal: dryRun ? undefined : join(workDir, `${user.uuid}.journal.jsonl`),
+      signal: options.signal,
+    });
+    result.summaries.push(judged.summary);
+    result.failedJudgements += judged.failed;
+    const status = judged.complete ? 'judged' : 'incomplete';
+    if (judged.complete && !dryRun) await writeFileAtomic(userFile, formatUserRecords(judged.records));
+    else result.complete = false;
+    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls });
+    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed });
+    if (options.signal?.aborted || judged.summary.stoppedByBudget) {
+      result.complete = false;
+      break;
+    }
+  }
+  if (!result.complete || dryRun) {
+    result.complete = false;
+    return result;
+  }
+  const { records } = await loadEvalRecords(workDir);
+  const timeConsuming = await computeTimeConsuming(options.artifact);
+  const overall = aggregateEvalResults(records, { ...options.aggregate, timeConsuming });
+  await writeFileAtomic(out, `${formatStatResult(overall, records)}`);
+  result.overall = overall;
+  result.records = records;
+  return result;
+}

@@ -1,0 +1,212 @@
+/**
+ * The evaluator's data: venue database, goals, booked domains, BLEU references, gold states. Read from a directory in
+ * mwzeval's own `mwzeval/data/` layout (or the fetched `multiwoz` resource set), or given in memory.
+ */
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { InputError, ResourceMissingError, readJson, resolveResourceDir, validate } from '@eval/core';
+import { z } from 'zod';
+import { DB_DOMAINS, type RawDatabase } from './database';
+import { beliefStateSchema, isBeliefState } from './input';
+import type { BeliefState, NormalizationVersion } from './normalize';
+import type { Goal } from './success';
+
+/** Name of the resource set (`dialeval resources fetch multiwoz`). */
+export const MULTIWOZ_RESOURCE = 'multiwoz';
+
+/** Relative paths inside a data directory (mwzeval's `mwzeval/data/` layout). */
+export const DATA_FILES = {
+  database: (domain: string) => `database/${domain}_db.json`,
+  /** The v2022 restaurant database (3 fewer phone numbers); used in 2022 mode when present. */
+  databaseRestaurantV2022: 'database/restaurant_db.v2022.json',
+  goals: 'goals.json',
+  bookedDomains: 'booked_domains.json',
+  references: (name: string) => `references/${name}.json`,
+  goldStates: 'gold_states.json',
+  /** Gold states normalised with the v2023 rules (written by the resource's prepare step); used in 2023 mode when present. */
+  goldStatesV2023: 'gold_states.v2023.json',
+} as const;
+
+const goalSchema = z.record(
+  z.string(),
+  z.looseObject({
+    informable: z.record(z.string(), z.string()),
+    requestable: z.array(z.string()),
+  }),
+);
+const bookedSchema = z.array(z.array(z.string()));
+const referencesSchema = z.array(z.string());
+const goldStatesSchema = z.array(beliefStateSchema);
+
+/**
+ * A dialogue-keyed table whose entries are validated when first used (only the dialogues being evaluated are checked,
+ * and errors name the file and the dialogue id).
+ */
+export class DialogueTable<T> {
+  private readonly cache = new Map<string, T>();
+  constructor(
+    private readonly raw: Record<string, unknown>,
+    private readonly schema: z.ZodType<T>,
+    /** File (or label) named in errors. */
+    readonly source: string,
+    /** Fast check of the valid case; zod validates (and reports) only what it rejects. */
+    private readonly check?: (value: unknown) => boolean,
+  ) {}
+
+  has(id: string): boolean {
+    return Object.prototype.hasOwnProperty.call(this.raw, id);
+  }
+
+  get(id: string): T | undefined {
+    const hit = this.cache.get(id);
+    if (hit !== undefined) return hit;
+    if (!this.has(id)) return undefined;
+    const raw = this.raw[id];
+    const value = this.check?.(raw) ? (raw as T) : (validate(this.schema, raw, { file: this.source, record: id }) as T);
+    this.cache.set(id, value);
+    return value;
+  }
+
+  get size(): number {
+    return Object.keys(this.raw).length;
+  }
+
+  ids(): string[] {
+    return Object.keys(this.raw);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
+const CHECKS = new Map<unknown, (v: unknown) => boolean>([
+  [
+    goalSchema,
+    (v) =>
+      isObject(v) &&
+      Object.values(v).every(
+        (d) => isObject(d) && isObject(d.informable) && Object.values(d.informable).every((x) => typeof x === 'string') && isStrings(d.requestable),
+      ),
+  ],
+  [bookedSchema, (v) => Array.isArray(v) && v.every(isStrings)],
+  [referencesSchema, isStrings],
+  [goldStatesSchema, (v) => Array.isArray(v) && v.every(isBeliefState)],
+]);
+
+function table<T>(value: unknown, schema: z.ZodType<T>, source: string): DialogueTable<T> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new InputError('expected a JSON object keyed by dialogue id', { file: source });
+  }
+  return new DialogueTable(value as Record<string, unknown>, schema, source, CHECKS.get(schema));
+}
+
+/** Everything the evaluator may need; each part is only required by the metrics that use it. */
+export interface MultiwozData {
+  /** Raw `<domain>_db.json` arrays of restaurant, attraction, hotel, train. */
+  database?: RawDatabase;
+  /** goals.json: dialogue id -> goal. */
+  goals?: DialogueTable<Goal>;
+  /** booked_domains.json: dialogue id -> per system turn, the domains booked so far. */
+  bookedDomains?: DialogueTable<string[][]>;
+  /** BLEU reference sets: name (`mwz22`, ...) -> dialogue id -> normalised reference per system turn. */
+  references?: Record<string, DialogueTable<string[]>>;
+  /** gold_states.json: dialogue id -> normalised gold state per system turn. */
+  goldStates?: DialogueTable<BeliefState[]>;
+}
+
+/** Plain in-memory objects (e.g. parsed JSON) turned into {@link MultiwozData}. */
+export function multiwozDataFrom(parts: {
+  database?: RawDatabase;
+  goals?: Record<string, unknown>;
+  bookedDomains?: Record<string, unknown>;
+  references?: Record<string, Record<string, unknown>>;
+  goldStates?: Record<string, unknown>;
+}): MultiwozData {
+  return {
+    database: parts.database,
+    goals: parts.goals ? table(parts.goals, goalSchema as z.ZodType<Goal>, 'goals') : undefined,
+    bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedSchema, 'booked domains') : undefined,
+    references: parts.references
+      ? Object.fromEntries(Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesSchema, `references ${k}`)]))
+      : undefined,
+    goldStates: parts.goldStates ? table(parts.goldStates, goldStatesSchema as z.ZodType<BeliefState[]>, 'gold states') : undefined,
+  };
+}
+
+export interface LoadDataOptions {
+  /** Data directory; default: resolved like every resource set (`--data`, `DIALEVAL_MULTIWOZ_DIR`, fetched cache). */
+  dir?: string;
+  /** Load what BLEU needs (references). */
+  bleu?: boolean;
+  /** Load what Inform/Success needs (database, goals, booked domains). */
+  success?: boolean;
+  /** Load the gold states (DST, or Success on predictions without states). */
+  goldStates?: boolean;
+  /** Reference sets for BLEU (default `["mwz22"]`). */
+  references?: string[];
+  /** Picks `restaurant_db.v2022.json` / `gold_states.v2023.json` when present (default `"2022"`). */
+  normalization?: NormalizationVersion;
+  /** Flag named in "missing data" messages (the CLI passes `--data`). */
+  flag?: string;
+  env?: NodeJS.ProcessEnv;
+  home?: string;
+}
+
+/** The files (relative to the data directory) that a metric selection needs. */
+export function requiredDataFiles(options: Pick<LoadDataOptions, 'bleu' | 'success' | 'goldStates' | 'references'>): string[] {
+  const files: string[] = [];
+  if (options.bleu) for (const r of options.references ?? ['mwz22']) files.push(DATA_FILES.references(r));
+  if (options.success) {
+    for (const d of DB_DOMAINS) files.push(DATA_FILES.database(d));
+    files.push(DATA_FILES.goals, DATA_FILES.bookedDomains);
+  }
+  if (options.goldStates) files.push(DATA_FILES.goldStates);
+  return files;
+}
+
+/** Resolves the data directory (explicit, `DIALEVAL_MULTIWOZ_DIR`, fetched cache) and checks that `required` exist. */
+export function resolveMultiwozDataDir(options: { dir?: string; required?: string[]; flag?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): Promise<string> {
+  return resolveResourceDir(MULTIWOZ_RESOURCE, { dir: options.dir, required: options.required, flag: options.flag ?? '--data', env: options.env, home: options.home });
+}
+
+/** Reads the parts of a data directory that the selected metrics need. */
+export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<MultiwozData> {
+  const required = requiredDataFiles(options);
+  const dir = await resolveMultiwozDataDir({ dir: options.dir, required, flag: options.flag, env: options.env, home: options.home });
+  const data: MultiwozData = {};
+  const read = (rel: string) => readJson(join(dir, rel));
+  if (options.success) {
+    const database = {} as RawDatabase;
+    for (const d of DB_DOMAINS) {
+      let rel: string = DATA_FILES.database(d);
+      if (d === 'restaurant' && (options.normalization ?? '2022') === '2022' && existsSync(join(dir, DATA_FILES.databaseRestaurantV2022))) {
+        rel = DATA_FILES.databaseRestaurantV2022;
+      }
+      const rows = await read(rel);
+      if (!Array.isArray(rows)) throw new InputError('expected a JSON array of venues', { file: join(dir, rel) });
+      database[d] = rows;
+    }
+    data.database = database;
+    data.goals = table(await read(DATA_FILES.goals), goalSchema as z.ZodType<Goal>, join(dir, DATA_FILES.goals));
+    data.bookedDomains = table(await read(DATA_FILES.bookedDomains), bookedSchema, join(dir, DATA_FILES.bookedDomains));
+  }
+  if (options.bleu) {
+    data.references = {};
+    for (const r of options.references ?? ['mwz22']) {
+      data.references[r] = table(await read(DATA_FILES.references(r)), referencesSchema, join(dir, DATA_FILES.references(r)));
+    }
+  }
+  if (options.goldStates) {
+    const rel =
+      options.normalization === '2023' && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates;
+    data.goldStates = table(await read(rel), goldStatesSchema as z.ZodType<BeliefState[]>, join(dir, rel));
+  }
+  return data;
+}
+
+/** Throws the "data missing" error for a part the evaluator needs but was not given. */
+export function missingData(part: string, file: string): never {
+  throw new ResourceMissingError(
+    MULTIWOZ_RESOURCE,
+    `MultiWOZ ${part} (${file}) not loaded; run \`dialeval resources fetch ${MULTIWOZ_RESOURCE}\`, or pass --data DIR (mwzeval's data/ layout), or set DIALEVAL_MULTIWOZ_DIR`,
+  );
+}

@@ -1,0 +1,47 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { describe, expect, it } from 'vitest';
+import { levenshteinRatio, matchingBlocks, partialRatio, partialRatioAtLeast } from './fuzzy';
+
+const CASES = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz', 'fixtures', 'partial_ratio_cases.json.gz');
+
+interface Cases {
+  db_pairs: Array<[string, string, number]>;
+  random: Array<[string, string, number, Array<[number, number, number]>, number]>;
+}
+const cases = JSON.parse(gunzipSync(readFileSync(CASES)).toString('utf8')) as Cases;
+
+describe('partial_ratio = fuzzywuzzy 0.18 + python-Levenshtein 0.12 (fixtures/partial_ratio_cases)', () => {
+  it('48,382 (database value, state value) pairs: identical scores', () => {
+    const bad = cases.db_pairs.filter(([a, b, s]) => partialRatio(a, b) !== s);
+    expect(bad.slice(0, 5)).toEqual([]);
+    expect(cases.db_pairs).toHaveLength(48382);
+  });
+
+  it('30,000 random pairs: identical scores, matching blocks and Levenshtein ratios', () => {
+    const bad = cases.random.filter(
+      ([a, b, s, blocks, ratio]) => partialRatio(a, b) !== s || JSON.stringify(matchingBlocks(a, b)) !== JSON.stringify(blocks) || levenshteinRatio(a, b) !== ratio,
+    );
+    expect(bad.slice(0, 5)).toEqual([]);
+    expect(cases.random).toHaveLength(30000);
+  });
+
+  it('edge cases of spec § 9: equality before emptiness, empty vs non-empty is 0', () => {
+    expect(partialRatio('', '')).toBe(100);
+    expect(partialRatio('abc', '')).toBe(0);
+    expect(partialRatio('', 'abc')).toBe(0);
+    // spec § 4.3.1 note: why v2023 loses some bed-and-breakfast venues
+    expect(partialRatio('alexander bed and breakfast', 'alexander b and b')).toBe(88);
+    expect(matchingBlocks('', '')).toEqual([[0, 0, 0]]);
+    expect(matchingBlocks('abc', 'abc')).toEqual([[0, 0, 3], [3, 3, 0]]);
+  });
+
+  it('the pruned test partialRatioAtLeast(a, b, 90) agrees with partialRatio(a, b) >= 90 on every fixture pair', () => {
+    const all: Array<[string, string]> = [...cases.db_pairs.map(([a, b]) => [a, b] as [string, string]), ...cases.random.map(([a, b]) => [a, b] as [string, string])];
+    for (const min of [90, 95, 50]) {
+      const bad = all.filter(([a, b]) => partialRatioAtLeast(a, b, min) !== partialRatio(a, b) >= min);
+      expect(bad.slice(0, 5), `minimum ${min}`).toEqual([]);
+    }
+  });
+});

@@ -1,0 +1,325 @@
+/**
+ * fuzzywuzzy 0.18 `fuzz.partial_ratio` with python-Levenshtein 0.12 installed (what mwzeval's numbers depend on):
+ * matching blocks from python-Levenshtein's particular optimal edit path, windows scored with `Levenshtein.ratio`.
+ * Spec: shared/specs/multiwoz.md § 9. Strings are compared by code point.
+ */
+
+/** A matching block `[a, b, size]`: `s1[a:a+size] == s2[b:b+size]`. The last block is always `[len1, len2, 0]`. */
+export type MatchingBlock = [number, number, number];
+
+const REPLACE = 0;
+const INSERT = 1;
+const DELETE = 2;
+
+// Reusable buffers (single-threaded): code points of the two strings, the cost matrix, the edit operations, one DP row.
+let bufA = new Int32Array(64);
+let bufB = new Int32Array(64);
+let matrix = new Uint32Array(1024);
+let opType = new Uint8Array(64);
+let opSpos = new Int32Array(64);
+let opDpos = new Int32Array(64);
+let row = new Uint32Array(64);
+
+/** Writes the code points of `s` into `buf` (grown as needed); returns the buffer and the length. */
+function codesInto(s: string, which: 0 | 1): [Int32Array, number] {
+  let buf = which === 0 ? bufA : bufB;
+  if (buf.length < s.length) {
+    buf = new Int32Array(Math.max(s.length, buf.length * 2));
+    if (which === 0) bufA = buf;
+    else bufB = buf;
+  }
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        buf[n++] = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+        i++;
+        continue;
+      }
+    }
+    buf[n++] = c;
+  }
+  return [buf, n];
+}
+
+/**
+ * python-Levenshtein's `editops(s1, s2)` (lev_editops_find + editops_from_cost_matrix): common prefix and suffix
+ * stripped, unit-cost matrix, then the backtrace that prefers continuing in the same direction.
+ * Fills opType/opSpos/opDpos in forward order and returns the number of operations.
+ */
+function editops(a: Int32Array, aLen: number, b: Int32Array, bLen: number): number {
+  let len1 = aLen;
+  let len2 = bLen;
+  let p = 0;
+  while (len1 > 0 && len2 > 0 && a[p] === b[p]) {
+    p++;
+    len1--;
+    len2--;
+  }
+  while (len1 > 0 && len2 > 0 && a[p + len1 - 1] === b[p + len2 - 1]) {
+    len1--;
+    len2--;
+  }
+  const R = len1 + 1;
+  const C = len2 + 1;
+  if (matrix.length < R * C) matrix = new Uint32Array(Math.max(R * C, matrix.length * 2));
+  const M = matrix;
+  for (let j = 0; j < C; j++) M[j] = j;
+  for (let i = 1; i < R; i++) {
+    const rowStart = i * C;
+    const prevRow = rowStart - C;
+    M[rowStart] = i;
+    const ch = a[p + i - 1];
+    let x = i;
+    for (let j = 1; j < C; j++) {
+      let c3 = M[prevRow + j - 1]! + (ch !== b[p + j - 1] ? 1 : 0);
+      x++;
+      if (x > c3) x = c3;
+      c3 = M[prevRow + j]! + 1;
+      if (x > c3) x = c3;
+      M[rowStart + j] = x;
+    }
+  }
+  const n = M[R * C - 1]!;
+  if (opType.length < n) {
+    const size = Math.max(n, opType.length * 2);
+    opType = new Uint8Array(size);
+    opSpos = new Int32Array(size);
+    opDpos = new Int32Array(size);
+  }
+  let pos = n;
+  let i = R - 1;
+  let j = C - 1;
+  let dir = 0;
+  while (i > 0 || j > 0) {
+    const here = M[i * C + j]!;
+    if (dir < 0 && j > 0 && here === M[i * C + j - 1]! + 1) {
+      j--;
+      pos--;
+      opType[pos] = INSERT;
+      opSpos[pos] = i + p;
+      opDpos[pos] = j + p;
+      continue;
+    }
+    if (dir > 0 && i > 0 && here === M[(i - 1) * C + j]! + 1) {
+      i--;
+      pos--;
+      opType[pos] = DELETE;
+      opSpos[pos] = i + p;
+      opDpos[pos] = j + p;
+      continue;
+    }
+    if (i > 0 && j > 0 && here === M[(i - 1) * C + j - 1]! && a[p + i - 1] === b[p + j - 1]) {
+      i--;
+      j--;
+      dir = 0;
+      continue;
+    }
+    if (i > 0 && j > 0 && here === M[(i - 1) * C + j - 1]! + 1) {
+      i--;
+      j--;
+      pos--;
+      opType[pos] = REPLACE;
+      opSpos[pos] = i + p;
+      opDpos[pos] = j + p;
+      dir = 0;
+      continue;
+    }
+    if (dir === 0 && j > 0 && here === M[i * C + j - 1]! + 1) {
+      j--;
+      pos--;
+      opType[pos] = INSERT;
+      opSpos[pos] = i + p;
+      opDpos[pos] = j + p;
+      dir = -1;
+      continue;
+    }
+    if (dir === 0 && i > 0 && here === M[(i - 1) * C + j]! + 1) {
+      i--;
+      pos--;
+      opType[pos] = DELETE;
+      opSpos[pos] = i + p;
+      opDpos[pos] = j + p;
+      dir = 1;
+      continue;
+    }
+    throw new Error('lost in the cost matrix');
+  }
+  return n;
+}
+
+/**
+ * Matching blocks from the edit operations (editops -> opcodes -> KEEP blocks), sentinel included, as a flat list
+ * `[a0, b0, size0, a1, b1, size1, ...]`.
+ */
+function blocksOf(a: Int32Array, aLen: number, b: Int32Array, bLen: number): number[] {
+  const n = editops(a, aLen, b, bLen);
+  const blocks: number[] = [];
+  let sp = 0;
+  let dp = 0;
+  let k = 0;
+  while (k < n) {
+    const t = opType[k]!;
+    const os = opSpos[k]!;
+    const od = opDpos[k]!;
+    if (sp < os || dp < od) {
+      blocks.push(sp, dp, os - sp);
+      sp = os;
+      dp = od;
+    }
+    do {
+      if (t === REPLACE) {
+        sp++;
+        dp++;
+      } else if (t === DELETE) sp++;
+      else dp++;
+      k++;
+    } while (k < n && opType[k] === t && opSpos[k] === sp && opDpos[k] === dp);
+  }
+  if (sp < aLen || dp < bLen) blocks.push(sp, dp, aLen - sp);
+  blocks.push(aLen, bLen, 0);
+  return blocks;
+}
+
+/** `Levenshtein.matching_blocks(Levenshtein.opcodes(s1, s2), s1, s2)` of python-Levenshtein 0.12. */
+export function matchingBlocks(s1: string, s2: string): MatchingBlock[] {
+  const [a, aLen] = codesInto(s1, 0);
+  const [b, bLen] = codesInto(s2, 1);
+  const flat = blocksOf(a, aLen, b, bLen);
+  const out: MatchingBlock[] = [];
+  for (let i = 0; i < flat.length; i += 3) out.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
+  return out;
+}
+
+/** Edit distance with insert = delete = 1 and substitute = 2 (python-Levenshtein's `ratio` distance). */
+function indelDistance(a: Int32Array, aFrom: number, aLen: number, b: Int32Array, bFrom: number, bLen: number): number {
+  while (aLen > 0 && bLen > 0 && a[aFrom] === b[bFrom]) {
+    aFrom++;
+    bFrom++;
+    aLen--;
+    bLen--;
+  }
+  while (aLen > 0 && bLen > 0 && a[aFrom + aLen - 1] === b[bFrom + bLen - 1]) {
+    aLen--;
+    bLen--;
+  }
+  if (aLen === 0) return bLen;
+  if (bLen === 0) return aLen;
+  if (row.length < bLen + 1) row = new Uint32Array(Math.max(bLen + 1, row.length * 2));
+  const r = row;
+  for (let j = 0; j <= bLen; j++) r[j] = j;
+  for (let i = 1; i <= aLen; i++) {
+    let diag = r[0]!;
+    r[0] = i;
+    const ch = a[aFrom + i - 1];
+    for (let j = 1; j <= bLen; j++) {
+      const up = r[j]!;
+      let v = diag + (ch === b[bFrom + j - 1] ? 0 : 2);
+      const left = r[j - 1]! + 1;
+      if (left < v) v = left;
+      if (up + 1 < v) v = up + 1;
+      r[j] = v;
+      diag = up;
+    }
+  }
+  return r[bLen]!;
+}
+
+function ratioOfCodes(a: Int32Array, aFrom: number, aLen: number, b: Int32Array, bFrom: number, bLen: number): number {
+  const lensum = aLen + bLen;
+  if (lensum === 0) return 1;
+  const d = indelDistance(a, aFrom, aLen, b, bFrom, bLen);
+  return (lensum - d) / lensum;
+}
+
+/** `Levenshtein.ratio(s1, s2)`: `(L - d) / L` with `L = len1 + len2` and substitutions costing 2; 1.0 for two empties. */
+export function levenshteinRatio(s1: string, s2: string): number {
+  const [a, aLen] = codesInto(s1, 0);
+  const [b, bLen] = codesInto(s2, 1);
+  return ratioOfCodes(a, 0, aLen, b, 0, bLen);
+}
+
+/** Python 3 `round(x)` for a float (half to even), as an integer. */
+function roundHalfEven(x: number): number {
+  const f = Math.floor(x);
+  const diff = x - f;
+  if (diff > 0.5) return f + 1;
+  if (diff < 0.5) return f;
+  return f % 2 === 0 ? f : f + 1;
+}
+
+/**
+ * `fuzz.partial_ratio(s1, s2)` of fuzzywuzzy 0.18 with python-Levenshtein: the best `Levenshtein.ratio` of the
+ * shorter string against windows of the longer one aligned on each matching block; 0..100, an integer.
+ * `("", "")` gives 100 (equality is checked first), an empty string against a non-empty one 0.
+ */
+export function partialRatio(s1: string, s2: string): number {
+  if (s1 === s2) return 100;
+  if (s1.length === 0 || s2.length === 0) return 0;
+  let [a, aLen] = codesInto(s1, 0);
+  let [b, bLen] = codesInto(s2, 1);
+  if (aLen > bLen) {
+    [a, b] = [b, a];
+    [aLen, bLen] = [bLen, aLen];
+  }
+  // a = shorter, b = longer (s1 when the lengths are equal)
+  const blocks = blocksOf(a, aLen, b, bLen);
+  let best = 0;
+  for (let k = 0; k < blocks.length; k += 3) {
+    const start = Math.max(blocks[k + 1]! - blocks[k]!, 0);
+    const end = Math.min(start + aLen, bLen);
+    const r = ratioOfCodes(a, 0, aLen, b, start, end - start);
+    if (r > 0.995) return 100;
+    if (r > best) best = r;
+  }
+  return roundHalfEven(100 * best);
+}
+
+/**
+ * Whether `partialRatio(s1, s2) >= minimum`, skipping the computation when a bound rules it out: every window's ratio
+ * is at most `2K / (m + K)`, where `m` is the shorter length and `K` the size of the two strings' character-multiset
+ * intersection (an upper bound of any LCS with a window).
+ */
+export function partialRatioAtLeast(s1: string, s2: string, minimum: number): boolean {
+  if (s1 === s2) return 100 >= minimum;
+  if (s1.length === 0 || s2.length === 0) return 0 >= minimum;
+  const [a, aLen] = codesInto(s1, 0);
+  const [b, bLen] = codesInto(s2, 1);
+  const m = Math.min(aLen, bLen);
+  let K = 0;
+  if (maxCode(a, aLen) < 128 && maxCode(b, bLen) < 128) {
+    asciiCounts.fill(0);
+    for (let i = 0; i < aLen; i++) asciiCounts[a[i]!]!++;
+    for (let i = 0; i < bLen; i++) {
+      const c = b[i]!;
+      if (asciiCounts[c]! > 0) {
+        K++;
+        asciiCounts[c]!--;
+      }
+    }
+  } else {
+    const counts = new Map<number, number>();
+    for (let i = 0; i < aLen; i++) counts.set(a[i]!, (counts.get(a[i]!) ?? 0) + 1);
+    for (let i = 0; i < bLen; i++) {
+      const n = counts.get(b[i]!);
+      if (n) {
+        K++;
+        counts.set(b[i]!, n - 1);
+      }
+    }
+  }
+  // score = round(100 r) with r <= 2K/(m+K); it cannot reach `minimum` when 200K/(m+K) < minimum - 1/2 by a margin
+  // far above float error: 400K <= (2 minimum - 1)(m + K) - 1.
+  if (400 * K <= (2 * minimum - 1) * (m + K) - 1) return false;
+  return partialRatio(s1, s2) >= minimum;
+}
+
+const asciiCounts = new Int32Array(128);
+
+function maxCode(a: Int32Array, n: number): number {
+  let m = 0;
+  for (let i = 0; i < n; i++) if (a[i]! > m) m = a[i]!;
+  return m;
+}

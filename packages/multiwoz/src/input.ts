@@ -1,0 +1,141 @@
+/**
+ * mwzeval's predictions format (spec § 2), validated with zod: dialogue id -> list of system turns
+ * `{response, state?, active_domains?}`. Errors name the dialogue id, the turn index and the field.
+ */
+import { InputError, formatFieldPath } from '@eval/core';
+import { z } from 'zod';
+import type { BeliefState } from './normalize';
+
+export const beliefStateSchema = z.record(z.string(), z.record(z.string(), z.string()));
+
+export const turnSchema = z.looseObject({
+  /** Delexicalised system response with `[slot]` placeholders. */
+  response: z.string(),
+  /** Predicted belief state before this response: domain -> slot -> value (strings). */
+  state: beliefStateSchema.optional(),
+  /** Domains the response is about. */
+  active_domains: z.array(z.string()).optional(),
+});
+
+export const predictionsSchema = z.record(z.string(), z.array(turnSchema));
+
+export interface PredictionTurn {
+  response: string;
+  state?: BeliefState;
+  active_domains?: string[];
+  [extra: string]: unknown;
+}
+
+/** Dialogue id (lower case, no `.json`, e.g. `"pmul4648"`) -> system turns in order. */
+export type Predictions = Record<string, PredictionTurn[]>;
+
+/** Predictions objects returned by {@link parsePredictions} (not validated twice). */
+const validated = new WeakSet<object>();
+
+function describe(path: ReadonlyArray<PropertyKey>): string {
+  const [id, turn, ...rest] = path;
+  const parts: string[] = [];
+  if (id !== undefined) parts.push(`dialogue ${JSON.stringify(String(id))}`);
+  if (typeof turn === 'number') parts.push(`turn ${turn}`);
+  if (rest.length > 0) parts.push(`field ${formatFieldPath(rest as Array<string | number>)}`);
+  return parts.join(', ');
+}
+
+/**
+ * Validates a parsed predictions file. Throws an {@link InputError} whose message names the dialogue id, turn index
+ * and field of every problem (the first ten), e.g. `dialogue "sng0073", turn 2, field response: expected string`.
+ */
+export function parsePredictions(value: unknown, file?: string): Predictions {
+  if (typeof value === 'object' && value !== null && validated.has(value)) return value as Predictions;
+  // Fast structural check for the common (valid) case; zod produces the messages when something is wrong.
+  if (isPredictions(value)) return checked(value as Predictions, file);
+  const result = predictionsSchema.safeParse(value);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({
+      path: i.path.map((p) => (typeof p === 'symbol' ? p.toString() : p)) as Array<string | number>,
+      message: i.message,
+    }));
+    const shown = issues.slice(0, 10).map((i) => (i.path.length > 0 ? `${describe(i.path)}: ${i.message}` : i.message));
+    if (issues.length > 10) shown.push(`... and ${issues.length - 10} more`);
+    const message = `invalid predictions (${issues.length} issue${issues.length === 1 ? '' : 's'}): ${shown.join('; ')}`;
+    const first = issues[0]?.path;
+    throw new InputError(message, {
+      file,
+      record: first && first.length > 0 ? String(first[0]) : undefined,
+      field: first && first.length > 1 ? first.slice(1) : undefined,
+      issues,
+      code: 'input_error',
+    });
+  }
+  return checked(result.data as Predictions, file);
+}
+
+function checked(data: Predictions, file?: string): Predictions {
+  const ids = Object.keys(data);
+  if (ids.length === 0) throw new InputError('the predictions contain no dialogue', { file });
+  for (const id of ids) {
+    if (data[id]!.length === 0) throw new InputError(`dialogue ${JSON.stringify(id)} has no turns`, { file, record: id });
+  }
+  validated.add(data);
+  return data;
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+function isStringArray(v: unknown): boolean {
+  if (!Array.isArray(v)) return false;
+  for (const x of v) if (typeof x !== 'string') return false;
+  return true;
+}
+
+/** Whether `v` is a valid belief state (domain -> slot -> string), without building zod issues. */
+export function isBeliefState(v: unknown): v is BeliefState {
+  if (!isPlainObject(v)) return false;
+  for (const k in v) {
+    const slots = v[k];
+    if (!isPlainObject(slots)) return false;
+    for (const s in slots) if (typeof slots[s] !== 'string') return false;
+  }
+  return true;
+}
+
+function isPredictions(v: unknown): boolean {
+  if (!isPlainObject(v)) return false;
+  for (const id in v) {
+    const turns = v[id];
+    if (!Array.isArray(turns)) return false;
+    for (const t of turns) {
+      if (!isPlainObject(t) || typeof t.response !== 'string') return false;
+      if (t.state !== undefined && !isBeliefState(t.state)) return false;
+      if (t.active_domains !== undefined && !isStringArray(t.active_domains)) return false;
+    }
+  }
+  return true;
+}
+
+/** `has_state_predictions`: every turn of every dialogue has a `state`. */
+export function hasStatePredictions(predictions: Predictions): boolean {
+  for (const turns of Object.values(predictions)) for (const t of turns) if (t.state === undefined) return false;
+  return true;
+}
+
+/** `has_domain_predictions`: every turn of every dialogue has `active_domains`. */
+export function hasDomainPredictions(predictions: Predictions): boolean {
+  for (const turns of Object.values(predictions)) for (const t of turns) if (t.active_domains === undefined) return false;
+  return true;
+}
+
+const DOMAINS = ['restaurant', 'hotel', 'attraction', 'train', 'taxi', 'police', 'hospital'];
+const SLOT_ONLY_RE = /\[([\p{L}\p{N}_\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+)\]/gu;
+
+/**
+ * `add_slot_domains.py` (`extract_active_domains_from_slot_names`): the active domains of a raw response are the
+ * domain prefixes of its `[domain_slot]` placeholders (e.g. `[restaurant_name]` -> restaurant), in first-seen order.
+ */
+export function domainsFromSlotNames(response: string): string[] {
+  const found = new Set<string>();
+  for (const m of response.toLowerCase().matchAll(SLOT_ONLY_RE)) found.add(m[1]!.split('_')[0]!);
+  return [...found].filter((d) => DOMAINS.includes(d));
+}

@@ -1,0 +1,239 @@
+/**
+ * The Moses tokenizer and detokenizer as sacremoses 0.1.1 implements them for `lang="en"` with default options
+ * (`MosesTokenizer.tokenize(text, escape=True)`, `MosesDetokenizer.detokenize(tokens)`), which mwzeval applies to
+ * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
+ */
+import { PY_WS, pySplit, pyStrip } from '../pystr';
+import { type CodePointRanges, IsAlnum, IsAlpha, IsLower, IsN, IsSc, NONBREAKING_PREFIXES_EN } from './perluniprops.generated';
+
+function classBody(ranges: CodePointRanges): string {
+  return ranges
+    .map((r) => (typeof r === 'number' ? `\\u{${r.toString(16)}}` : `\\u{${r[0].toString(16)}}-\\u{${r[1].toString(16)}}`))
+    .join('');
+}
+
+function rangeTest(ranges: CodePointRanges): (cp: number) => boolean {
+  const lo = new Uint32Array(ranges.length);
+  const hi = new Uint32Array(ranges.length);
+  ranges.forEach((r, i) => {
+    lo[i] = typeof r === 'number' ? r : r[0];
+    hi[i] = typeof r === 'number' ? r : r[1];
+  });
+  return (cp) => {
+    let a = 0;
+    let b = lo.length - 1;
+    while (a <= b) {
+      const m = (a + b) >> 1;
+      if (cp < lo[m]!) b = m - 1;
+      else if (cp > hi[m]!) a = m + 1;
+      else return true;
+    }
+    return false;
+  };
+}
+
+const ALNUM = classBody(IsAlnum);
+const ALPHA = classBody(IsAlpha);
+const NUM = classBody(IsN);
+const SC = classBody(IsSc);
+const isAlphaCp = rangeTest(IsAlpha);
+const isLowerCp = rangeTest(IsLower);
+
+const DEDUPLICATE_SPACE = new RegExp(`[${PY_WS}]+`, 'gu');
+const ASCII_JUNK = /[\x00-\x1f]/gu;
+const PAD_NOT_ISALNUM = new RegExp(`([^${ALNUM}${PY_WS}.'\`,\\-])`, 'gu');
+const MULTIDOT = /\.(\.+)/gu;
+const DOTMULTI_DOT = /DOTMULTI\./u;
+const DOTMULTI_DOT_NONDOT = /DOTMULTI\.([^.])/gu;
+const DOTMULTI_DOT_G = /DOTMULTI\./gu;
+const COMMA_SEPARATE_1 = new RegExp(`([^${NUM}])[,]`, 'gu');
+const COMMA_SEPARATE_2 = new RegExp(`[,]([^${NUM}])`, 'gu');
+const COMMA_SEPARATE_3 = new RegExp(`([${NUM}])[,]$`, 'gu');
+const EN_APOSTROPHE: Array<[RegExp, string]> = [
+  [new RegExp(`([^${ALPHA}])[']([^${ALPHA}])`, 'gu'), "$1 ' $2"],
+  [new RegExp(`([^${ALPHA}${NUM}])[']([${ALPHA}])`, 'gu'), "$1 ' $2"],
+  [new RegExp(`([${ALPHA}])[']([^${ALPHA}])`, 'gu'), "$1 ' $2"],
+  [new RegExp(`([${ALPHA}])[']([${ALPHA}])`, 'gu'), "$1 '$2"],
+  [new RegExp(`([${NUM}])[']([s])`, 'gu'), "$1 '$2"],
+];
+const TRAILING_DOT_APOSTROPHE = /\.' ?$/u;
+const ESCAPE_XML: Array<[RegExp, string]> = [
+  [/&/g, '&amp;'],
+  [/\|/g, '&#124;'],
+  [/</g, '&lt;'],
+  [/>/g, '&gt;'],
+  [/'/g, '&apos;'],
+  [/"/g, '&quot;'],
+  [/\[/g, '&#91;'],
+  [/\]/g, '&#93;'],
+];
+
+const ESCAPED_CHARS = /[&|<>'"[\]]/;
+
+const PREFIXES = new Set(NONBREAKING_PREFIXES_EN);
+const NUMERIC_ONLY = new Set(
+  NONBREAKING_PREFIXES_EN.filter((w) => new RegExp(`[${PY_WS}]+#NUMERIC_ONLY#`, 'u').test(w)).map((w) => {
+    const k = w.lastIndexOf(' ');
+    return k < 0 ? '' : w.slice(0, k);
+  }),
+);
+
+function replaceMultidots(text: string): string {
+  text = text.replace(MULTIDOT, ' DOTMULTI$1');
+  while (DOTMULTI_DOT.test(text)) {
+    text = text.replace(DOTMULTI_DOT_NONDOT, 'DOTDOTMULTI $1');
+    text = text.replace(DOTMULTI_DOT_G, 'DOTDOTMULTI');
+  }
+  return text;
+}
+
+function restoreMultidots(text: string): string {
+  while (text.includes('DOTDOTMULTI')) text = text.split('DOTDOTMULTI').join('DOTMULTI.');
+  return text.split('DOTMULTI').join('.');
+}
+
+function anyAlpha(s: string): boolean {
+  for (const ch of s) if (isAlphaCp(ch.codePointAt(0)!)) return true;
+  return false;
+}
+
+function handleNonbreakingPrefixes(text: string): string {
+  const tokens = pySplit(text);
+  const n = tokens.length;
+  for (let i = 0; i < n; i++) {
+    const token = tokens[i]!;
+    // re.search(r"^(\S+)\.$", token): a token (no whitespace) of at least two code points ending with "."
+    if (!token.endsWith('.') || token.length < 2) continue;
+    const prefix = token.slice(0, -1);
+    const next = i + 1 < n ? tokens[i + 1]! : '';
+    if (
+      (prefix.includes('.') && anyAlpha(prefix)) ||
+      (PREFIXES.has(prefix) && !NUMERIC_ONLY.has(prefix)) ||
+      (i !== n - 1 && next !== '' && isLowerCp(next.codePointAt(0)!))
+    ) {
+      continue;
+    } else if (NUMERIC_ONLY.has(prefix) && i + 1 < n && /^[0-9]+/.test(next)) {
+      continue;
+    } else {
+      tokens[i] = `${prefix} .`;
+    }
+  }
+  return tokens.join(' ');
+}
+
+/** `MosesTokenizer(lang="en").tokenize(text)` of sacremoses 0.1.1 (escape on, no aggressive dash splits). */
+export function mosesTokenize(text: string): string[] {
+  text = text.replace(DEDUPLICATE_SPACE, ' ').replace(ASCII_JUNK, '');
+  text = pyStrip(text);
+  text = text.replace(PAD_NOT_ISALNUM, ' $1 ');
+  // (each substitution below only applies when its literal character is present: skipped otherwise, for speed)
+  if (text.includes('..') || text.includes('DOTMULTI')) text = replaceMultidots(text);
+  if (text.includes(',')) {
+    text = text.replace(COMMA_SEPARATE_1, '$1 , ').replace(COMMA_SEPARATE_2, ' , $1').replace(COMMA_SEPARATE_3, '$1 , ');
+  }
+  if (text.includes("'")) for (const [re, sub] of EN_APOSTROPHE) text = text.replace(re, sub);
+  text = handleNonbreakingPrefixes(text);
+  text = pyStrip(text.replace(DEDUPLICATE_SPACE, ' '));
+  if (text.includes("'")) text = text.replace(TRAILING_DOT_APOSTROPHE, " . ' ");
+  if (text.includes('DOTMULTI')) text = restoreMultidots(text);
+  if (ESCAPED_CHARS.test(text)) for (const [re, sub] of ESCAPE_XML) text = text.replace(re, sub);
+  return pySplit(text);
+}
+
+const UNESCAPE_XML: Array<[string, string]> = [
+  ['&bar;', '|'],
+  ['&#124;', '|'],
+  ['&lt;', '<'],
+  ['&gt;', '>'],
+  ['&bra;', '['],
+  ['&ket;', ']'],
+  ['&quot;', '"'],
+  ['&apos;', "'"],
+  ['&#91;', '['],
+  ['&#93;', ']'],
+  ['&amp;', '&'],
+];
+
+// sacremoses.util.is_cjk
+const CJK_RANGES: ReadonlyArray<readonly [number, number]> = [
+  [4352, 4607],
+  [11904, 42191],
+  [43072, 43135],
+  [44032, 55215],
+  [63744, 64255],
+  [65072, 65103],
+  [65381, 65500],
+  [131072, 196607],
+];
+
+function isCjk(cp: number): boolean {
+  for (const [lo, hi] of CJK_RANGES) if (cp >= lo && cp <= hi) return true;
+  return false;
+}
+
+function lastCodePoint(s: string): number {
+  const c = s.charCodeAt(s.length - 1);
+  if (c >= 0xdc00 && c <= 0xdfff && s.length >= 2) return s.codePointAt(s.length - 2)!;
+  return c;
+}
+
+const CURRENCY_OR_OPENING = new RegExp(`^[${SC}([{¿¡]+$`, 'u');
+const PUNCTUATION = /^[,.?!:;\\%}\])]+$/u;
+const CONTRACTION = new RegExp(`^'[${ALPHA}]`, 'u');
+const QUOTES = /^['"„“`]+$/u;
+const DOUBLE_QUOTES = /^[„“”]+$/u;
+
+/** `MosesDetokenizer(lang="en").detokenize(tokens)` of sacremoses 0.1.1 (unescape on). */
+export function mosesDetokenize(tokens: readonly string[]): string {
+  let text = ` ${tokens.join(' ')} `;
+  if (text.includes(' @-@ ')) text = text.split(' @-@ ').join('-');
+  if (text.includes('&')) for (const [from, to] of UNESCAPE_XML) if (text.includes(from)) text = text.split(from).join(to);
+  const quoteCounts = new Map<string, number>([
+    ["'", 0],
+    ['"', 0],
+    ['``', 0],
+    ['`', 0],
+    ["''", 0],
+  ]);
+  let prepend = ' ';
+  let out = '';
+  const toks = pySplit(text);
+  for (let i = 0; i < toks.length; i++) {
+    const tok = toks[i]!;
+    if (isCjk(tok.codePointAt(0)!)) {
+      out += i > 0 && isCjk(lastCodePoint(toks[i - 1]!)) ? tok : prepend + tok;
+      prepend = ' ';
+    } else if (CURRENCY_OR_OPENING.test(tok)) {
+      out += prepend + tok;
+      prepend = '';
+    } else if (PUNCTUATION.test(tok)) {
+      out += tok;
+      prepend = ' ';
+    } else if (i > 0 && CONTRACTION.test(tok)) {
+      out += tok;
+      prepend = ' ';
+    } else if (QUOTES.test(tok)) {
+      const nq = DOUBLE_QUOTES.test(tok) ? '"' : tok;
+      const count = quoteCounts.get(nq) ?? 0;
+      quoteCounts.set(nq, count);
+      if (count % 2 === 0) {
+        if (tok === "'" && i > 0 && toks[i - 1]!.endsWith('s')) {
+          out += tok;
+          prepend = ' ';
+        } else {
+          out += prepend + tok;
+          prepend = '';
+          quoteCounts.set(nq, count + 1);
+        }
+      } else {
+        out += tok;
+        prepend = ' ';
+        quoteCounts.set(nq, count + 1);
+      }
+    } else {
+      out += prepend + tok;
+      prepend = ' ';
+    }
+  }
+  return pyStrip(out.replace(/ {2,}/g, ' '));
+}

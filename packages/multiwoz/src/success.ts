@@ -1,0 +1,214 @@
+/**
+ * Inform and Success (`get_success`, `get_dialog_success`, `get_domain_estimates_from_state`).
+ * Spec: shared/specs/multiwoz.md § 7.
+ */
+import { pythonRound } from '@eval/core';
+import type { VenueDatabase } from './database';
+import type { BeliefState } from './normalize';
+
+/** A user goal as in mwzeval's goals.json: domain -> informable constraints, requestable slots (upper case), booking. */
+export type Goal = Record<string, { informable: Record<string, string>; requestable: string[]; booking?: unknown }>;
+
+export const REQUESTABLE_SLOTS = ['PHONE', 'ADDRESS', 'POST', 'REFERENCE', 'TRAINID'] as const;
+
+const VENUE_DOMAINS = new Set(['restaurant', 'hotel', 'attraction']);
+const DB_DOMAINS = new Set(['restaurant', 'hotel', 'attraction', 'train']);
+const AUTO_MATCHED = new Set(['taxi', 'police', 'hospital']);
+
+/**
+ * `get_domain_estimates_from_state(dialog)`: the active domain of each turn, estimated from the changes of the state,
+ * with the reference's quirks (a turn without changes before any domain keeps the previous state stale; ties go to
+ * the first domain in state order).
+ */
+export function estimateActiveDomains(states: readonly BeliefState[]): string[][] {
+  const out: string[][] = [];
+  let current: string | null = null;
+  let oldState: BeliefState = {};
+  let oldChanged: string[] = [];
+  for (const state of states) {
+    const changed: string[] = [];
+    for (const domain of Object.keys(state)) {
+      const now = state[domain]!;
+      const before = Object.prototype.hasOwnProperty.call(oldState, domain) ? oldState[domain]! : {};
+      for (const slot of Object.keys(now)) {
+        if (!Object.prototype.hasOwnProperty.call(before, slot) || before[slot] !== now[slot]) {
+          changed.push(domain);
+          break;
+        }
+      }
+    }
+    if (changed.length === 0) {
+      if (current === null) {
+        out.push([]);
+        continue;
+      }
+      if (oldChanged.length > 1) {
+        const cur: string = current;
+        oldChanged = oldChanged.filter((x) => Object.prototype.hasOwnProperty.call(state, x) && x !== cur);
+        if (oldChanged.length > 0) current = oldChanged[0]!;
+      }
+    } else if (current === null || !changed.includes(current)) {
+      let best = changed[0]!;
+      let bestLen = Object.keys(state[best]!).length;
+      for (const d of changed.slice(1)) {
+        const len = Object.keys(state[d]!).length;
+        if (len > bestLen) {
+          best = d;
+          bestLen = len;
+        }
+      }
+      current = best;
+    }
+    oldState = state;
+    oldChanged = changed;
+    out.push([current]);
+  }
+  return out;
+}
+
+/** Why a domain failed, beyond the reference's booleans. */
+export interface DomainOutcome {
+  /** Inform for this domain. */
+  inform: boolean;
+  /** Success for this domain (null when the dialogue's Inform failed: the reference does not compute it). */
+  success: boolean | null;
+  /** Venues the system offered (database ids / train ids, last offer), or "MATCHED" when matched by rule. */
+  offered: string[] | 'MATCHED';
+  /** Goal venues the offer was compared with (only when it was compared). */
+  goalVenues?: string[];
+  /** Requestable slots of the goal (PHONE, ADDRESS, POST, REFERENCE, TRAINID). */
+  requested: string[];
+  /** Requested slots the system provided. */
+  provided: string[];
+  /** Requested slots never provided (why Success failed). */
+  missing: string[];
+  /** Human-readable reason when Inform or Success failed. */
+  reason?: string;
+}
+
+export interface DialogSuccess {
+  /** `match` of the reference: domain -> Inform, plus `total`. */
+  match: Record<string, boolean>;
+  /** `success` of the reference: domain -> Success, plus `total`; `{}` when Inform failed. */
+  success: Record<string, boolean>;
+  domains: Record<string, DomainOutcome>;
+}
+
+/**
+ * `get_dialog_success(goal, booked, utterances, states, domain_estimates, db)` for one dialogue, with the outcome of
+ * each domain. `utterances` are normalised responses; the turns used are the shortest of the four lists.
+ */
+export function dialogSuccess(
+  goal: Goal,
+  booked: readonly (readonly string[])[],
+  utterances: readonly string[],
+  states: readonly BeliefState[],
+  activeDomains: readonly (readonly string[])[],
+  db: VenueDatabase,
+): DialogSuccess {
+  const goalDomains = Object.keys(goal);
+  const requested = new Map(goalDomains.map((d) => [d, new Set(goal[d]!.requestable)]));
+  const offered = new Map<string, string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
+  const provided = new Map(goalDomains.map((d) => [d, new Set<string>()]));
+  const turns = Math.min(utterances.length, states.length, booked.length, activeDomains.length);
+  for (let t = 0; t < turns; t++) {
+    const utt = utterances[t]!;
+    const state = states[t]!;
+    const bookedNow = booked[t]!;
+    const doms = activeDomains[t]!;
+    for (const d of goalDomains) {
+      if (!doms.includes(d)) continue;
+      if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
+        const venues = Object.prototype.hasOwnProperty.call(state, d) ? db.query(d, state[d]!) : [];
+        const prev = offered.get(d) as string[];
+        if (prev.length === 0) offered.set(d, venues);
+        else if (prev.some((v) => !venues.includes(v))) offered.set(d, venues);
+      }
+      for (const r of REQUESTABLE_SLOTS) {
+        if (!utt.includes(r)) continue;
+        if (r === 'REFERENCE') {
+          if (bookedNow.includes(d)) provided.get(d)!.add('REFERENCE');
+        } else provided.get(d)!.add(r);
+      }
+    }
+  }
+  for (const d of goalDomains) {
+    if (Object.prototype.hasOwnProperty.call(goal[d]!.informable, 'name')) offered.set(d, 'MATCHED');
+    if (AUTO_MATCHED.has(d)) offered.set(d, 'MATCHED');
+    if (d === 'train') {
+      const o = offered.get('train')!;
+      if (o !== 'MATCHED' && o.length === 0 && !requested.get('train')!.has('TRAINID')) offered.set(d, 'MATCHED');
+    }
+  }
+  const match: Record<string, boolean> = {};
+  const domains: Record<string, DomainOutcome> = {};
+  for (const d of goalDomains) {
+    const o = offered.get(d)!;
+    let m = false;
+    let goalVenues: string[] | undefined;
+    let reason: string | undefined;
+    if (o === 'MATCHED') m = true;
+    else if (DB_DOMAINS.has(d) && o.length > 0) {
+      goalVenues = db.query(d, goal[d]!.informable);
+      const goalSet = new Set(goalVenues);
+      const wrong = o.filter((v) => !goalSet.has(v));
+      m = wrong.length === 0;
+      if (!m) reason = `offered venues not matching the goal: ${[...new Set(wrong)].join(', ')}`;
+    } else {
+      reason = DB_DOMAINS.has(d) ? 'no venue offered (no matching database entry offered while the domain was active)' : 'no venue offered';
+    }
+    match[d] = m;
+    const req = [...requested.get(d)!];
+    const prov = [...provided.get(d)!].filter((s) => requested.get(d)!.has(s));
+    domains[d] = {
+      inform: m,
+      success: null,
+      offered: o === 'MATCHED' ? 'MATCHED' : o.slice(),
+      ...(goalVenues ? { goalVenues } : {}),
+      requested: req,
+      provided: prov,
+      missing: req.filter((s) => !provided.get(d)!.has(s)),
+      ...(reason ? { reason } : {}),
+    };
+  }
+  match.total = goalDomains.every((d) => match[d]);
+  const success: Record<string, boolean> = {};
+  if (match.total) {
+    for (const d of goalDomains) {
+      const req = requested.get(d)!;
+      let n = 0;
+      for (const s of provided.get(d)!) if (req.has(s)) n++;
+      success[d] = n === req.size;
+      domains[d]!.success = success[d]!;
+      if (!success[d]) domains[d]!.reason = `requested slot(s) not provided: ${domains[d]!.missing.join(', ')}`;
+    }
+    success.total = goalDomains.every((d) => success[d]);
+  }
+  return { match, success, domains };
+}
+
+/** Per-domain and total Inform/Success rates (percent, rounded to 1 decimal as Python's `round(x, 1)`). */
+export interface SuccessResult {
+  inform: Record<string, number>;
+  success: Record<string, number>;
+}
+
+/** The aggregation of `get_success` over dialogues (§ 7.4). */
+export function aggregateSuccess(results: Iterable<Pick<DialogSuccess, 'match' | 'success'>>): SuccessResult {
+  const total = new Map<string, number>();
+  const inform = new Map<string, number>();
+  const succ = new Map<string, number>();
+  for (const { match, success } of results) {
+    const keys = new Set([...Object.keys(match), ...Object.keys(success)]);
+    for (const d of keys) {
+      total.set(d, (total.get(d) ?? 0) + 1);
+      inform.set(d, (inform.get(d) ?? 0) + (match[d] ? 1 : 0));
+      succ.set(d, (succ.get(d) ?? 0) + (success[d] ? 1 : 0));
+    }
+  }
+  const rate = (k: number, n: number) => pythonRound((100 * k) / n, 1);
+  return {
+    inform: Object.fromEntries([...inform].map(([d, k]) => [d, rate(k, total.get(d)!)])),
+    success: Object.fromEntries([...succ].map(([d, k]) => [d, rate(k, total.get(d)!)])),
+  };
+}
