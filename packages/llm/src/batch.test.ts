@@ -147,3 +147,38 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
     expect(summary).toMatchObject({ promptTokens: 500, completionTokens: 50, batchCalls: 5 });
   });
 });
+
+describe('batch mode with a budget', () => {
+  it('submits only what fits, completes those items from the batch, and leaves the rest for a later run', async () => {
+    process.env[KEY_ENV] = 'sk-batch-test';
+    const { dir, cleanup } = await tempDir();
+    const server = await startTestServer({ respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 10 } }) });
+    try {
+      // 1000 USD per 1M tokens, batch at half price: the worst case of one request is (prompt tokens counted locally
+      // + max tokens 10) x 0.0005 USD, about 0.01 USD; 0.035 USD lets 3 of the 5 requests into the batch.
+      const llm = createLlm({
+        model: 'priced',
+        prices: { priced: { input: 1000, output: 1000 } },
+        maxTokens: 10,
+        maxCost: 0.035,
+        baseURL: server.baseURL,
+        apiKeyEnv: KEY_ENV,
+        cacheDir: join(dir, 'cache'),
+        batch: { pollIntervalMs: 5 },
+        progress: false,
+        log: () => {},
+      });
+      const { results, summary } = await llm.runJobs({ name: 'b', items: ['a', 'b', 'c', 'd', 'e'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: `q ${x}` }])).text });
+      await llm.close();
+      expect(summary.batch).toMatchObject({ stoppedByBudget: true, requests: 3, answered: 3 });
+      expect(summary).toMatchObject({ stoppedByBudget: true, done: 3, notRun: 2, failed: 0, batchCalls: 3, calls: 0 });
+      expect(results.map((r) => r.id)).toEqual(['a', 'b', 'c']);
+      // 3 answers x (5 + 10) tokens x 0.001 USD x 0.5
+      expect(summary.cost).toBeCloseTo(0.0225, 10);
+      expect(server.chatRequests()).toHaveLength(0);
+    } finally {
+      await server.close();
+      await cleanup();
+    }
+  });
+});

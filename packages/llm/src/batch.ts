@@ -187,7 +187,8 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
     } else {
       if (!state) {
         const submit: string[] = [];
-        for (const k of keys) {
+        // In collection order (roughly item order), so that a budget cut keeps the first items.
+        for (const k of collected.keys()) {
           try {
             reservations.set(k, await args.reserve(collected.get(k)!));
             submit.push(k);

@@ -7,7 +7,7 @@ import { createLlm } from './llm';
 import { startTestServer, type TestReply, type TestServer } from './testing/index';
 
 // Fault injection: on the first two attempts of every request, a hash of (prompt, attempt) picks one of
-//   0-7  -> 429 with retry-after-ms 20      8-13 -> 500      14-16 -> hang past the 250 ms timeout
+//   0-7  -> 429 with retry-after-ms 20      8-13 -> 500      14-16 -> hang past the 400 ms timeout
 //   17-19 -> truncated JSON body            20-99 -> a normal answer
 // i.e. 20% of those calls fail. Later attempts succeed, except for the "doomed" items, which always get 500.
 // JSON items answer invalid JSON to the first question when hash(prompt) % 3 == 0; the re-ask gets valid JSON.
@@ -61,8 +61,8 @@ describe('fault tolerance: 429s, 500s, hangs and invalid JSON in 20% of calls', 
       apiKeyEnv: 'EVAL_LLM_FAULT_KEY',
       cacheDir: join(dir, 'cache'),
       concurrency: 8,
-      timeoutMs: 250,
-      maxAttempts: 4,
+      timeoutMs: 400,
+      maxAttempts: 5,
       backoffBaseMs: 10,
       backoffMaxMs: 100,
       progress: false,
@@ -96,7 +96,7 @@ describe('fault tolerance: 429s, 500s, hangs and invalid JSON in 20% of calls', 
     expect(results.map((r) => r.id)).toEqual(items.map((x) => x.split(' ')[1]));
     for (const [i, r] of results.entries()) {
       if (DOOMED.has(r.id)) {
-        expect(r).toEqual({ id: r.id, ok: false, error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 4 attempts\)$/) });
+        expect(r).toEqual({ id: r.id, ok: false, error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 5 attempts\)$/) });
       } else {
         expect(r).toEqual({ id: r.id, ok: true, value: i % 2 === 0 ? `answer to item-${i}` : i });
       }

@@ -1,10 +1,55 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 const agents = {
   http: new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
   https: new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
 };
+
+/**
+ * The parts of `Response` the SDK reads for a non-streaming call (status, headers, url, text/json), over a buffered
+ * body. Building a real `Response` costs web-stream machinery per call; `body` (streaming) is created only if read.
+ */
+class BufferedResponse {
+  readonly ok: boolean;
+  readonly redirected = false;
+  readonly type = 'basic';
+  bodyUsed = false;
+  constructor(
+    private readonly data: Buffer | null,
+    readonly status: number,
+    readonly statusText: string,
+    readonly headers: Headers,
+    readonly url: string,
+  ) {
+    this.ok = status >= 200 && status < 300;
+  }
+  get body(): ReadableStream<Uint8Array> | null {
+    return this.data ? new Response(this.data).body : null;
+  }
+  async text(): Promise<string> {
+    this.bodyUsed = true;
+    return this.data ? this.data.toString('utf8') : '';
+  }
+  async json(): Promise<unknown> {
+    return JSON.parse(await this.text());
+  }
+  async arrayBuffer(): Promise<ArrayBuffer> {
+    this.bodyUsed = true;
+    const d = this.data ?? Buffer.alloc(0);
+    return d.buffer.slice(d.byteOffset, d.byteOffset + d.byteLength) as ArrayBuffer;
+  }
+  async bytes(): Promise<Uint8Array> {
+    return new Uint8Array(await this.arrayBuffer());
+  }
+  async blob(): Promise<Blob> {
+    return new Blob([await this.arrayBuffer()], { type: this.headers.get('content-type') ?? '' });
+  }
+  clone(): BufferedResponse {
+    return new BufferedResponse(this.data, this.status, this.statusText, this.headers, this.url);
+  }
+}
 
 function abortError(signal: AbortSignal): unknown {
   const reason = signal.reason;
@@ -16,8 +61,8 @@ function abortError(signal: AbortSignal): unknown {
 
 /**
  * A lean `fetch` for the SDK's JSON requests, on node:http(s) with keep-alive agents. Requests whose body is a
- * string (or absent) go through node:http; anything else (multipart uploads) goes to the global `fetch`. The
- * response is a standard `Response`, so the SDK parses it and reads its headers as usual.
+ * string (or absent) go through node:http; anything else (multipart uploads) goes to the global `fetch`. The body is
+ * read whole (so the SDK's timeout covers it) and handed over as a Response-compatible object.
  * Why: undici's fetch spends most of its CPU in web streams; at hundreds of calls per second that becomes the
  * bottleneck of a run on a small machine.
  */
@@ -36,6 +81,7 @@ export const leanFetch: typeof fetch = async (input, init) => {
     headers[k] = v;
   });
   if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
+  headers['accept-encoding'] ??= 'gzip, deflate, br';
   return new Promise<Response>((resolve, reject) => {
     const req = (isHttps ? httpsRequest : httpRequest)(url, { method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http });
     let settled = false;
@@ -73,7 +119,19 @@ export const leanFetch: typeof fetch = async (input, init) => {
         for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
         const status = res.statusCode ?? 500;
         const nullBody = status === 204 || status === 205 || status === 304;
-        resolve(new Response(nullBody ? null : Buffer.concat(chunks), { status, statusText: res.statusMessage ?? '', headers: h }));
+        let data = Buffer.concat(chunks);
+        const encoding = (h.get('content-encoding') ?? '').trim().toLowerCase();
+        if (encoding && encoding !== 'identity') {
+          try {
+            data = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipSync(data) : encoding === 'br' ? brotliDecompressSync(data) : encoding === 'deflate' ? inflateSync(data) : data;
+            h.delete('content-encoding');
+            h.delete('content-length');
+          } catch (error) {
+            reject(new TypeError('fetch failed', { cause: error }));
+            return;
+          }
+        }
+        resolve(new BufferedResponse(nullBody ? null : data, status, res.statusMessage ?? '', h, url.href) as unknown as Response);
       });
       res.on('aborted', () => {
         done();

@@ -255,6 +255,18 @@ describe('createLlm', () => {
       url: '/v1/chat/completions',
       body: { model: 'gpt-4', messages: [{ role: 'user', content: 'hello world 1' }], max_tokens: 20 },
     });
+    // a dry run of a resumed run plans only the unfinished items, and leaves the journal alone
+    const journal = join(dir, 'dry.jsonl');
+    await writeFile(journal, `${JSON.stringify({ id: '1', ok: true, value: 'done before' })}\n`);
+    const resumed = await make({ model: 'gpt-4', maxTokens: 20, dryRun: { requestsFile: join(dir, 'planned2.jsonl') } }).runJobs({
+      name: 'plan2',
+      items: [1, 2],
+      id: String,
+      journal,
+      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `fresh ${i}` }])).text,
+    });
+    expect(resumed.summary).toMatchObject({ skipped: 1, notRun: 1, dryRun: { calls: 1 } });
+    expect(await readLines(journal)).toHaveLength(1);
     expect(lines.join('\n')).toMatch(/dry run "plan": 4 calls to send \(1 answered from cache\), ~44 prompt tokens \+ ~80 completion tokens, estimated cost \$0\.0061/);
   });
 

@@ -69,6 +69,8 @@ export interface LlmOptions {
   maxTokensParam?: MaxTokensParam;
   /** Items of `runJobs` in progress at once (default 2 x concurrency, at least 16). */
   itemConcurrency?: number;
+  /** `fetch` for the SDK (e.g. one with a proxy dispatcher); default: a keep-alive node:http fetch for JSON calls. */
+  fetch?: typeof fetch;
   /** Environment to read the key and defaults from (default `process.env`). */
   env?: NodeJS.ProcessEnv;
   /** Where reports (dry run, batch status) go; default stderr. */
@@ -211,7 +213,7 @@ class Stats {
   }
 }
 
-type Phase = { kind: 'live' } | { kind: 'collect'; record: (req: CanonicalRequest, key: string) => void };
+type Phase = { kind: 'live'; plan?: Map<string, Planned> } | { kind: 'collect'; record: (req: CanonicalRequest, key: string) => void; plan?: undefined };
 
 /** A planned (dry-run) request. */
 interface Planned {
@@ -294,8 +296,8 @@ export function createLlm(options: LlmOptions): Llm {
   // Every call in flight listens on the run's signal: hundreds of listeners are expected, not a leak.
   setMaxListeners(0, closeController.signal);
   const inflight = new Map<string, Promise<CachedResponse>>();
+  /** Dry run: requests planned by calls made outside `runJobs` (each `runJobs` keeps its own plan). */
   const planned = new Map<string, Planned>();
-  let dryRunHits = 0;
   let transport: OpenAITransport | undefined;
   let apiKey: string | undefined;
   let usageLog: JournalWriter | undefined;
@@ -328,7 +330,7 @@ export function createLlm(options: LlmOptions): Llm {
       if (!baseURL || isOpenAIHost(baseURL)) throw new MissingApiKeyError(resolved.apiKeyEnv);
     }
     apiKey = key || undefined;
-    transport = new OpenAITransport({ apiKey: key || 'no-key', baseURL, policy: resolved.retry, limiter });
+    transport = new OpenAITransport({ apiKey: key || 'no-key', baseURL, policy: resolved.retry, limiter, fetch: options.fetch });
     return transport;
   }
 
@@ -406,7 +408,6 @@ export function createLlm(options: LlmOptions): Llm {
       const hit = await cache.get(key);
       if (hit) {
         for (const s of sinks) s.cacheHits++;
-        if (resolved.dryRun) dryRunHits++;
         return { ...hit, cached: true };
       }
       if (mode === 'replay') {
@@ -415,7 +416,8 @@ export function createLlm(options: LlmOptions): Llm {
       }
     }
     if (resolved.dryRun) {
-      if (!planned.has(key)) planned.set(key, { key, req, promptTokens: await countPromptTokens(req) });
+      const plan = phase.plan ?? planned;
+      if (!plan.has(key)) plan.set(key, { key, req, promptTokens: await countPromptTokens(req) });
       throw new RequestDeferredError(key, 'dry-run');
     }
     if (phase.kind === 'collect') {
@@ -488,7 +490,7 @@ export function createLlm(options: LlmOptions): Llm {
     };
   }
 
-  async function writeDryRunFile(name: string): Promise<DryRunReport> {
+  async function writeDryRunFile(name: string, plan: Map<string, Planned>, cacheHits: number): Promise<DryRunReport> {
     const dr = resolved.dryRun as Exclude<ResolvedOptions['dryRun'], false>;
     const file = resolve(dr.requestsFile ?? join(resolved.cacheDir, 'dry-run', `${safeName(name)}.requests.jsonl`));
     let promptTokens = 0;
@@ -497,7 +499,7 @@ export function createLlm(options: LlmOptions): Llm {
     let costKnown = true;
     let assumed = false;
     const lines: string[] = [];
-    for (const pl of planned.values()) {
+    for (const pl of plan.values()) {
       const completion = pl.req.params.max_tokens ?? dr.completionTokens;
       if (pl.req.params.max_tokens === undefined) assumed = true;
       promptTokens += pl.promptTokens;
@@ -508,7 +510,7 @@ export function createLlm(options: LlmOptions): Llm {
       lines.push(JSON.stringify({ custom_id: pl.key, method: 'POST', url: '/v1/chat/completions', body: wireBody(pl.req, resolved.maxTokensParam) }));
     }
     await writeFileAtomic(file, lines.length ? `${lines.join('\n')}\n` : '');
-    return { calls: planned.size, cacheHits: dryRunHits, promptTokens, completionTokens, completionTokensAssumed: assumed, cost, costKnown, requestsFile: file };
+    return { calls: plan.size, cacheHits, promptTokens, completionTokens, completionTokensAssumed: assumed, cost, costKnown, requestsFile: file };
   }
 
   const llm: Llm = {
@@ -533,12 +535,14 @@ export function createLlm(options: LlmOptions): Llm {
         if (seen.has(ids[i]!)) throw new InputError(`duplicate item id "${ids[i]}": ids must be unique for the journal to resume`, { record: i });
         seen.add(ids[i]!);
       }
-      const journalFile = spec.journal && !resolved.dryRun ? resolve(spec.journal) : undefined;
+      // A dry run reads the journal (finished items need no calls) but never writes it.
+      const journalFile = spec.journal ? resolve(spec.journal) : undefined;
       const previous = journalFile ? await readJournal(journalFile) : undefined;
       const retryFailed = spec.retryFailed ?? true;
 
       const stats = new Stats();
       const sinks = [global, stats];
+      const jobPlan = new Map<string, Planned>();
       const controller = new AbortController();
       setMaxListeners(0, controller.signal);
       const onOuterAbort = () => controller.abort(spec.signal?.reason ?? closeController.signal.reason);
@@ -609,14 +613,16 @@ export function createLlm(options: LlmOptions): Llm {
           if (batchReport.stoppedByBudget) stoppedByBudget = true;
         }
 
-        if (journalFile) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
-        const model = makeModel(sinks, { kind: 'live' }, controller.signal);
+        if (journalFile && !resolved.dryRun) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
+        const model = makeModel(sinks, { kind: 'live', plan: jobPlan }, controller.signal);
         let next = 0;
         const worker = async () => {
           while (next < todo.length) {
             const i = todo[next++]!;
             const id = ids[i]!;
-            if (stoppedByBudget || budgetHit || controller.signal.aborted) {
+            // Once the budget is reached no new item starts (after a batch phase, items still run: those the batch
+            // answered complete from the cache, the others stop at their first uncached call).
+            if (((stoppedByBudget || budgetHit) && !resolved.batch) || controller.signal.aborted) {
               if (budgetHit) stoppedByBudget = true;
               notRun++;
               continue;
@@ -669,7 +675,7 @@ export function createLlm(options: LlmOptions): Llm {
       if (journalFile) summary.journal = journalFile;
       if (batchReport) summary.batch = batchReport;
       if (resolved.dryRun) {
-        summary.dryRun = await writeDryRunFile(spec.name);
+        summary.dryRun = await writeDryRunFile(spec.name, jobPlan, stats.cacheHits);
         const d = summary.dryRun;
         log(
           `dry run "${spec.name}": ${d.calls} call${d.calls === 1 ? '' : 's'} to send (${d.cacheHits} answered from cache), ` +

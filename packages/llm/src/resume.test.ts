@@ -33,7 +33,7 @@ describe('SIGKILL in the middle of a run, then the same command again', () => {
   let cleanup: () => Promise<void>;
   beforeAll(async () => {
     ({ dir, cleanup } = await tempDir());
-    server = await startTestServer({ latencyMs: 40 });
+    server = await startTestServer({ latencyMs: 50 });
     reference = await startTestServer({ latencyMs: 1 });
   });
   afterAll(async () => {
@@ -54,13 +54,13 @@ describe('SIGKILL in the middle of a run, then the same command again', () => {
     // 1. start, wait until some items are finished, kill -9
     const first = startChild([...args, join(dir, 'out1.json'), String(N)]);
     const deadline = Date.now() + 20_000;
-    while ((await lineCount(journal)) < 12 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    while ((await lineCount(journal)) < 10 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
     first.child.kill('SIGKILL');
     const firstExit = await first.exited;
     expect(firstExit.signal).toBe('SIGKILL');
     expect(existsSync(join(dir, 'out1.json'))).toBe(false);
     const finished = [...(await readJournal(journal)).records.values()].filter((r) => r.ok).map((r) => r.id);
-    expect(finished.length).toBeGreaterThanOrEqual(12);
+    expect(finished.length).toBeGreaterThanOrEqual(10);
     expect(finished.length).toBeLessThan(N);
 
     // 2. same command again

@@ -3,25 +3,131 @@
  * 4, one reference per segment): bit-identical statistics and the same score up to the last bit of `exp`/`log`.
  * Spec: shared/specs/multiwoz.md § 5.2.
  */
-import { pyRstrip, pySplit } from './pystr';
+import { isAscii, pyRstrip, pySplit } from './pystr';
 
 const TOK_1 = /([{-~[-` -&(-+:-@/])/g;
 const TOK_2 = /([^0-9])([.,])/gu;
 const TOK_3 = /([.,])([^0-9])/gu;
 const TOK_4 = /([0-9])(-)/g;
 
-/** sacreBLEU's `13a` tokenizer (mteval-v13a): returns the tokenised line, tokens joined by single spaces. */
-export function tokenize13a(line: string): string {
-  line = line.split('<skipped>').join('').split('-\n').join('').split('\n').join(' ');
-  if (line.includes('&')) {
-    line = line.split('&quot;').join('"').split('&amp;').join('&').split('&lt;').join('<').split('&gt;').join('>');
+// The characters the first 13a rule pads with spaces: { | } ~ [ \ ] ^ _ ` space ! " # $ % & ( ) * + : ; < = > ? @ /
+const PAD_13A = new Uint8Array(128);
+for (const c of '{|}~[\\]^_` !"#$%&()*+:;<=>?@/') PAD_13A[c.charCodeAt(0)] = 1;
+
+const isDigit = (c: number) => c >= 48 && c <= 57;
+
+let bufA: Uint16Array = new Uint16Array(512);
+let bufB: Uint16Array = new Uint16Array(512);
+
+function grow(buf: Uint16Array, n: number): Uint16Array {
+  return buf.length >= n ? buf : new Uint16Array(Math.max(n, buf.length * 2));
+}
+
+const isAsciiSpace = (c: number) => c === 32 || (c >= 9 && c <= 13) || (c >= 0x1c && c <= 0x1f);
+
+/**
+ * The four 13a substitutions by hand for ASCII lines, on character codes: each is a global, left-to-right,
+ * non-overlapping regex replacement of a one- or two-character pattern, emulated with the same scanning (a match
+ * consumes both characters). Returns the tokens (the result split on whitespace).
+ */
+function tokens13aAscii(line: string): string[] {
+  const n0 = line.length;
+  bufA = grow(bufA, 3 * n0 + 8);
+  bufB = grow(bufB, 6 * n0 + 16);
+  let a = bufA;
+  let b = bufB;
+  // ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> " \1 "
+  let n = 0;
+  for (let i = 0; i < n0; i++) {
+    const c = line.charCodeAt(i);
+    if (PAD_13A[c]) {
+      a[n++] = 32;
+      a[n++] = c;
+      a[n++] = 32;
+    } else a[n++] = c;
   }
-  line = ` ${line} `;
+  // ([^0-9])([\.,]) -> "\1 \2 "
+  let m = 0;
+  let i = 0;
+  for (; i + 1 < n; i++) {
+    const c = a[i]!;
+    const d = a[i + 1]!;
+    if (!isDigit(c) && (d === 46 || d === 44)) {
+      b[m++] = c;
+      b[m++] = 32;
+      b[m++] = d;
+      b[m++] = 32;
+      i++;
+    } else b[m++] = c;
+  }
+  if (i < n) b[m++] = a[i]!;
+  // ([\.,])([^0-9]) -> " \1 \2"
+  if (a.length < 2 * m) a = bufA = grow(bufA, 2 * m);
+  n = 0;
+  for (i = 0; i + 1 < m; i++) {
+    const c = b[i]!;
+    const d = b[i + 1]!;
+    if ((c === 46 || c === 44) && !isDigit(d)) {
+      a[n++] = 32;
+      a[n++] = c;
+      a[n++] = 32;
+      a[n++] = d;
+      i++;
+    } else a[n++] = c;
+  }
+  if (i < m) a[n++] = b[i]!;
+  // ([0-9])(-) -> "\1 \2 " ; then split on whitespace
+  const tokens: string[] = [];
+  let start = -1;
+  const emit = (end: number) => {
+    tokens.push(String.fromCharCode.apply(null, a.subarray(start, end) as unknown as number[]));
+    start = -1;
+  };
+  for (i = 0; i < n; i++) {
+    const c = a[i]!;
+    if (isDigit(c) && i + 1 < n && a[i + 1] === 45) {
+      // "<digit> - ": the digit ends a token, "-" is a token of its own
+      if (start < 0) start = i;
+      emit(i + 1);
+      tokens.push('-');
+      i++;
+      continue;
+    }
+    if (isAsciiSpace(c)) {
+      if (start >= 0) emit(i);
+    } else if (start < 0) start = i;
+  }
+  if (start >= 0) emit(n);
+  return tokens;
+}
+
+function tokens13a(line: string): string[] {
+  const prepared = prepare13a(line);
+  return isAscii(prepared) ? tokens13aAscii(prepared) : pySplit(tokenize13aRegex(line));
+}
+
+/** sacreBLEU's `13a` tokenizer with its regular expressions (the reference implementation of {@link tokenize13a}). */
+export function tokenize13aRegex(line: string): string {
+  line = prepare13a(line);
   line = line.replace(TOK_1, ' $1 ');
   line = line.replace(TOK_2, '$1 $2 ');
   line = line.replace(TOK_3, ' $1 $2');
   line = line.replace(TOK_4, '$1 $2 ');
   return pySplit(line).join(' ');
+}
+
+function prepare13a(line: string): string {
+  if (line.includes('<skipped>')) line = line.split('<skipped>').join('');
+  if (line.includes('\n')) line = line.split('-\n').join('').split('\n').join(' ');
+  if (line.includes('&')) {
+    line = line.split('&quot;').join('"').split('&amp;').join('&').split('&lt;').join('<').split('&gt;').join('>');
+  }
+  return ` ${line} `;
+}
+
+/** sacreBLEU's `13a` tokenizer (mteval-v13a): returns the tokenised line, tokens joined by single spaces. */
+export function tokenize13a(line: string): string {
+  return tokens13a(line).join(' ');
 }
 
 /** Sufficient statistics of corpus BLEU (max order 4). */
@@ -56,7 +162,7 @@ const tokenCache = new Map<string, Int32Array>();
 function tokenIds(line: string): Int32Array {
   let ids = tokenCache.get(line);
   if (ids) return ids;
-  const tokens = pySplit(tokenize13a(pyRstrip(line)));
+  const tokens = tokens13a(pyRstrip(line));
   ids = new Int32Array(tokens.length);
   for (let i = 0; i < tokens.length; i++) {
     let id = vocabulary.get(tokens[i]!);
@@ -71,13 +177,8 @@ function tokenIds(line: string): Int32Array {
   return ids;
 }
 
-function sameGram(a: Int32Array, i: number, b: Int32Array, j: number, n: number): boolean {
-  for (let k = 0; k < n; k++) if (a[i + k] !== b[j + k]) return false;
-  return true;
-}
-
-/** The same counts with hash maps, for long segments (the pairwise scan is quadratic). */
-function longSegmentStats(h: Int32Array, r: Int32Array, stats: BleuStats): BleuStats {
+/** The same counts with hash maps of string keys (any vocabulary size, any length). */
+function mapSegmentStats(h: Int32Array, r: Int32Array, stats: BleuStats): BleuStats {
   const counts = (ids: Int32Array, n: number) => {
     const m = new Map<string, number>();
     for (let i = 0; i + n <= ids.length; i++) {
@@ -101,6 +202,21 @@ function longSegmentStats(h: Int32Array, r: Int32Array, stats: BleuStats): BleuS
   return stats;
 }
 
+const BASE = 8192; // n-gram keys: ids in base 2^13, exact in a double up to 4-grams (2^52)
+
+function ngramKeys(ids: Int32Array, n: number, out: Float64Array): number {
+  const count = ids.length - n + 1;
+  for (let i = 0; i < count; i++) {
+    let key = 0;
+    for (let k = 0; k < n; k++) key = key * BASE + ids[i + k]!;
+    out[i] = key;
+  }
+  return Math.max(count, 0);
+}
+
+let hKeys = new Float64Array(256);
+let rKeys = new Float64Array(256);
+
 /** Statistics of one segment (hypothesis against its single reference), tokens split as sacreBLEU does. */
 export function segmentBleuStats(hypothesis: string, reference: string): BleuStats {
   const h = tokenIds(hypothesis);
@@ -108,22 +224,32 @@ export function segmentBleuStats(hypothesis: string, reference: string): BleuSta
   const stats = emptyBleuStats();
   stats.sysLen = h.length;
   stats.refLen = r.length;
-  if (h.length > 128 || r.length > 512) return longSegmentStats(h, r, stats);
+  if (vocabulary.size >= BASE) return mapSegmentStats(h, r, stats);
+  if (hKeys.length < h.length) hKeys = new Float64Array(h.length * 2);
+  if (rKeys.length < r.length) rKeys = new Float64Array(r.length * 2);
   for (let n = 1; n <= 4; n++) {
-    const hn = h.length - n + 1;
-    const rn = r.length - n + 1;
-    if (hn <= 0) break;
+    const hn = ngramKeys(h, n, hKeys);
+    if (hn === 0) break;
+    const rn = ngramKeys(r, n, rKeys);
+    const hk = hKeys.subarray(0, hn).sort();
+    const rk = rKeys.subarray(0, rn).sort();
+    // clipped counts: for each distinct hypothesis n-gram, min(count in hyp, count in ref), by merging sorted keys
     let correct = 0;
-    // clipped counts: for each distinct hypothesis n-gram (at its first occurrence), min(count in hyp, count in ref)
-    for (let i = 0; i < hn; i++) {
-      let seen = false;
-      for (let j = 0; j < i && !seen; j++) seen = sameGram(h, i, h, j, n);
-      if (seen) continue;
-      let inHyp = 1;
-      for (let j = i + 1; j < hn; j++) if (sameGram(h, i, h, j, n)) inHyp++;
-      let inRef = 0;
-      for (let j = 0; j < rn; j++) if (sameGram(h, i, r, j, n)) inRef++;
-      correct += Math.min(inHyp, inRef);
+    let j = 0;
+    for (let i = 0; i < hn; ) {
+      const key = hk[i]!;
+      let ch = 0;
+      while (i < hn && hk[i] === key) {
+        ch++;
+        i++;
+      }
+      while (j < rn && rk[j]! < key) j++;
+      let cr = 0;
+      while (j < rn && rk[j] === key) {
+        cr++;
+        j++;
+      }
+      correct += ch < cr ? ch : cr;
     }
     stats.correct[n - 1] = correct;
     stats.total[n - 1] = hn;

@@ -6,7 +6,7 @@
  * (each distinct database value is scored once per constraint) and whole queries are memoised.
  */
 import { EvalError } from '@eval/core';
-import { partialRatioAtLeast } from './fuzzy';
+import { type CharProfile, charProfile, partialRatioReaches } from './fuzzy';
 import { type NormalizationVersion, normalizeStateSlotValue, timeStrToMinutes } from './normalize';
 
 export const DB_DOMAINS = ['restaurant', 'attraction', 'hotel', 'train'] as const;
@@ -43,7 +43,10 @@ interface Table {
   items: Array<Record<string, unknown>>;
   keys: string[];
   ids: string[];
-  masks: Map<string, Uint8Array>;
+  /** Item indices passing an exact/fuzzy constraint, per (column, value). */
+  masks: Map<string, { list: Int32Array; mask: Uint8Array }>;
+  /** Character profiles of the values of fuzzy columns, computed once. */
+  profiles: Map<string, CharProfile>;
   /** Minutes of the `arrive`/`leave` columns (time_str_to_minutes), computed once. */
   minutes: Map<string, Float64Array>;
 }
@@ -92,7 +95,7 @@ export class VenueDatabase {
         }
         return String(id);
       });
-      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), minutes: new Map() });
+      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map() });
     }
   }
 
@@ -119,43 +122,54 @@ export class VenueDatabase {
     return out;
   }
 
-  private mask(domain: DbDomain, table: Table, key: string, value: string | number): Uint8Array {
-    const cacheKey = `${key}\u0000${typeof value}\u0000${value}`;
-    let mask = table.masks.get(cacheKey);
-    if (mask) return mask;
-    const n = table.items.length;
-    mask = new Uint8Array(n);
+  /** Item indices (ascending) that pass an exact or fuzzy column constraint; "?" and missing columns always pass. */
+  private matching(domain: DbDomain, table: Table, key: string, value: string): { list: Int32Array; mask: Uint8Array } {
+    const cacheKey = `${key}\u0000${value}`;
+    const hit = table.masks.get(cacheKey);
+    if (hit) return hit;
     const fuzzy = FUZZY_KEYS[domain].has(key);
-    const minutes = key === 'arrive' || key === 'leave' ? this.columnMinutes(table, key) : undefined;
-    const perValue = new Map<unknown, number>();
-    for (let i = 0; i < n; i++) {
+    const constraintProfile = fuzzy ? charProfile(value) : undefined;
+    const perValue = new Map<unknown, boolean>();
+    const out: number[] = [];
+    for (let i = 0; i < table.items.length; i++) {
       const item = table.items[i]!;
       // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
       if (!(key in item)) {
-        mask[i] = 1;
+        out.push(i);
         continue;
       }
       const v = item[key];
       if (v === '?') {
-        mask[i] = 1;
-        continue;
-      }
-      if (minutes) {
-        // the reference compares time_str_to_minutes(item) with the constraint's minutes
-        const t = minutes[i]!;
-        mask[i] = key === 'arrive' ? (t > (value as number) ? 0 : 1) : t < (value as number) ? 0 : 1;
+        out.push(i);
         continue;
       }
       let keep = perValue.get(v);
       if (keep === undefined) {
-        if (fuzzy) keep = typeof v === 'string' && partialRatioAtLeast(v, value as string, this.fuzzyRatio) ? 1 : 0;
-        else keep = v === value ? 1 : 0;
+        if (!fuzzy) keep = v === value;
+        else if (typeof v !== 'string') keep = false;
+        else {
+          let profile = table.profiles.get(v);
+          if (!profile) table.profiles.set(v, (profile = charProfile(v)));
+          keep = partialRatioReaches(v, profile, value, constraintProfile!, this.fuzzyRatio);
+        }
         perValue.set(v, keep);
       }
-      mask[i] = keep;
+      if (keep) out.push(i);
     }
-    table.masks.set(cacheKey, mask);
-    return mask;
+    const mask = new Uint8Array(table.items.length);
+    for (const i of out) mask[i] = 1;
+    const entry = { list: Int32Array.from(out), mask };
+    table.masks.set(cacheKey, entry);
+    return entry;
+  }
+
+  /** Whether item i passes an `arrive` (at most) or `leave` (at least) constraint in minutes. */
+  private timeOk(table: Table, key: 'arrive' | 'leave', minutes: Float64Array, i: number, value: number): boolean {
+    const item = table.items[i]!;
+    if (!(key in item) || item[key] === '?') return true;
+    const t = minutes[i]!;
+    // the reference compares time_str_to_minutes(item) with the constraint's minutes
+    return key === 'arrive' ? !(t > value) : !(t < value);
   }
 
   /**
@@ -174,18 +188,28 @@ export class VenueDatabase {
     }
     const cached = this.queryCache.get(rawKey);
     if (cached) return cached.slice();
-    const masks: Uint8Array[] = [];
+    const lists: Array<{ list: Int32Array; mask: Uint8Array }> = [];
+    const times: Array<['arrive' | 'leave', number]> = [];
     for (const key of table.keys) {
       if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
       const v = normalizeStateSlotValue(key, raw, this.normalization);
-      masks.push(this.mask(domain, table, key, key === 'arrive' || key === 'leave' ? timeStrToMinutes(v) : v));
+      if (key === 'arrive' || key === 'leave') times.push([key, timeStrToMinutes(v)]);
+      else lists.push(this.matching(domain, table, key, v));
     }
-    const out: string[] = [];
+    // candidates: the shortest index list (or every item), filtered by the other constraints
+    lists.sort((a, b) => a.list.length - b.list.length);
     const n = table.items.length;
-    outer: for (let i = 0; i < n; i++) {
-      for (const m of masks) if (m[i] === 0) continue outer;
+    const first = lists[0]?.list;
+    const rest = lists.slice(1).map((l) => l.mask);
+    const minutes = times.map(([key]) => this.columnMinutes(table, key));
+    const out: string[] = [];
+    const count = first ? first.length : n;
+    outer: for (let k = 0; k < count; k++) {
+      const i = first ? first[k]! : k;
+      for (const m of rest) if (m[i] === 0) continue outer;
+      for (let t = 0; t < times.length; t++) if (!this.timeOk(table, times[t]![0], minutes[t]!, i, times[t]![1])) continue outer;
       out.push(table.ids[i]!);
     }
     this.queryCache.set(rawKey, out);

@@ -96,7 +96,7 @@ export interface MultiwozReport extends MwzevalResults {
     /** Dialogues with fewer turns than the reference data (the reference scores the turns given). */
     shortDialogues: string[];
     warnings: string[];
-    dialogues_results: DialogueResult[];
+    perDialogue: DialogueResult[];
   };
 }
 
@@ -287,7 +287,7 @@ export class MultiwozEvaluator {
         unknownSlots: [...unknownSlots],
         shortDialogues: [...shortDialogues],
         warnings,
-        dialogues_results: results,
+        perDialogue: results,
       },
     };
 

@@ -277,38 +277,45 @@ export function partialRatio(s1: string, s2: string): number {
   return roundHalfEven(100 * best);
 }
 
+/** The character multiset of a string (code points), for the partial-ratio bound. */
+export interface CharProfile {
+  /** Length in code points. */
+  length: number;
+  counts: Map<number, number>;
+}
+
+export function charProfile(s: string): CharProfile {
+  const counts = new Map<number, number>();
+  let length = 0;
+  for (let i = 0; i < s.length; i++) {
+    let c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        c = ((c - 0xd800) << 10) + (d - 0xdc00) + 0x10000;
+        i++;
+      }
+    }
+    counts.set(c, (counts.get(c) ?? 0) + 1);
+    length++;
+  }
+  return { length, counts };
+}
+
 /**
- * Whether `partialRatio(s1, s2) >= minimum`, skipping the computation when a bound rules it out: every window's ratio
- * is at most `2K / (m + K)`, where `m` is the shorter length and `K` the size of the two strings' character-multiset
- * intersection (an upper bound of any LCS with a window).
+ * Whether `partialRatio(s1, s2) >= minimum`, given both strings' character profiles, skipping the computation when a
+ * bound rules it out: every window's ratio is at most `2K / (m + K)`, where `m` is the shorter length and `K` the size
+ * of the two character multisets' intersection (an upper bound of any LCS with a window).
  */
-export function partialRatioAtLeast(s1: string, s2: string, minimum: number): boolean {
+export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2: CharProfile, minimum: number): boolean {
   if (s1 === s2) return 100 >= minimum;
-  if (s1.length === 0 || s2.length === 0) return 0 >= minimum;
-  const [a, aLen] = codesInto(s1, 0);
-  const [b, bLen] = codesInto(s2, 1);
-  const m = Math.min(aLen, bLen);
+  if (p1.length === 0 || p2.length === 0) return 0 >= minimum;
+  const m = Math.min(p1.length, p2.length);
+  const [small, large] = p1.counts.size <= p2.counts.size ? [p1.counts, p2.counts] : [p2.counts, p1.counts];
   let K = 0;
-  if (maxCode(a, aLen) < 128 && maxCode(b, bLen) < 128) {
-    asciiCounts.fill(0);
-    for (let i = 0; i < aLen; i++) asciiCounts[a[i]!]!++;
-    for (let i = 0; i < bLen; i++) {
-      const c = b[i]!;
-      if (asciiCounts[c]! > 0) {
-        K++;
-        asciiCounts[c]!--;
-      }
-    }
-  } else {
-    const counts = new Map<number, number>();
-    for (let i = 0; i < aLen; i++) counts.set(a[i]!, (counts.get(a[i]!) ?? 0) + 1);
-    for (let i = 0; i < bLen; i++) {
-      const n = counts.get(b[i]!);
-      if (n) {
-        K++;
-        counts.set(b[i]!, n - 1);
-      }
-    }
+  for (const [c, n] of small) {
+    const o = large.get(c);
+    if (o !== undefined) K += n < o ? n : o;
   }
   // score = round(100 r) with r <= 2K/(m+K); it cannot reach `minimum` when 200K/(m+K) < minimum - 1/2 by a margin
   // far above float error: 400K <= (2 minimum - 1)(m + K) - 1.
@@ -316,10 +323,7 @@ export function partialRatioAtLeast(s1: string, s2: string, minimum: number): bo
   return partialRatio(s1, s2) >= minimum;
 }
 
-const asciiCounts = new Int32Array(128);
-
-function maxCode(a: Int32Array, n: number): number {
-  let m = 0;
-  for (let i = 0; i < n; i++) if (a[i]! > m) m = a[i]!;
-  return m;
+/** Whether `partialRatio(s1, s2) >= minimum` (see {@link partialRatioReaches}; this one profiles both strings). */
+export function partialRatioAtLeast(s1: string, s2: string, minimum: number): boolean {
+  return partialRatioReaches(s1, charProfile(s1), s2, charProfile(s2), minimum);
 }

@@ -46,7 +46,7 @@ export {
   type NormalizeResponseOptions,
 } from './normalize';
 export { mosesDetokenize, mosesTokenize } from './moses/moses';
-export { levenshteinRatio, matchingBlocks, partialRatio, partialRatioAtLeast, type MatchingBlock } from './fuzzy';
+export { charProfile, levenshteinRatio, matchingBlocks, partialRatio, partialRatioAtLeast, partialRatioReaches, type CharProfile, type MatchingBlock } from './fuzzy';
 export { bleuFromStats, corpusBleu, segmentBleuStats, tokenize13a, type BleuStats } from './bleu';
 export { msttr, richness, richnessTokenize, type RichnessResult } from './richness';
 export { DB_DOMAINS, FUZZY_KEYS, VenueDatabase, type DbDomain, type RawDatabase, type VenueDatabaseOptions } from './database';

@@ -3,7 +3,7 @@
  * round trip), state slot names and values, time strings. Spec: shared/specs/multiwoz.md § 4.
  */
 import { mosesDetokenize, mosesTokenize } from './moses/moses';
-import { PY_WS, PythonValueError, pyInt, pyIsDigit, pyLen, pySlice, pyStrip, pyZfill } from './pystr';
+import { PY_WS, PythonValueError, pyInt, pyIntNumber, pyIsDigit, pyLen, pySlice, pyStrip, pyZfill } from './pystr';
 
 /**
  * `"2022"`: mwzeval at commit 7f19ee0 (every published number was made with it; the default).
@@ -265,7 +265,7 @@ export function normalizeStateSlotValue(slot: string, value: string, version: No
 export function timeStrToMinutes(s: string): number {
   if (!/^[0-9][0-9]:[0-9][0-9]/.test(s)) return 0;
   const parts = s.split(':');
-  return Number(pyInt(parts[0]!) * 60n + pyInt(parts[1]!));
+  return pyIntNumber(parts[0]!) * 60 + pyIntNumber(parts[1]!);
 }
 
 /** A belief state: domain -> slot -> value. */

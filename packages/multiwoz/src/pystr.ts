@@ -15,7 +15,6 @@ const WS_RUN = new RegExp(`[${PY_WS}]+`, 'gu');
 const LEADING_WS = new RegExp(`^[${PY_WS}]+`, 'u');
 const TRAILING_WS = new RegExp(`[${PY_WS}]+$`, 'u');
 const IS_WS = new RegExp(`^[${PY_WS}]$`, 'u');
-
 /** Only printable ASCII and plain spaces: the common case, where Python and JavaScript whitespace agree on " ". */
 const NOT_SIMPLE = /[^\x21-\x7e ]/;
 
@@ -63,6 +62,7 @@ export function pySplit(s: string): string[] {
 
 /** Replaces every run of Python whitespace with `repl` (`re.sub(r"\s+", repl, s)`). */
 export function pyCollapseWhitespace(s: string, repl = ' '): string {
+  if (!NOT_SIMPLE.test(s)) return repl === ' ' ? (s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s) : s.replace(/ +/g, repl);
   return s.replace(WS_RUN, repl);
 }
 
@@ -174,6 +174,16 @@ export function pyInt(s: string): bigint {
   if (digits === '' || prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pyRepr(s)}`);
   const v = BigInt(digits);
   return negative ? -v : v;
+}
+
+/** `int(s)` as a number, for the small values of time strings (a fast path for plain ASCII digits). */
+export function pyIntNumber(s: string): number {
+  if (s.length > 0 && s.length <= 15 && /^[0-9]+$/.test(s)) return Number(s);
+  const v = pyInt(s);
+  if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
+    throw new PythonValueError(`integer out of the supported range: ${pyRepr(s)}`);
+  }
+  return Number(v);
 }
 
 /** Python `str.zfill(width)`: left-pads with zeros after an optional leading sign, in code points. */

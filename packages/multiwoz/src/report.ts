@@ -57,7 +57,7 @@ function flags(results: DialogueResult[], key: 'inform' | 'success'): Uint8Array
  * of dialogues), via `@eval/core`'s seeded `bootstrapCI` (default 1000 samples, seed 0, 95%).
  */
 export function bootstrapMultiwoz(report: MultiwozReport, options: BootstrapOptions = {}): MultiwozIntervals {
-  const results = report.details.dialogues_results;
+  const results = report.details.perDialogue;
   const n = results.length;
   const out: MultiwozIntervals = {};
   if (report.bleu) {
@@ -98,17 +98,17 @@ export interface MultiwozComparison {
  * BLEU, Inform, Success? Both reports must come from the same data and options.
  */
 export function compareMultiwoz(a: MultiwozReport, b: MultiwozReport, options: BootstrapOptions = {}): MultiwozComparison {
-  const byIdB = new Map(b.details.dialogues_results.map((r) => [r.id, r]));
-  const idsA = new Set(a.details.dialogues_results.map((r) => r.id));
-  const common = a.details.dialogues_results.filter((r) => byIdB.has(r.id));
+  const byIdB = new Map(b.details.perDialogue.map((r) => [r.id, r]));
+  const idsA = new Set(a.details.perDialogue.map((r) => r.id));
+  const common = a.details.perDialogue.filter((r) => byIdB.has(r.id));
   if (common.length === 0) throw new EvalError('empty_data', 'the two prediction files have no dialogue in common');
   const ra = common;
   const rb = common.map((r) => byIdB.get(r.id)!);
   const n = common.length;
   const out: MultiwozComparison = {
     dialogues: n,
-    onlyA: a.details.dialogues_results.filter((r) => !byIdB.has(r.id)).map((r) => r.id),
-    onlyB: b.details.dialogues_results.filter((r) => !idsA.has(r.id)).map((r) => r.id),
+    onlyA: a.details.perDialogue.filter((r) => !byIdB.has(r.id)).map((r) => r.id),
+    onlyB: b.details.perDialogue.filter((r) => !idsA.has(r.id)).map((r) => r.id),
   };
   const all = new Uint32Array(n).map((_, i) => i);
   const compare = (fa: (idx: Uint32Array) => number, fb: (idx: Uint32Array) => number): MetricComparison => ({

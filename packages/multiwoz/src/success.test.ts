@@ -58,7 +58,9 @@ describe('dialogue success (spec § 7.3), hand-built dialogue against the real d
     const none = dialogSuccess(goal, [[]], ['hello'], [{}], [['hotel']], db);
     expect(none.match).toEqual({ hotel: false, taxi: true, total: false });
     expect(none.success).toEqual({});
-    expect(none.domains.hotel!.reason).toMatch(/no venue offered/);
+    expect(none.domains.hotel!.reason).toMatch(/no venue offered: no NAME placeholder/);
+    const nothing = dialogSuccess(goal, [[]], ['try NAME'], [{ hotel: { name: 'no such hotel anywhere' } }], [['hotel']], db);
+    expect(nothing.domains.hotel!.reason).toMatch(/the state matched no database entry in the 1 turn/);
     const wrong = dialogSuccess(goal, [[]], ['try NAME'], [{ hotel: { area: 'south' } }], [['hotel']], db);
     expect(wrong.match.hotel).toBe(false);
     expect(wrong.domains.hotel!.reason).toMatch(/not matching the goal/);

@@ -110,6 +110,7 @@ export function dialogSuccess(
   const requested = new Map(goalDomains.map((d) => [d, new Set(goal[d]!.requestable)]));
   const offered = new Map<string, string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
   const provided = new Map(goalDomains.map((d) => [d, new Set<string>()]));
+  const namedTurns = new Map(goalDomains.map((d) => [d, 0])); // turns naming a venue while the domain was active
   const turns = Math.min(utterances.length, states.length, booked.length, activeDomains.length);
   for (let t = 0; t < turns; t++) {
     const utt = utterances[t]!;
@@ -119,10 +120,14 @@ export function dialogSuccess(
     for (const d of goalDomains) {
       if (!doms.includes(d)) continue;
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
+        namedTurns.set(d, namedTurns.get(d)! + 1);
         const venues = Object.prototype.hasOwnProperty.call(state, d) ? db.query(d, state[d]!) : [];
         const prev = offered.get(d) as string[];
         if (prev.length === 0) offered.set(d, venues);
-        else if (prev.some((v) => !venues.includes(v))) offered.set(d, venues);
+        else {
+          const now = new Set(venues);
+          if (prev.some((v) => !now.has(v))) offered.set(d, venues);
+        }
       }
       for (const r of REQUESTABLE_SLOTS) {
         if (!utt.includes(r)) continue;
@@ -154,8 +159,12 @@ export function dialogSuccess(
       const wrong = o.filter((v) => !goalSet.has(v));
       m = wrong.length === 0;
       if (!m) reason = `offered venues not matching the goal: ${[...new Set(wrong)].join(', ')}`;
+    } else if (!DB_DOMAINS.has(d)) {
+      reason = 'no venue offered';
+    } else if (namedTurns.get(d) === 0) {
+      reason = `no venue offered: no ${d === 'train' ? 'TRAINID' : 'NAME'} placeholder in a turn where the domain was active`;
     } else {
-      reason = DB_DOMAINS.has(d) ? 'no venue offered (no matching database entry offered while the domain was active)' : 'no venue offered';
+      reason = `no venue offered: the state matched no database entry in the ${namedTurns.get(d)} turn(s) naming one`;
     }
     match[d] = m;
     const req = [...requested.get(d)!];

@@ -104,13 +104,13 @@ describe('fixtures/per_dialog: per-dialogue match, success and active domains', 
         const r = fullReport(version, name);
         expect(r.details.domainSource).toBe(fixture.active_domains_source);
         const got = Object.fromEntries(
-          r.details.dialogues_results.map((d) => [d.id, { active_domains: d.activeDomains, match: d.match, success: d.successByDomain }]),
+          r.details.perDialogue.map((d) => [d.id, { active_domains: d.activeDomains, match: d.match, success: d.successByDomain }]),
         );
         expect(Object.keys(got).sort()).toEqual(Object.keys(fixture.dialogs).sort());
         const mismatches = Object.keys(fixture.dialogs).filter((id) => JSON.stringify(sortKeys(got[id])) !== JSON.stringify(sortKeys(fixture.dialogs[id])));
         expect(mismatches).toEqual([]);
         // the dialogue-level flags used by the bootstrap agree with the reference's totals
-        for (const d of r.details.dialogues_results) {
+        for (const d of r.details.perDialogue) {
           expect(d.inform).toBe(fixture.dialogs[d.id]!.match.total);
           expect(d.success).toBe(fixture.dialogs[d.id]!.success.total === true);
         }

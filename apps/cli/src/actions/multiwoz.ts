@@ -59,8 +59,8 @@ function table(file: string, r: MultiwozReport, intervals: ReturnType<typeof boo
       .filter((k) => k !== 'total')
       .sort();
     out.push(formatTable(['domain', 'inform', 'success'], [...domains, 'total'].map((k) => [k, f1(r.success!.inform[k]!), f1(r.success!.success[k] ?? 0)])));
-    const failed = d.dialogues_results.filter((x) => x.inform === false).length;
-    const unsuccessful = d.dialogues_results.filter((x) => x.inform === true && x.success === false).length;
+    const failed = d.perDialogue.filter((x) => x.inform === false).length;
+    const unsuccessful = d.perDialogue.filter((x) => x.inform === true && x.success === false).length;
     out.push(`${failed} dialogue(s) fail Inform, ${unsuccessful} more fail Success (--per-dialogue FILE says why)`);
   }
   if (r.richness) {
@@ -117,7 +117,7 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
   });
   const intervals = opts.ci && (report.bleu || report.success) ? bootstrapMultiwoz(report, { samples, seed, confidence }) : undefined;
   if (opts.perDialogue) {
-    const lines = report.details.dialogues_results.map((d) =>
+    const lines = report.details.perDialogue.map((d) =>
       JSON.stringify({
         id: d.id,
         turns: d.turns,
@@ -134,7 +134,7 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     await writeFileAtomic(opts.perDialogue, lines.length > 0 ? `${lines.join('\n')}\n` : '');
   }
   if (opts.summary) {
-    const { dialogues_results: _omit, ...details } = report.details;
+    const { perDialogue: _omit, ...details } = report.details;
     await writeJsonAtomic(opts.summary, {
       predictions,
       results: mwzevalResults(report),

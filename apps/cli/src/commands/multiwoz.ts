@@ -60,7 +60,7 @@ export function registerMultiwoz(program: Command): void {
     .option('--references <names>', 'comma-separated BLEU reference sets under <data>/references/ (default mwz22)')
     .option('--add-slot-domains', "active domains from [domain_slot] placeholders, as mwzeval's add_slot_domains.py")
     .option('--strict-dst', 'fix for a reference quirk: DST on predictions without states is an error (the reference scores gold against gold)')
-    .option('--ci', 'bootstrap confidence intervals for BLEU, Inform and Success (resampling dialogues)')
+    .option('--ci', 'bootstrap confidence intervals for BLEU, Inform and Success, resampling dialogues (in the table and the --summary file)')
     .option('--samples <n>', 'bootstrap resamples', '1000')
     .option('--seed <n>', 'bootstrap seed', '0')
     .option('--confidence <level>', 'bootstrap confidence level', '0.95')

@@ -98,6 +98,18 @@ describe('Moses tokenize/detokenize', () => {
     expect(unknown).toEqual(['foo_bar']);
   });
 
+  it('the Unicode-class path (non-ASCII text) tokenizes like the ASCII fast path on the same text', () => {
+    // A leading non-ASCII word forces the Unicode regexes; it cannot interact with text that starts with a letter/digit.
+    const texts = new Set<string>();
+    for (const name of ['augpt', 'damd']) {
+      const predictions = JSON.parse(readFileSync(join(SHARED, 'predictions', `${name}.json`), 'utf8')) as Record<string, Array<{ response: string }>>;
+      for (const turns of Object.values(predictions)) for (const t of turns) if (/^[a-z0-9]/i.test(t.response)) texts.add(t.response.toLowerCase());
+    }
+    expect(texts.size).toBeGreaterThan(3000);
+    const bad = [...texts].filter((t) => JSON.stringify(mosesTokenize(`\u00e9t\u00e9 ${t}`)) !== JSON.stringify(['\u00e9t\u00e9', ...mosesTokenize(t)]));
+    expect(bad.slice(0, 3)).toEqual([]);
+  });
+
   it('normalizes all responses of the 8 reference systems exactly as mwzeval (fixtures/normalized)', () => {
     const names = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
     let total = 0;

@@ -3,13 +3,22 @@
  * (`MosesTokenizer.tokenize(text, escape=True)`, `MosesDetokenizer.detokenize(tokens)`), which mwzeval applies to
  * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
  */
-import { PY_WS, pySplit, pyStrip } from '../pystr';
+import { PY_WS, isAscii, pySplit, pyStrip } from '../pystr';
 import { type CodePointRanges, IsAlnum, IsAlpha, IsLower, IsN, IsSc, NONBREAKING_PREFIXES_EN } from './perluniprops.generated';
 
-function classBody(ranges: CodePointRanges): string {
-  return ranges
-    .map((r) => (typeof r === 'number' ? `\\u{${r.toString(16)}}` : `\\u{${r[0].toString(16)}}-\\u{${r[1].toString(16)}}`))
-    .join('');
+/** Character-class body of code-point ranges, optionally restricted to ASCII (for ASCII-only input). */
+function classBody(ranges: CodePointRanges, asciiOnly = false): string {
+  const hex = (c: number) => (asciiOnly ? `\\x${c.toString(16).padStart(2, '0')}` : `\\u{${c.toString(16)}}`);
+  const out: string[] = [];
+  for (const r of ranges) {
+    let [lo, hi] = typeof r === 'number' ? [r, r] : r;
+    if (asciiOnly) {
+      if (lo > 0x7f) continue;
+      hi = Math.min(hi, 0x7f);
+    }
+    out.push(lo === hi ? hex(lo) : `${hex(lo)}-${hex(hi)}`);
+  }
+  return out.join('');
 }
 
 function rangeTest(ranges: CodePointRanges): (cp: number) => boolean {
@@ -32,30 +41,44 @@ function rangeTest(ranges: CodePointRanges): (cp: number) => boolean {
   };
 }
 
-const ALNUM = classBody(IsAlnum);
-const ALPHA = classBody(IsAlpha);
-const NUM = classBody(IsN);
-const SC = classBody(IsSc);
 const isAlphaCp = rangeTest(IsAlpha);
 const isLowerCp = rangeTest(IsLower);
+const PY_WS_ASCII = '\\t\\n\\v\\f\\r\\x1c-\\x20';
 
-const DEDUPLICATE_SPACE = new RegExp(`[${PY_WS}]+`, 'gu');
+/**
+ * The tokenizer's regular expressions. Two compilations: with the full Unicode classes, and with the classes
+ * restricted to ASCII, used for ASCII-only text (where both match exactly the same characters, and the latter run much
+ * faster).
+ */
+function compileTokenizer(asciiOnly: boolean) {
+  const ALNUM = classBody(IsAlnum, asciiOnly);
+  const ALPHA = classBody(IsAlpha, asciiOnly);
+  const NUM = classBody(IsN, asciiOnly);
+  const WS = asciiOnly ? PY_WS_ASCII : PY_WS;
+  const flags = asciiOnly ? 'g' : 'gu';
+  return {
+    DEDUPLICATE_SPACE: new RegExp(`[${WS}]+`, flags),
+    PAD_NOT_ISALNUM: new RegExp(`([^${ALNUM}${WS}.'\`,\\-])`, flags),
+    COMMA_SEPARATE_1: new RegExp(`([^${NUM}])[,]`, flags),
+    COMMA_SEPARATE_2: new RegExp(`[,]([^${NUM}])`, flags),
+    COMMA_SEPARATE_3: new RegExp(`([${NUM}])[,]$`, flags),
+    EN_APOSTROPHE: [
+      [new RegExp(`([^${ALPHA}])[']([^${ALPHA}])`, flags), "$1 ' $2"],
+      [new RegExp(`([^${ALPHA}${NUM}])[']([${ALPHA}])`, flags), "$1 ' $2"],
+      [new RegExp(`([${ALPHA}])[']([^${ALPHA}])`, flags), "$1 ' $2"],
+      [new RegExp(`([${ALPHA}])[']([${ALPHA}])`, flags), "$1 '$2"],
+      [new RegExp(`([${NUM}])[']([s])`, flags), "$1 '$2"],
+    ] as Array<[RegExp, string]>,
+  };
+}
+
+const UNICODE_RE = compileTokenizer(false);
+const ASCII_RE = compileTokenizer(true);
 const ASCII_JUNK = /[\x00-\x1f]/gu;
-const PAD_NOT_ISALNUM = new RegExp(`([^${ALNUM}${PY_WS}.'\`,\\-])`, 'gu');
 const MULTIDOT = /\.(\.+)/gu;
 const DOTMULTI_DOT = /DOTMULTI\./u;
 const DOTMULTI_DOT_NONDOT = /DOTMULTI\.([^.])/gu;
 const DOTMULTI_DOT_G = /DOTMULTI\./gu;
-const COMMA_SEPARATE_1 = new RegExp(`([^${NUM}])[,]`, 'gu');
-const COMMA_SEPARATE_2 = new RegExp(`[,]([^${NUM}])`, 'gu');
-const COMMA_SEPARATE_3 = new RegExp(`([${NUM}])[,]$`, 'gu');
-const EN_APOSTROPHE: Array<[RegExp, string]> = [
-  [new RegExp(`([^${ALPHA}])[']([^${ALPHA}])`, 'gu'), "$1 ' $2"],
-  [new RegExp(`([^${ALPHA}${NUM}])[']([${ALPHA}])`, 'gu'), "$1 ' $2"],
-  [new RegExp(`([${ALPHA}])[']([^${ALPHA}])`, 'gu'), "$1 ' $2"],
-  [new RegExp(`([${ALPHA}])[']([${ALPHA}])`, 'gu'), "$1 '$2"],
-  [new RegExp(`([${NUM}])[']([s])`, 'gu'), "$1 '$2"],
-];
 const TRAILING_DOT_APOSTROPHE = /\.' ?$/u;
 const ESCAPE_XML: Array<[RegExp, string]> = [
   [/&/g, '&amp;'],
@@ -123,20 +146,21 @@ function handleNonbreakingPrefixes(text: string): string {
 
 /** `MosesTokenizer(lang="en").tokenize(text)` of sacremoses 0.1.1 (escape on, no aggressive dash splits). */
 export function mosesTokenize(text: string): string[] {
-  text = text.replace(DEDUPLICATE_SPACE, ' ').replace(ASCII_JUNK, '');
+  const re = isAscii(text) ? ASCII_RE : UNICODE_RE;
+  text = text.replace(re.DEDUPLICATE_SPACE, ' ').replace(ASCII_JUNK, '');
   text = pyStrip(text);
-  text = text.replace(PAD_NOT_ISALNUM, ' $1 ');
+  text = text.replace(re.PAD_NOT_ISALNUM, ' $1 ');
   // (each substitution below only applies when its literal character is present: skipped otherwise, for speed)
   if (text.includes('..') || text.includes('DOTMULTI')) text = replaceMultidots(text);
   if (text.includes(',')) {
-    text = text.replace(COMMA_SEPARATE_1, '$1 , ').replace(COMMA_SEPARATE_2, ' , $1').replace(COMMA_SEPARATE_3, '$1 , ');
+    text = text.replace(re.COMMA_SEPARATE_1, '$1 , ').replace(re.COMMA_SEPARATE_2, ' , $1').replace(re.COMMA_SEPARATE_3, '$1 , ');
   }
-  if (text.includes("'")) for (const [re, sub] of EN_APOSTROPHE) text = text.replace(re, sub);
+  if (text.includes("'")) for (const [r, sub] of re.EN_APOSTROPHE) text = text.replace(r, sub);
   text = handleNonbreakingPrefixes(text);
-  text = pyStrip(text.replace(DEDUPLICATE_SPACE, ' '));
+  text = pyStrip(text.replace(re.DEDUPLICATE_SPACE, ' '));
   if (text.includes("'")) text = text.replace(TRAILING_DOT_APOSTROPHE, " . ' ");
   if (text.includes('DOTMULTI')) text = restoreMultidots(text);
-  if (ESCAPED_CHARS.test(text)) for (const [re, sub] of ESCAPE_XML) text = text.replace(re, sub);
+  if (ESCAPED_CHARS.test(text)) for (const [r, sub] of ESCAPE_XML) text = text.replace(r, sub);
   return pySplit(text);
 }
 
@@ -177,9 +201,9 @@ function lastCodePoint(s: string): number {
   return c;
 }
 
-const CURRENCY_OR_OPENING = new RegExp(`^[${SC}([{¿¡]+$`, 'u');
+const CURRENCY_OR_OPENING = new RegExp(`^[${classBody(IsSc)}([{¿¡]+$`, 'u');
 const PUNCTUATION = /^[,.?!:;\\%}\])]+$/u;
-const CONTRACTION = new RegExp(`^'[${ALPHA}]`, 'u');
+const CONTRACTION = new RegExp(`^'[${classBody(IsAlpha)}]`, 'u');
 const QUOTES = /^['"„“`]+$/u;
 const DOUBLE_QUOTES = /^[„“”]+$/u;
 
