@@ -2,7 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/cgt';
+import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { CLI_ROOT, SHARED, runCli } from './cli';
 
@@ -65,7 +65,7 @@ describe('dialeval cgt --format json equals expected.json', () => {
       ['reference', (parsePythonJson(expectedText) as PyDict).get('reference')!],
       ['settings', new Map([[name, expected.get(name)!]])],
     ]);
-    expect(r.stdout).toBe(`${pythonJsonDumps(want, 1)}\n`);
+    expect(r.stdout).toBe(`${pythonJsonDumps(want, { indent: 1 })}\n`);
   });
 
   it.concurrent('on the folder of all settings, with the gold replayed from the CGA CSVs (bare --gold: $DIALEVAL_CGT_DIR)', async () => {

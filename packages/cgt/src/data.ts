@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InputError, readText, validate } from '@eval/core';
+import { InputError, PythonJsonError, isPyDict, parsePythonJson, readText, toPlainJson, validate } from '@eval/core';
 import { z } from 'zod';
 import {
   CGA_VARIANT_DIRS,
@@ -12,7 +12,6 @@ import {
   parsePythonFloat,
 } from './common-ground';
 import { type InvalidPredictionReason, type Weights, type WeightsInput, parseGoldList, parsePrediction, toWeights } from './normalize';
-import { PythonJsonError, isPyDict, parsePythonJson, toPlain } from './python-json';
 
 /** One evaluation row: the gold common ground at an accepted statement and the model's (normalised) answer. */
 export interface CgtRow {
@@ -80,7 +79,7 @@ export function parseGroupJson(text: string, options: ReadGroupOptions = {}): Cg
   if (!isPyDict(doc)) throw new InputError('expected a JSON object keyed by ACCEPT end time', { file });
   const rows: CgtRow[] = [];
   for (const [key, value] of doc) {
-    const row = validate(RowSchema, toPlain(value), { file, record: key });
+    const row = validate(RowSchema, toPlainJson(value), { file, record: key });
     const gold = parseGoldList(row.gold);
     if (!gold.ok) {
       throw new InputError(`gold item ${JSON.stringify(row.gold[gold.index])} has no "=" (expected "color=weight")`, {

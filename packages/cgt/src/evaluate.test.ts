@@ -1,10 +1,9 @@
 import { join } from 'node:path';
-import { pythonFloatRepr } from '@eval/core';
+import { PyInt, pythonFloatRepr, pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { groupFromRows, readSettingDir } from './data';
 import { evaluateGroup, evaluateSetting, printedLines, resolveOptions } from './evaluate';
 import { bankDice, bankDiceTrace } from './original-dsc';
-import { PyInt, pythonJsonDumps } from './python-json';
 import { formatReferenceOutput, formatReport } from './report';
 import { PREDICTIONS, expected } from './test/shared';
 

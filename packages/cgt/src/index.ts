@@ -79,17 +79,4 @@ export {
   timeKey,
 } from './common-ground';
 export { type ReportOptions, REFERENCE, groupToPy, settingToPy, formatReport, formatReferenceOutput } from './report';
-export {
-  type PyValue,
-  type PyDict,
-  PyInt,
-  PythonJsonError,
-  parsePythonJson,
-  isPyDict,
-  pythonRepr,
-  pythonStr,
-  pythonStrRepr,
-  pythonJsonDumps,
-  toPlain,
-} from './python-json';
 export { bankDice, bankDiceTrace } from './original-dsc';

@@ -1,4 +1,4 @@
-import { isPyDict, parsePythonJson, pythonStr } from './python-json';
+import { isPyDict, parsePythonJson, pythonStr } from '@eval/core';
 
 /** Color → weight, both as strings, in insertion order (e.g. `red → "10"`). */
 export type Weights = Map<string, string>;

@@ -1,8 +1,7 @@
-import type { ConfidenceInterval } from '@eval/core';
+import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonRepr } from '@eval/core';
 import { type GroupResult, type PyNumber, type SettingResult, pyNumberRepr } from './evaluate';
 import type { Prf1 } from './metrics';
 import type { Weights } from './normalize';
-import { type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonRepr } from './python-json';
 
 /** The reference implementation reproduced by this package. */
 export const REFERENCE = 'brandeis-llc/mmdp-cgt@d29394eecdfd97be16ce02cda0c0e230d92709cc cgqa/eval_cgqa_output.py';
@@ -138,7 +137,7 @@ export function formatReport(settings: readonly SettingResult[], options: Report
     }
   }
   top.set('settings', new Map(settings.map((s) => [s.name, settingToPy(s, extras)])));
-  return pythonJsonDumps(top, options.indent ?? 1);
+  return pythonJsonDumps(top, { indent: options.indent ?? 1 });
 }
 
 /**

@@ -4,3 +4,4 @@ export * from './stats';
 export * from './chat';
 export * from './resources/index';
 export * from './python';
+export * from './python-json';

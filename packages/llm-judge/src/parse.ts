@@ -1,4 +1,5 @@
-import { JsonSyntaxError, parseJsonPy } from './json';
+import { PythonJsonError } from '@eval/core';
+import { parseJsonPy } from './json';
 import { evalPythonLiteral, PythonEvalError } from './python-literal';
 import { PyDict, PySet, PyTuple, type PyValue, typeName } from './pyvalue';
 
@@ -31,7 +32,7 @@ export function extractJsonFromString(text: string): { value?: PyValue; reason?:
   try {
     return { value: parseJsonPy(last) };
   } catch (error) {
-    if (error instanceof JsonSyntaxError) return { reason: `invalid JSON in the last fenced block (${error.message})` };
+    if (error instanceof PythonJsonError) return { reason: `invalid JSON in the last fenced block (${error.message})` };
     throw error;
   }
 }

@@ -1,4 +1,4 @@
-import { pythonRepr } from './python-repr';
+import { pythonRepr } from './pyvalue';
 
 /** A Python `str.format` error (`ValueError`, `KeyError`, `IndexError`), or a feature this port does not support. */
 export class FormatError extends Error {

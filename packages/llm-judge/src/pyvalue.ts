@@ -2,7 +2,17 @@
  * Python values as the reference's parsers produce them (`json.loads`, `eval` of a literal), with Python's
  * semantics where they differ from JavaScript: dicts keep insertion order for every key (JS objects move
  * integer-like keys first), keys are compared by Python equality (`1 == 1.0 == True`), tuples and sets exist.
+ * Numbers do not keep the int/float distinction: integral values are taken as ints (`'guess'` in `@eval/core`).
  */
+import { pythonRepr as corePythonRepr, pythonReprSymbol } from '@eval/core';
+
+/**
+ * Python 3 `repr()` of these values and of JSON-like data (`@eval/core`'s `pythonRepr`): integral numbers below 1e16
+ * print as ints, other numbers with Python's float `repr`; dicts, tuples and sets as Python shows them.
+ */
+export function pythonRepr(value: unknown): string {
+  return corePythonRepr(value, { numbers: 'guess' });
+}
 
 /** A Python `dict`: insertion-ordered; re-assigning a key keeps its first position and its first key object. */
 export class PyDict {
@@ -39,11 +49,21 @@ export class PyDict {
   get size(): number {
     return this.entries.size;
   }
+
+  [pythonReprSymbol](repr: (value: unknown) => string): string {
+    return `{${this.items()
+      .map(([k, v]) => `${repr(k)}: ${repr(v)}`)
+      .join(', ')}}`;
+  }
 }
 
 /** A Python `tuple`. */
 export class PyTuple {
   constructor(readonly items: PyValue[]) {}
+
+  [pythonReprSymbol](repr: (value: unknown) => string): string {
+    return this.items.length === 1 ? `(${repr(this.items[0])},)` : `(${this.items.map(repr).join(', ')})`;
+  }
 }
 
 /** A Python `set` (insertion order kept for display; Python's own order is arbitrary). */
@@ -57,6 +77,10 @@ export class PySet {
   get items(): PyValue[] {
     return [...this.members.values()];
   }
+
+  [pythonReprSymbol](repr: (value: unknown) => string): string {
+    return this.members.size === 0 ? 'set()' : `{${this.items.map(repr).join(', ')}}`;
+  }
 }
 
 /** Values the port keeps but never inspects: `bytes`, `complex`, `Ellipsis`. `text` is their Python `repr`. */
@@ -65,6 +89,10 @@ export class PyOpaque {
     readonly kind: 'bytes' | 'complex' | 'ellipsis',
     readonly text: string,
   ) {}
+
+  [pythonReprSymbol](): string {
+    return this.text;
+  }
 }
 
 export type PyValue = string | number | boolean | null | PyValue[] | PyDict | PyTuple | PySet | PyOpaque;

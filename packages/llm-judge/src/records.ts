@@ -1,5 +1,5 @@
-import { InputError, readText } from '@eval/core';
-import { JsonSyntaxError, parseJsonPy, stringifyJson } from './json';
+import { InputError, PythonJsonError, readText } from '@eval/core';
+import { parseJsonPy, stringifyJson } from './json';
 import { PyDict, type PyValue, typeName } from './pyvalue';
 
 /** Domain-slot -> value, in insertion order (the order is part of the rendered prompt). */
@@ -159,10 +159,8 @@ export function parseJsonFile(text: string, file?: string): PyValue {
   try {
     return parseJsonPy(text);
   } catch (error) {
-    if (error instanceof JsonSyntaxError) {
-      const before = text.slice(0, error.position);
-      const line = before.split('\n').length;
-      throw new InputError(`invalid JSON (${error.message}, line ${line})`, { file, code: 'invalid_json', cause: error });
+    if (error instanceof PythonJsonError) {
+      throw new InputError(`invalid JSON (${error.message})`, { file, code: 'invalid_json', cause: error });
     }
     throw error;
   }
@@ -177,7 +175,7 @@ export function parseJsonlFile(text: string, file?: string): PyValue[] {
     try {
       out.push(parseJsonPy(line));
     } catch (error) {
-      if (error instanceof JsonSyntaxError) throw new InputError(`invalid JSON (${error.message})`, { file, record: i + 1, code: 'invalid_json' });
+      if (error instanceof PythonJsonError) throw new InputError(`invalid JSON (${error.message})`, { file, record: i + 1, code: 'invalid_json' });
       throw error;
     }
   });

@@ -1,7 +1,6 @@
 import type { ChatMessage } from '@eval/core';
 import { pythonFormat } from './python-format';
-import { pythonRepr } from './python-repr';
-import { PyDict } from './pyvalue';
+import { PyDict, pythonRepr } from './pyvalue';
 import type { TurnRecord } from './records';
 import type { PromptTemplate } from './templates';
 

@@ -67,8 +67,8 @@ export class DiskCache {
     return parseEntry(text, key);
   }
 
-  async set(request: CanonicalRequest, response: CachedResponse, source: 'live' | 'batch' = 'live'): Promise<string> {
-    const key = requestKey(request);
+  /** Stores an answer; `key` may be given when the caller already computed `requestKey(request)`. */
+  async set(request: CanonicalRequest, response: CachedResponse, source: 'live' | 'batch' = 'live', key: string = requestKey(request)): Promise<string> {
     const clean: CachedResponse = { text: response.text, finishReason: response.finishReason };
     if (response.usage) clean.usage = response.usage;
     if (response.model) clean.model = response.model;

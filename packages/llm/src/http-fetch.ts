@@ -1,11 +1,68 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
+import { urlToHttpOptions } from 'node:url';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 const agents = {
   http: new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
   https: new HttpsAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
 };
+
+/**
+ * The read side of `Headers` (plus `set`/`append`/`delete`) over the header object node:http already parsed (names
+ * lower-cased, repeated values joined with ", "). undici's `Headers` validates and sorts on every `append`, which
+ * costs more than the rest of the response handling together.
+ */
+class ResponseHeaders {
+  private readonly map: Map<string, string>;
+  constructor(raw: NodeJS.Dict<string | string[]>) {
+    this.map = new Map();
+    for (const name in raw) {
+      const v = raw[name];
+      if (v !== undefined) this.map.set(name, Array.isArray(v) ? v.join(', ') : v);
+    }
+  }
+  get(name: string): string | null {
+    return this.map.get(name.toLowerCase()) ?? null;
+  }
+  has(name: string): boolean {
+    return this.map.has(name.toLowerCase());
+  }
+  set(name: string, value: string): void {
+    this.map.set(name.toLowerCase(), String(value));
+  }
+  append(name: string, value: string): void {
+    const k = name.toLowerCase();
+    const old = this.map.get(k);
+    this.map.set(k, old === undefined ? String(value) : `${old}, ${value}`);
+  }
+  delete(name: string): void {
+    this.map.delete(name.toLowerCase());
+  }
+  getSetCookie(): string[] {
+    const v = this.map.get('set-cookie');
+    return v === undefined ? [] : [v];
+  }
+  forEach(fn: (value: string, name: string, parent: ResponseHeaders) => void): void {
+    for (const [k, v] of this.entries()) fn(v, k, this);
+  }
+  /** In name order, as `Headers` iterates. */
+  *entries(): IterableIterator<[string, string]> {
+    for (const k of [...this.map.keys()].sort()) yield [k, this.map.get(k)!];
+  }
+  *keys(): IterableIterator<string> {
+    for (const [k] of this.entries()) yield k;
+  }
+  *values(): IterableIterator<string> {
+    for (const [, v] of this.entries()) yield v;
+  }
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+  get [Symbol.toStringTag](): string {
+    return 'Headers';
+  }
+}
 
 /**
  * The parts of `Response` the SDK reads for a non-streaming call (status, headers, url, text/json), over a buffered
@@ -20,7 +77,7 @@ class BufferedResponse {
     private readonly data: Buffer | null,
     readonly status: number,
     readonly statusText: string,
-    readonly headers: Headers,
+    readonly headers: ResponseHeaders,
     readonly url: string,
   ) {
     this.ok = status >= 200 && status < 300;
@@ -59,6 +116,37 @@ function abortError(signal: AbortSignal): unknown {
   return e;
 }
 
+interface Target {
+  isHttps: boolean;
+  href: string;
+  options: ReturnType<typeof urlToHttpOptions>;
+}
+
+/** Parsed request targets by URL text: the SDK calls the same few URLs over and over. */
+const targets = new Map<string, Target | null>();
+
+function targetOf(input: string | URL): Target | null {
+  const text = typeof input === 'string' ? input : input.href;
+  let t = targets.get(text);
+  if (t !== undefined) return t;
+  const url = typeof input === 'string' ? new URL(input) : input;
+  const isHttps = url.protocol === 'https:';
+  t = isHttps || url.protocol === 'http:' ? { isHttps, href: url.href, options: urlToHttpOptions(url) } : null;
+  if (targets.size >= 256) targets.clear();
+  targets.set(text, t);
+  return t;
+}
+
+function plainHeaders(h: HeadersInit | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!h) return out;
+  // The SDK hands over a `Headers`: read it as it is rather than copying it into another one.
+  (h instanceof Headers ? h : new Headers(h)).forEach((v, k) => {
+    out[k] = v;
+  });
+  return out;
+}
+
 /**
  * A lean `fetch` for the SDK's JSON requests, on node:http(s) with keep-alive agents. Requests whose body is a
  * string (or absent) go through node:http; anything else (multipart uploads) goes to the global `fetch`. The body is
@@ -71,19 +159,17 @@ export const leanFetch: typeof fetch = async (input, init) => {
   if ((body !== undefined && body !== null && typeof body !== 'string') || typeof input !== 'string' && !(input instanceof URL)) {
     return fetch(input, init);
   }
-  const url = typeof input === 'string' ? new URL(input) : input;
-  const isHttps = url.protocol === 'https:';
-  if (!isHttps && url.protocol !== 'http:') return fetch(input, init);
+  const target = targetOf(input);
+  if (!target) return fetch(input, init);
+  const { isHttps } = target;
   const signal = init?.signal ?? undefined;
   if (signal?.aborted) throw abortError(signal);
-  const headers: Record<string, string> = {};
-  new Headers(init?.headers).forEach((v, k) => {
-    headers[k] = v;
-  });
+  const headers = plainHeaders(init?.headers);
   if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
   headers['accept-encoding'] ??= 'gzip, deflate, br';
   return new Promise<Response>((resolve, reject) => {
-    const req = (isHttps ? httpsRequest : httpRequest)(url, { method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http });
+    const options = { ...target.options, method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http };
+    const req = (isHttps ? httpsRequest : httpRequest)(options);
     let settled = false;
     const onAbort = () => {
       req.destroy();
@@ -115,11 +201,10 @@ export const leanFetch: typeof fetch = async (input, init) => {
         done();
         if (settled) return;
         settled = true;
-        const h = new Headers();
-        for (let i = 0; i < res.rawHeaders.length; i += 2) h.append(res.rawHeaders[i]!, res.rawHeaders[i + 1]!);
+        const h = new ResponseHeaders(res.headers);
         const status = res.statusCode ?? 500;
         const nullBody = status === 204 || status === 205 || status === 304;
-        let data = Buffer.concat(chunks);
+        let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
         const encoding = (h.get('content-encoding') ?? '').trim().toLowerCase();
         if (encoding && encoding !== 'identity') {
           try {
@@ -131,7 +216,7 @@ export const leanFetch: typeof fetch = async (input, init) => {
             return;
           }
         }
-        resolve(new BufferedResponse(nullBody ? null : data, status, res.statusMessage ?? '', h, url.href) as unknown as Response);
+        resolve(new BufferedResponse(nullBody ? null : data, status, res.statusMessage ?? '', h, target.href) as unknown as Response);
       });
       res.on('aborted', () => {
         done();

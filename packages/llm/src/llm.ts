@@ -440,7 +440,7 @@ export function createLlm(options: LlmOptions): Llm {
         const t = getTransport();
         const out = await t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
           for (const s of sinks) s.retries++;
-          void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
+          if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
         });
         res = out.response;
         attempts = out.attempts;
@@ -451,20 +451,22 @@ export function createLlm(options: LlmOptions): Llm {
       const cost = account(sinks, req, res, 1, false);
       // Without usage figures the estimate stands in for the real cost.
       settle(reservation, res.usage ? cost : reservation);
-      if (mode !== 'off') await cache.set(req, res);
-      await logUsage({
-        event: 'call',
-        t: new Date().toISOString(),
-        model: req.model,
-        key,
-        promptTokens: res.usage?.promptTokens,
-        completionTokens: res.usage?.completionTokens,
-        cachedTokens: res.usage?.cachedTokens,
-        cost: price(req.model) ? cost : null,
-        finishReason: res.finishReason,
-        attempts,
-        latencyMs: Date.now() - started,
-      });
+      if (mode !== 'off') await cache.set(req, res, 'live', key);
+      if (options.usageLog) {
+        await logUsage({
+          event: 'call',
+          t: new Date().toISOString(),
+          model: req.model,
+          key,
+          promptTokens: res.usage?.promptTokens,
+          completionTokens: res.usage?.completionTokens,
+          cachedTokens: res.usage?.cachedTokens,
+          cost: price(req.model) ? cost : null,
+          finishReason: res.finishReason,
+          attempts,
+          latencyMs: Date.now() - started,
+        });
+      }
       return res;
     })();
     inflight.set(key, p);

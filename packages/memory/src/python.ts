@@ -2,7 +2,7 @@
  * The few Python semantics the HaluMem reference relies on and a faithful port must reproduce:
  * `str.format`, `str()` of JSON values, `int()`, truthiness and `json.dump(..., indent=4)` number formatting.
  */
-import { EvalError, pythonFloatRepr } from '@eval/core';
+import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr, pythonStrRepr } from '@eval/core';
 
 /** Python's whitespace (`str.isspace`), which differs from JS `\s` (\x1c-\x1f yes, \ufeff no). */
 export const PY_WHITESPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
@@ -22,46 +22,12 @@ export function pyTruthy(value: unknown): boolean {
   return true;
 }
 
-function reprString(s: string): string {
-  const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
-  let out = quote;
-  for (const ch of s) {
-    const cp = ch.codePointAt(0)!;
-    if (ch === '\\') out += '\\\\';
-    else if (ch === quote) out += `\\${quote}`;
-    else if (ch === '\n') out += '\\n';
-    else if (ch === '\r') out += '\\r';
-    else if (ch === '\t') out += '\\t';
-    else if (cp < 0x20 || cp === 0x7f) out += `\\x${cp.toString(16).padStart(2, '0')}`;
-    else out += ch;
-  }
-  return out + quote;
-}
-
-function pyNumber(x: number): string {
-  // JSON numbers lose the int/float distinction; integral values print as Python ints.
-  return Number.isInteger(x) && Math.abs(x) < 1e16 ? String(x) : pythonFloatRepr(x);
-}
-
-/** Python `repr()` of a JSON value (used for lists and dicts inside `str()`). */
-export function pyRepr(value: unknown): string {
-  if (value === null || value === undefined) return 'None';
-  if (value === true) return 'True';
-  if (value === false) return 'False';
-  if (typeof value === 'number') return pyNumber(value);
-  if (typeof value === 'string') return reprString(value);
-  if (Array.isArray(value)) return `[${value.map(pyRepr).join(', ')}]`;
-  if (typeof value === 'object') {
-    return `{${Object.entries(value as Record<string, unknown>)
-      .map(([k, v]) => `${reprString(k)}: ${pyRepr(v)}`)
-      .join(', ')}}`;
-  }
-  return String(value);
-}
-
-/** Python `str()` of a JSON value: strings as is, `None`/`True`/`False`, lists and dicts by `repr`. */
+/**
+ * Python `str()` of a JSON value: strings as is, `None`/`True`/`False`, lists and dicts by `repr`. Integral numbers
+ * print as ints, as JSON numbers read by `JSON.parse` lost the int/float distinction (`'guess'` in `@eval/core`).
+ */
 export function pyStr(value: unknown): string {
-  return typeof value === 'string' ? value : pyRepr(value);
+  return pythonStr(value, { numbers: 'guess' });
 }
 
 /**
@@ -133,7 +99,7 @@ export function pyInt(value: unknown): PyIntResult {
   }
   if (typeof value === 'string') {
     const s = pyStrip(value);
-    if (!INT_STRING_RE.test(s)) return { ok: false, error: `invalid literal for int() with base 10: ${reprString(value)}` };
+    if (!INT_STRING_RE.test(s)) return { ok: false, error: `invalid literal for int() with base 10: ${pythonStrRepr(value)}` };
     let sign = 1;
     let body = s;
     if (body[0] === '+' || body[0] === '-') {
@@ -152,34 +118,18 @@ export function pyInt(value: unknown): PyIntResult {
 }
 
 /**
- * `json.dumps(value, ensure_ascii=False, indent)` as Python writes it, for values read from JSON: numbers are written
- * as Python ints when integral, except under the keys in `floatKeys` (and for non-integral values), which are written
- * with Python's float `repr` (`0.0`, `110.25`, `1e-05`).
+ * `json.dumps(value, ensure_ascii=False, indent=4)` as the reference writes its results: numbers are written as Python
+ * ints when integral (below 1e16), except under the keys in `floatKeys` (and for non-integral values), which are
+ * written with Python's float `repr` (`0.0`, `110.25`, `1e-05`).
  */
 export function pythonJsonDumps(value: unknown, options: { indent?: number; floatKeys?: ReadonlySet<string> } = {}): string {
-  const indent = options.indent ?? 4;
   const floatKeys = options.floatKeys ?? new Set<string>();
-  const write = (v: unknown, depth: number, key: string | undefined): string => {
-    if (v === null || v === undefined) return 'null';
-    if (v === true) return 'true';
-    if (v === false) return 'false';
-    if (typeof v === 'number') {
-      if (Number.isNaN(v)) return 'NaN';
-      if (v === Infinity) return 'Infinity';
-      if (v === -Infinity) return '-Infinity';
-      if (key !== undefined && floatKeys.has(key)) return pythonFloatRepr(v);
-      return Number.isInteger(v) && Math.abs(v) < 1e16 ? String(v) : pythonFloatRepr(v);
-    }
-    if (typeof v === 'string') return JSON.stringify(v);
-    const pad = ' '.repeat(indent * (depth + 1));
-    const close = ' '.repeat(indent * depth);
-    if (Array.isArray(v)) {
-      if (v.length === 0) return '[]';
-      return `[\n${v.map((x) => pad + write(x, depth + 1, undefined)).join(',\n')}\n${close}]`;
-    }
-    const entries = Object.entries(v as Record<string, unknown>).filter(([, x]) => x !== undefined);
-    if (entries.length === 0) return '{}';
-    return `{\n${entries.map(([k, x]) => `${pad}${JSON.stringify(k)}: ${write(x, depth + 1, k)}`).join(',\n')}\n${close}}`;
-  };
-  return write(value, 0, undefined);
+  return coreJsonDumps(value, {
+    indent: options.indent ?? 4,
+    ensureAscii: false,
+    numbers: (x, path) => {
+      const key = path[path.length - 1];
+      return (typeof key === 'string' && floatKeys.has(key)) || Math.abs(x) >= 1e16 ? 'float' : 'int';
+    },
+  });
 }

@@ -69,7 +69,6 @@ export {
   type MultiwozComparison,
   type MultiwozIntervals,
 } from './report';
-export { pyJsonDumps, pyJsonString, type PyJsonOptions } from './pyjson';
 export {
   SOURCE_FILES,
   delexicalize22,

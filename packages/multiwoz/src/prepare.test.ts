@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
+import { pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, SHARED, shared } from '../test/helpers';
 import { CANONICAL_SLOT_NAMES, type BeliefState } from './normalize';
@@ -15,7 +16,6 @@ import {
   readZip,
   referencesFromMultiwoz22,
 } from './prepare';
-import { pyJsonDumps } from './pyjson';
 
 const MINI = join(FIXTURES, 'multiwoz22-mini');
 const dialogues = JSON.parse(readFileSync(join(MINI, 'test', 'dialogues_001.json'), 'utf8')) as Dialogue22[];
@@ -60,8 +60,8 @@ describe('references and gold states from MultiWOZ 2.2 (load_multiwoz22), on a f
     const refs = shared<Record<string, string[]>>('derived/subset21/mwz22_refs.json');
     const gold = shared<Record<string, BeliefState[]>>('derived/subset21/gold_states.json');
     // the transcribed mwzeval files are exactly what our writer produces for their content
-    expect(pyJsonDumps(refs, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'mwz22_refs.json'), 'utf8'));
-    expect(pyJsonDumps(gold, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'gold_states.json'), 'utf8'));
+    expect(pythonJsonDumps(refs, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'mwz22_refs.json'), 'utf8'));
+    expect(pythonJsonDumps(gold, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'gold_states.json'), 'utf8'));
     const ours = referencesFromMultiwoz22(dialogues, acts);
     // ids: lower case, no ".json"; one entry per system turn; same value types
     for (const table of [refs, ours.references]) for (const id of Object.keys(table)) expect(id).toMatch(/^[a-z]+\d+$/);
@@ -115,7 +115,7 @@ describe('goals from MultiWOZ 2.1 (spec § 10.1)', () => {
     const read = (rel: string) => readFileSync(join(dir, rel), 'utf8');
     // dialogues_002.json adds PMUL9903 (police; its user turn has an empty state)
     expect(JSON.parse(read('references/mwz22.json'))).toEqual({ ...EXPECTED_REFERENCES, pmul9903: ['NAME is at ADDRESS, postcode POST.'] });
-    expect(read('gold_states.json')).toBe(pyJsonDumps({ ...EXPECTED_GOLD_2022, pmul9903: [{}] }, { indent: 2 }));
+    expect(read('gold_states.json')).toBe(pythonJsonDumps({ ...EXPECTED_GOLD_2022, pmul9903: [{}] }, { indent: 2 }));
     expect(JSON.parse(read('gold_states.v2023.json')).sng9902[1].hotel.name).toBe('alexander b and b');
     expect(read('goals.json')).toBe(readFileSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), 'utf8'));
   });

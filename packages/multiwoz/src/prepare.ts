@@ -9,11 +9,10 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { EvalError, InputError, readJson, writeFileAtomic } from '@eval/core';
+import { EvalError, InputError, pythonJsonDumps, readJson, writeFileAtomic } from '@eval/core';
 import { z } from 'zod';
 import { DATA_FILES } from './data';
 import { type BeliefState, type NormalizationVersion, normalizeResponse, normalizeState, normalizeStateSlotName, normalizeStateSlotValue } from './normalize';
-import { pyJsonDumps } from './pyjson';
 import type { Goal } from './success';
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -268,14 +267,14 @@ export async function prepareMultiwozResource(dir: string): Promise<void> {
   if (dialogues.length === 0) throw new EvalError('invalid_data', `no MultiWOZ 2.2 dialogues under ${join(dir, 'sources/MultiWOZ_2.2')}`);
   const v2022 = referencesFromMultiwoz22(dialogues, dialogActs, { normalization: '2022' });
   const v2023 = referencesFromMultiwoz22(dialogues, dialogActs, { normalization: '2023' });
-  await writeFileAtomic(join(dir, DATA_FILES.references('mwz22')), pyJsonDumps(v2022.references, { indent: 2 }));
-  await writeFileAtomic(join(dir, DATA_FILES.goldStates), pyJsonDumps(v2022.goldStates, { indent: 2 }));
-  await writeFileAtomic(join(dir, DATA_FILES.goldStatesV2023), pyJsonDumps(v2023.goldStates, { indent: 2 }));
+  await writeFileAtomic(join(dir, DATA_FILES.references('mwz22')), pythonJsonDumps(v2022.references, { indent: 2 }));
+  await writeFileAtomic(join(dir, DATA_FILES.goldStates), pythonJsonDumps(v2022.goldStates, { indent: 2 }));
+  await writeFileAtomic(join(dir, DATA_FILES.goldStatesV2023), pythonJsonDumps(v2023.goldStates, { indent: 2 }));
 
   const zipFile = join(dir, SOURCE_FILES.multiwoz21TestZip);
   const entries = readZip(await readFile(zipFile), zipFile);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));
   if (!json) throw new InputError('no .json entry in the archive', { file: zipFile });
   const goals = goalsFromMultiwoz21(JSON.parse(json[1].toString('utf8')) as Record<string, unknown>);
-  await writeFileAtomic(join(dir, DATA_FILES.goals), pyJsonDumps(goals, { indent: 2 }));
+  await writeFileAtomic(join(dir, DATA_FILES.goals), pythonJsonDumps(goals, { indent: 2 }));
 }

@@ -1,8 +1,7 @@
-import { pythonRound } from '@eval/core';
+import { pythonJsonDumps, pythonJsonString, pythonRound } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { shared, sharedData, subset21Predictions } from '../test/helpers';
 import { MultiwozEvaluator } from './evaluator';
-import { pyJsonDumps, pyJsonString } from './pyjson';
 import { bootstrapMultiwoz, compareMultiwoz, formatMwzevalJson } from './report';
 
 const ev = new MultiwozEvaluator(sharedData('2022', true), { bleu: true, success: true, richness: true });
@@ -23,10 +22,10 @@ describe("mwzeval's JSON output", () => {
     expect(text).not.toContain('\n'); // json.dump(results, f) without indent
   });
 
-  it('pyJsonDumps = json.dumps: ensure_ascii escapes, indent layout, float repr', () => {
-    expect(pyJsonString('café "x"\\\n\u007f\u{1f642}')).toBe('"caf\\u00e9 \\"x\\"\\\\\\n\\u007f\\ud83d\\ude42"');
-    expect(pyJsonDumps({ a: [1, 2.5], b: {}, c: [] }, { indent: 2 })).toBe('{\n  "a": [\n    1.0,\n    2.5\n  ],\n  "b": {},\n  "c": []\n}');
-    expect(pyJsonDumps({ a: [1, 1e-7] })).toBe('{"a": [1.0, 1e-07]}');
+  it('pythonJsonDumps = json.dumps: ensure_ascii escapes, indent layout, float repr', () => {
+    expect(pythonJsonString('café "x"\\\n\u007f\u{1f642}')).toBe('"caf\\u00e9 \\"x\\"\\\\\\n\\u007f\\ud83d\\ude42"');
+    expect(pythonJsonDumps({ a: [1, 2.5], b: {}, c: [] }, { indent: 2 })).toBe('{\n  "a": [\n    1.0,\n    2.5\n  ],\n  "b": {},\n  "c": []\n}');
+    expect(pythonJsonDumps({ a: [1, 1e-7] })).toBe('{"a": [1.0, 1e-07]}');
   });
 });
 

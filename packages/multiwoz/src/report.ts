@@ -2,10 +2,17 @@
  * Output helpers: mwzeval's JSON (same shape, keys and number formatting as `json.dump(results)` in its
  * evaluate.py), bootstrap confidence intervals and the paired comparison of two systems.
  */
-import { type BootstrapOptions, type ConfidenceInterval, type PairedBootstrapResult, EvalError, bootstrapCI, pairedBootstrap } from '@eval/core';
+import {
+  type BootstrapOptions,
+  type ConfidenceInterval,
+  type PairedBootstrapResult,
+  EvalError,
+  bootstrapCI,
+  pairedBootstrap,
+  pythonJsonDumps,
+} from '@eval/core';
 import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats } from './bleu';
 import type { DialogueResult, MultiwozReport, MwzevalResults } from './evaluator';
-import { pyJsonDumps } from './pyjson';
 
 const INT_RICHNESS = new Set(['num_unigrams', 'num_bigrams', 'num_trigrams']);
 
@@ -16,9 +23,9 @@ const INT_RICHNESS = new Set(['num_unigrams', 'num_bigrams', 'num_trigrams']);
 export function formatMwzevalJson(report: MwzevalResults | MultiwozReport, options: { indent?: number } = {}): string {
   const dstMissing = 'details' in report && report.details.dstSource === 'missing';
   const value = { bleu: report.bleu, success: report.success, richness: report.richness, dst: report.dst };
-  return pyJsonDumps(value, {
+  return pythonJsonDumps(value, {
     indent: options.indent,
-    isInt: (path) => (path[0] === 'richness' && INT_RICHNESS.has(String(path[1]))) || (path[0] === 'dst' && dstMissing),
+    numbers: (_, path) => ((path[0] === 'richness' && INT_RICHNESS.has(String(path[1]))) || (path[0] === 'dst' && dstMissing) ? 'int' : 'float'),
   });
 }
 
