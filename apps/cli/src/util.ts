@@ -41,27 +41,36 @@ export function csvLine(cells: Array<string | number | boolean | null | undefine
     .join(',');
 }
 
-/** Parses a positive integer flag. */
-export function parsePositiveInt(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${name} expects a positive integer, got "${value}"`);
-    return n;
-  };
+/**
+ * Parses an integer flag value: `undefined` stays `undefined` (apply your default with `??`); with `min` 1 or 0 the
+ * message says "a positive" / "a non-negative integer".
+ */
+export function intFlag(flag: string, value: string | undefined, options: { min?: number } = {}): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < (options.min ?? Number.MIN_SAFE_INTEGER)) {
+    const what = options.min === 1 ? 'a positive integer' : options.min === 0 ? 'a non-negative integer' : 'an integer';
+    throw new UsageError(`${flag} expects ${what}, got "${value}"`);
+  }
+  return n;
 }
 
-/** Parses a non-negative number flag. */
-export function parseNonNegative(name: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isFinite(n) || n < 0) throw new UsageError(`${name} expects a non-negative number, got "${value}"`);
-    return n;
-  };
+/** Parses a confidence level in (0, 1) (default 0.95). */
+export function confidenceFlag(value: string | undefined, flag = '--confidence'): number {
+  if (value === undefined) return 0.95;
+  const x = Number(value);
+  if (!(x > 0 && x < 1)) throw new UsageError(`${flag} expects a number between 0 and 1, got "${value}"`);
+  return x;
+}
+
+/** Validates a flag whose value is one of `allowed`. */
+export function choiceFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  const v = (value ?? fallback) as T;
+  if (!allowed.includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
+  return v;
 }
 
 /** Validates a `--format` choice. */
 export function checkFormat<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T): T {
-  const v = (value ?? fallback) as T;
-  if (!allowed.includes(v)) throw new UsageError(`--format must be one of ${allowed.join(', ')}, got "${value}"`);
-  return v;
+  return choiceFlag('--format', value, allowed, fallback);
 }

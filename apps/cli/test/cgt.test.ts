@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { CLI_ROOT, SHARED, runCli } from './cli';
+import { CLI_ROOT, SHARED, probeResolved, runCli } from './cli';
 
 const CGT = join(SHARED, 'cgt');
 const PREDICTIONS = join(CGT, 'predictions');
@@ -181,15 +181,9 @@ describe('dialeval cgt bad input: exit 2, message naming file, record and field'
 });
 
 function resolvedEvalPackages(args: string[]): string[] {
-  const log = join(mkdtempSync(join(tmpdir(), 'dialeval-lazy-')), 'resolved.log');
-  writeFileSync(log, '');
-  const r = spawnSync(
-    process.execPath,
-    ['--conditions=@eval/source', '--import', 'tsx', '--import', join(CLI_ROOT, 'test', 'fixtures-resolve-log.mjs'), join(CLI_ROOT, 'src', 'bin.ts'), ...args],
-    { cwd: CLI_ROOT, env: { ...process.env, DIALEVAL_RESOLVE_LOG: log }, encoding: 'utf8' },
-  );
+  const r = probeResolved(args);
   expect(r.status, r.stderr).toBe(0);
-  return [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort();
+  return r.packages;
 }
 
 describe('laziness', () => {

@@ -1,4 +1,6 @@
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 
@@ -100,4 +102,20 @@ async function runOnce(args: string[], options: RunCliOptions): Promise<CliResul
     process.exitCode = savedExit;
     if (options.cwd) process.chdir(savedCwd);
   }
+}
+
+/**
+ * Runs the binary from source in a child process with a module-resolution hook and returns the `@eval/*` packages
+ * that were resolved: how the tests show that a subcommand loads its package lazily.
+ */
+export function probeResolved(args: string[]): { status: number | null; stderr: string; packages: string[] } {
+  const log = join(mkdtempSync(join(tmpdir(), 'dialeval-lazy-')), 'resolved.log');
+  writeFileSync(log, '');
+  const r = spawnSync(
+    process.execPath,
+    ['--conditions=@eval/source', '--import', 'tsx', '--import', join(CLI_ROOT, 'test', 'fixtures-resolve-log.mjs'), join(CLI_ROOT, 'src', 'bin.ts'), ...args],
+    { cwd: CLI_ROOT, env: { ...process.env, DIALEVAL_RESOLVE_LOG: log }, encoding: 'utf8' },
+  );
+  const packages = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort();
+  return { status: r.status, stderr: r.stderr, packages };
 }

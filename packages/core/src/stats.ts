@@ -337,23 +337,41 @@ export function bootstrapCI(
   statistic: (indices: Uint32Array) => number,
   options: BootstrapOptions = {},
 ): ConfidenceInterval {
-  const samples = options.samples ?? 1000;
-  const seed = options.seed ?? 0;
-  const confidence = options.confidence ?? 0.95;
+  const { samples, seed, confidence } = bootstrapSettings(n, options);
+  const estimate = statistic(identityIndices(n));
+  const stats: number[] = [];
+  forEachResample(n, samples, seed, (idx) => {
+    stats.push(statistic(idx));
+  });
+  return { estimate, ...percentileInterval(stats, confidence), confidence, samples, seed };
+}
+
+function bootstrapSettings(n: number, options: BootstrapOptions): Required<BootstrapOptions> {
   if (n <= 0) throw new EvalError('empty_data', 'bootstrap needs at least one unit');
+  return { samples: options.samples ?? 1000, seed: options.seed ?? 0, confidence: options.confidence ?? 0.95 };
+}
+
+function identityIndices(n: number): Uint32Array {
   const identity = new Uint32Array(n);
   for (let i = 0; i < n; i++) identity[i] = i;
-  const estimate = statistic(identity);
+  return identity;
+}
+
+/** Draws `samples` resamples of `n` unit indices (with repetition) from a seeded PRNG; the buffer is reused. */
+function forEachResample(n: number, samples: number, seed: number, visit: (indices: Uint32Array) => void): void {
   const rand = seededRandom(seed);
-  const stats = new Float64Array(samples);
   const idx = new Uint32Array(n);
   for (let s = 0; s < samples; s++) {
     for (let i = 0; i < n; i++) idx[i] = Math.floor(rand() * n);
-    stats[s] = statistic(idx);
+    visit(idx);
   }
-  const finite = Array.from(stats).filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
+}
+
+/** Percentile interval of the non-NaN values. */
+function percentileInterval(values: number[], confidence: number): { lower: number; upper: number } {
+  const sorted = values.filter((x) => !Number.isNaN(x)).sort((a, b) => a - b);
   const alpha = (1 - confidence) / 2;
-  return { estimate, lower: percentile(finite, alpha), upper: percentile(finite, 1 - alpha), confidence, samples, seed };
+  return { lower: percentile(sorted, alpha), upper: percentile(sorted, 1 - alpha) };
 }
 
 /** Bootstrap CI of the mean of per-unit values. */
@@ -388,28 +406,19 @@ export function pairedBootstrap(
   statisticB: (indices: Uint32Array) => number,
   options: BootstrapOptions = {},
 ): PairedBootstrapResult {
-  const samples = options.samples ?? 1000;
-  const seed = options.seed ?? 0;
-  const confidence = options.confidence ?? 0.95;
-  if (n <= 0) throw new EvalError('empty_data', 'bootstrap needs at least one unit');
-  const identity = new Uint32Array(n);
-  for (let i = 0; i < n; i++) identity[i] = i;
+  const { samples, seed, confidence } = bootstrapSettings(n, options);
+  const identity = identityIndices(n);
   const difference = statisticA(identity) - statisticB(identity);
-  const rand = seededRandom(seed);
   const diffs: number[] = [];
   let notBetter = 0;
-  const idx = new Uint32Array(n);
-  for (let s = 0; s < samples; s++) {
-    for (let i = 0; i < n; i++) idx[i] = Math.floor(rand() * n);
+  forEachResample(n, samples, seed, (idx) => {
     const d = statisticA(idx) - statisticB(idx);
     if (!(d > 0)) notBetter++;
-    if (!Number.isNaN(d)) diffs.push(d);
-  }
-  diffs.sort((a, b) => a - b);
-  const alpha = (1 - confidence) / 2;
+    diffs.push(d);
+  });
   return {
     difference,
     pValue: notBetter / samples,
-    interval: { estimate: difference, lower: percentile(diffs, alpha), upper: percentile(diffs, 1 - alpha), confidence, samples, seed },
+    interval: { estimate: difference, ...percentileInterval(diffs, confidence), confidence, samples, seed },
   };
 }

@@ -13,27 +13,7 @@ import {
   withReplayedGold,
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../commands/cgt';
-import { UsageError, checkFormat, csvLine, emit, formatTable } from '../util';
-
-function choice<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
-  const v = (value ?? fallback) as T;
-  if (!allowed.includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
-  return v;
-}
-
-function nonNegativeInt(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
-  return n;
-}
-
-function level(value: string | undefined): number {
-  if (value === undefined) return 0.95;
-  const x = Number(value);
-  if (!(x > 0 && x < 1)) throw new UsageError(`--confidence expects a number between 0 and 1, got "${value}"`);
-  return x;
-}
+import { UsageError, checkFormat, choiceFlag, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
 function repr(x: PyNumber | number | null | undefined): string {
@@ -174,15 +154,15 @@ function csv(results: SettingResult[]): string {
 
 export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void> {
   const format = checkFormat(opts.format, ['table', 'json', 'csv', 'reference'] as const, 'table');
-  const invalidPrediction = choice<InvalidPredictionMode>('--invalid-prediction', opts.invalidPrediction, ['error', 'empty'], 'error');
-  const variant = choice<CgaVariant>('--cga-variant', opts.cgaVariant, ['originals', 'new'], 'originals');
-  const samples = nonNegativeInt('--bootstrap', opts.bootstrap, 1000);
+  const invalidPrediction = choiceFlag<InvalidPredictionMode>('--invalid-prediction', opts.invalidPrediction, ['error', 'empty'], 'error');
+  const variant = choiceFlag<CgaVariant>('--cga-variant', opts.cgaVariant, ['originals', 'new'], 'originals');
+  const samples = intFlag('--bootstrap', opts.bootstrap, { min: 0 }) ?? 1000;
   const options: CgtOptions = {
-    dsc: choice('--mode', opts.mode, ['strict', 'lenient'] as const, 'strict'),
-    mean: choice('--mean', opts.mean, ['exact', 'naive'] as const, 'exact'),
-    prf1: choice('--prf1', opts.prf1, ['reference', 'standard'] as const, 'reference'),
-    emptyGroup: choice('--empty-group', opts.emptyGroup, ['error', 'skip'] as const, 'error'),
-    bootstrap: samples === 0 ? false : { samples, seed: nonNegativeInt('--seed', opts.seed, 0), confidence: level(opts.confidence) },
+    dsc: choiceFlag('--mode', opts.mode, ['strict', 'lenient'] as const, 'strict'),
+    mean: choiceFlag('--mean', opts.mean, ['exact', 'naive'] as const, 'exact'),
+    prf1: choiceFlag('--prf1', opts.prf1, ['reference', 'standard'] as const, 'reference'),
+    emptyGroup: choiceFlag('--empty-group', opts.emptyGroup, ['error', 'skip'] as const, 'error'),
+    bootstrap: samples === 0 ? false : { samples, seed: (intFlag('--seed', opts.seed, { min: 0 }) ?? 0), confidence: confidenceFlag(opts.confidence) },
   };
 
   const settings = await readPredictions(dir, { invalidPrediction });

@@ -28,14 +28,7 @@ import {
 } from '@eval/memory';
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
 import { llmOptionsFromFlags } from '../llm-options';
-import { UsageError, csvLine, emit, formatTable } from '../util';
-
-function positiveInt(flag: string, value: string | undefined, fallback?: number): number | undefined {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} expects a positive integer, got "${value}"`);
-  return n;
-}
+import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
   return {
@@ -117,9 +110,9 @@ async function loadSystem(
 
 export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
   if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
-  const maxUsers = positiveInt('--max-users', flags.maxUsers);
-  const topKUpdate = positiveInt('--top-k-update', flags.topKUpdate, 10)!;
-  const topKQuestion = positiveInt('--top-k-question', flags.topKQuestion, 20)!;
+  const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
+  const topKUpdate = intFlag('--top-k-update', flags.topKUpdate, { min: 1 }) ?? 10;
+  const topKQuestion = intFlag('--top-k-question', flags.topKQuestion, { min: 1 }) ?? 20;
   const options = parseSystemOptions(flags.systemOption);
   let llm: Llm | undefined;
   if (flags.model) llm = createLlm(llmOptionsFromFlags(flags));
@@ -217,8 +210,8 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const llmOptions = llmOptionsFromFlags(flags);
   llmOptions.timeoutMs ??= 300_000;
   const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
-  const maxUsers = positiveInt('--max-users', flags.maxUsers);
-  const attempts = positiveInt('--attempts', flags.attempts, 3)!;
+  const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
+  const attempts = intFlag('--attempts', flags.attempts, { min: 1 }) ?? 3;
   const llm = createLlm(llmOptions);
   try {
     const result = await judgeRunArtifact({

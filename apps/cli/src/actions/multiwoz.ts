@@ -9,28 +9,7 @@ import {
   mwzevalResults,
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../commands/multiwoz';
-import { UsageError, emit, formatTable } from '../util';
-
-function positiveInt(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new UsageError(`${flag} expects a positive integer, got "${value}"`);
-  return n;
-}
-
-function nonNegativeInt(flag: string, value: string | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} expects a non-negative integer, got "${value}"`);
-  return n;
-}
-
-function level(value: string | undefined): number {
-  if (value === undefined) return 0.95;
-  const x = Number(value);
-  if (!(x > 0 && x < 1)) throw new UsageError(`--confidence expects a number between 0 and 1, got "${value}"`);
-  return x;
-}
+import { UsageError, confidenceFlag, emit, formatTable, intFlag } from '../util';
 
 function version(value: string | undefined): NormalizationVersion {
   const v = value ?? '2022';
@@ -98,9 +77,9 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     : { bleu: true, success: true, richness: true, dst: false };
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
-  const samples = positiveInt('--samples', opts.samples, 1000);
-  const seed = nonNegativeInt('--seed', opts.seed, 0);
-  const confidence = level(opts.confidence);
+  const samples = intFlag('--samples', opts.samples, { min: 1 }) ?? 1000;
+  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
+  const confidence = confidenceFlag(opts.confidence);
   const references = opts.references
     ?.split(',')
     .map((s) => s.trim())
@@ -152,7 +131,7 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
   const metrics = { bleu: any ? Boolean(opts.bleu) : true, success: any ? Boolean(opts.success) : true };
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
-  const options = { samples: positiveInt('--samples', opts.samples, 1000), seed: nonNegativeInt('--seed', opts.seed, 0), confidence: level(opts.confidence) };
+  const options = { samples: (intFlag('--samples', opts.samples, { min: 1 }) ?? 1000), seed: (intFlag('--seed', opts.seed, { min: 0 }) ?? 0), confidence: confidenceFlag(opts.confidence) };
   const common = { ...metrics, dir: opts.data, flag: '--data', normalization: version(opts.normalization), addSlotDomains: Boolean(opts.addSlotDomains) };
   const warnings: string[] = [];
   const ra = await evaluateMultiwozFile(a, { ...common, onWarning: (w) => warnings.push(`A: ${w}`) });

@@ -39,18 +39,9 @@ import {
 } from '@eval/scorekeeping';
 import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
 import { llmOptionsFromFlags } from '../llm-options';
-import { checkFormat, csvLine, emit, formatTable, UsageError } from '../util';
+import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
-
-function int(flag: string, value: string | undefined, options: { min?: number } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < (options.min ?? Number.MIN_SAFE_INTEGER)) {
-    throw new UsageError(`${flag} expects ${options.min === 1 ? 'a positive integer' : options.min === 0 ? 'a non-negative integer' : 'an integer'}, got "${value}"`);
-  }
-  return n;
-}
 
 /** Parses `0-4,7` into game ids. */
 export function parseEpisodeList(value: string): number[] {
@@ -88,9 +79,9 @@ function noteDefaults(resources: GameResources): void {
 // ---------------------------------------------------------------------------------------------------------------------
 
 export async function scorekeepingInstances(flags: ScorekeepingInstancesFlags): Promise<void> {
-  const seed = int('--seed', flags.seed)!;
-  const perExperiment = int('--per-experiment', flags.perExperiment, { min: 1 })!;
-  const indent = int('--indent', flags.indent, { min: 0 });
+  const seed = intFlag('--seed', flags.seed)!;
+  const perExperiment = intFlag('--per-experiment', flags.perExperiment, { min: 1 })!;
+  const indent = intFlag('--indent', flags.indent, { min: 0 });
   const { resources } = await resolveGameResources({ dir: flags.resources });
   noteDefaults(resources);
   if (flags.checkValues !== 'off') {
@@ -114,7 +105,7 @@ async function loadInstances(flags: ScorekeepingPlayFlags, resources: GameResour
   if (flags.instances) return { instances: await readInstancesFile(flags.instances), source: resolve(flags.instances) };
   const inDir = dir ? join(dir, 'in', 'instances.json') : undefined;
   if (inDir && existsSync(inDir)) return { instances: await readInstancesFile(inDir), source: inDir };
-  const seed = int('--instances-seed', flags.instancesSeed)!;
+  const seed = intFlag('--instances-seed', flags.instancesSeed)!;
   assertNoOverlaps(resources, 'case-sensitive');
   return { instances: generateInstances(resources, { seed }), source: `generated (seed ${seed}) from ${resources.source}` };
 }
@@ -182,7 +173,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   const format = checkFormat(flags.format, ['text', 'json'] as const, 'text');
   const experiments = parseExperiments(flags.experiments);
   const episodes = flags.episodes !== undefined ? parseEpisodeList(flags.episodes) : undefined;
-  const episodeConcurrency = int('--episode-concurrency', flags.episodeConcurrency, { min: 1 })!;
+  const episodeConcurrency = intFlag('--episode-concurrency', flags.episodeConcurrency, { min: 1 })!;
   const temperature = flags.temperature ?? 0;
   const { resources, dir } = await resolveGameResources({ dir: flags.resources });
   noteDefaults(resources);
@@ -224,7 +215,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     if (flags.model) throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
     if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch need a model (--model), not --player');
     const model =
-      flags.player === 'perfect' ? perfectModel(resources, { slotMatch: flags.slotMatch }) : mockModel(resources, { seed: int('--mock-seed', flags.mockSeed)! });
+      flags.player === 'perfect' ? perfectModel(resources, { slotMatch: flags.slotMatch }) : mockModel(resources, { seed: intFlag('--mock-seed', flags.mockSeed)! });
     summary = await runEpisodes({
       outDir,
       resources,
@@ -312,7 +303,7 @@ async function scoreText(interactionsFile: string, slots: number | undefined): P
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
-  const slots = int('--slots', flags.slots, { min: 1 });
+  const slots = intFlag('--slots', flags.slots, { min: 1 });
   const st = await stat(path).catch(() => undefined);
   if (!st) throw new InputError('no such file or directory', { file: path, code: 'file_not_found' });
   let single: string | undefined;
