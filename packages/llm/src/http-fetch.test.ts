@@ -29,6 +29,11 @@ describe('leanFetch', () => {
       const r = await leanFetch(`${base}/gzip`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: '{"a":1}' });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-test')).toBe('yes');
+      expect(r.headers.get('X-Test')).toBe('yes'); // names are case-insensitive
+      expect(r.headers.has('content-encoding')).toBe(false); // decoded
+      const names = [...r.headers.entries()].map(([k]) => k);
+      expect(names).toEqual([...names].sort()); // in name order, as Headers iterates
+      expect(Object.fromEntries(r.headers)).toMatchObject({ 'content-type': 'application/json', 'x-test': 'yes' });
       expect(await r.json()).toEqual({ zipped: true });
       expect(seen[0]).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { authorization: 'Bearer k', 'content-length': '7' } });
       const limited = await leanFetch(new URL(`${base}/limited`), { method: 'GET' });

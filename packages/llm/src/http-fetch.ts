@@ -137,7 +137,7 @@ function targetOf(input: string | URL): Target | null {
   return t;
 }
 
-function plainHeaders(h: HeadersInit | undefined): Record<string, string> {
+function plainHeaders(h: ConstructorParameters<typeof Headers>[0]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
   // The SDK hands over a `Headers`: read it as it is rather than copying it into another one.

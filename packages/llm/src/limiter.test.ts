@@ -1,3 +1,4 @@
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { AdaptiveLimiter } from './limiter';
 
@@ -57,5 +58,23 @@ describe('AdaptiveLimiter', () => {
     lim.release();
     await lim.acquire();
     expect(lim.running).toBe(1);
+  });
+
+  it('keeps one abort listener on a signal however many waiters share it, and none once they got a slot', async () => {
+    const lim = new AdaptiveLimiter(2);
+    const ac = new AbortController();
+    await lim.acquire(ac.signal);
+    await lim.acquire(ac.signal);
+    const waiters = Array.from({ length: 50 }, () => lim.acquire(ac.signal));
+    expect(lim.waiting).toBe(50);
+    expect(getEventListeners(ac.signal, 'abort')).toHaveLength(1);
+    for (let i = 0; i < 40; i++) lim.release();
+    await Promise.all(waiters.slice(0, 40));
+    expect(lim.waiting).toBe(10);
+    const rest = waiters.slice(40).map((p) => p.catch((e: Error) => e.message));
+    ac.abort(new Error('stop'));
+    expect(await Promise.all(rest)).toEqual(Array(10).fill('stop'));
+    expect(lim.waiting).toBe(0);
+    expect(lim.running).toBe(2);
   });
 });

@@ -1,3 +1,5 @@
+import { onAbort } from './abort';
+
 /**
  * Adaptive concurrency limiter (AIMD). At most `limit` calls run at once; `limit` starts at `max`, is halved
  * when the endpoint answers 429 (at most once per `cooldownMs`, so one burst of 429s counts once), and grows
@@ -10,7 +12,7 @@ export class AdaptiveLimiter {
   private streak = 0;
   private lastDecrease = -Infinity;
   private readonly cooldownMs: number;
-  private readonly waiters: Array<{ resolve: () => void; reject: (e: unknown) => void; signal?: AbortSignal; onAbort?: () => void }> = [];
+  private readonly waiters: Array<{ resolve: () => void; reject: (e: unknown) => void; unsubscribe?: () => void }> = [];
   /** Lowest limit reached so far (reported in summaries). */
   minReached: number;
 
@@ -41,14 +43,13 @@ export class AdaptiveLimiter {
       return Promise.resolve();
     }
     return new Promise<void>((resolve, reject) => {
-      const waiter: (typeof this.waiters)[number] = { resolve, reject, signal };
+      const waiter: (typeof this.waiters)[number] = { resolve, reject };
       if (signal) {
-        waiter.onAbort = () => {
+        waiter.unsubscribe = onAbort(signal, () => {
           const i = this.waiters.indexOf(waiter);
           if (i >= 0) this.waiters.splice(i, 1);
           reject(signal.reason ?? new Error('aborted'));
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
+        });
       }
       this.waiters.push(waiter);
     });
@@ -82,7 +83,7 @@ export class AdaptiveLimiter {
   private drain(): void {
     while (this.active < this.current && this.waiters.length > 0) {
       const w = this.waiters.shift()!;
-      if (w.signal && w.onAbort) w.signal.removeEventListener('abort', w.onAbort);
+      w.unsubscribe?.();
       this.active++;
       w.resolve();
     }

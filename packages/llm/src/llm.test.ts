@@ -292,7 +292,11 @@ describe('createLlm', () => {
     await llm.close();
     await make({ ...opts, dryRun: { requestsFile: join(dir, 'dry.jsonl') } }).runJobs({ name: 'key-dry', items: ['two'], id: (x) => x, run: async (x, { model }) => model.chat([{ role: 'user', content: x }]) });
     const files = await listFiles(dir);
-    expect(files.length).toBeGreaterThanOrEqual(6);
+    // journal, summary, usage log, dry-run requests and the cache segment holding the two answers
+    expect(files.filter((f) => !f.startsWith(join(dir, 'cache'))).sort()).toEqual(['dry.jsonl', 'key.jsonl', 'summary.json', 'usage.jsonl'].map((f) => join(dir, f)));
+    const cached = files.filter((f) => f.startsWith(join(dir, 'cache')));
+    expect(cached).toHaveLength(1);
+    expect((await readFile(cached[0]!, 'utf8')).trimEnd().split('\n')).toHaveLength(2);
     for (const f of files) {
       const text = await readFile(f, 'utf8');
       expect(text.includes(KEY), f).toBe(false);

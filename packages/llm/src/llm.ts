@@ -405,7 +405,8 @@ export function createLlm(options: LlmOptions): Llm {
     const sig = chatOptions?.signal ?? signal;
     const mode = resolved.cache;
     if (mode === 'use' || mode === 'replay') {
-      const hit = await cache.get(key);
+      // Replay: a miss is fatal, so look again for entries written meanwhile (another process, a batch) first.
+      const hit = await cache.get(key, mode === 'replay' ? { refresh: true } : undefined);
       if (hit) {
         for (const s of sinks) s.cacheHits++;
         return { ...hit, cached: true };
@@ -697,6 +698,7 @@ export function createLlm(options: LlmOptions): Llm {
       if (usageLogOpening) usageLog = await usageLogOpening.catch(() => undefined);
       await usageLog?.close();
       usageLog = undefined;
+      await cache.close();
     },
   };
   return llm;

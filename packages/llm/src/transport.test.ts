@@ -1,8 +1,10 @@
+import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from './fixtures/helpers';
 import { createLlm, type Llm } from './llm';
 import { startTestServer, type TestServer } from './testing/index';
-import { backoffDelay, redact, retryAfterMs } from './transport';
+import { AdaptiveLimiter } from './limiter';
+import { backoffDelay, OpenAITransport, redact, retryAfterMs } from './transport';
 
 const KEY_ENV = 'EVAL_LLM_TRANSPORT_KEY';
 const KEY = 'sk-transport-0123456789abcdefghij';
@@ -151,6 +153,31 @@ describe('retries and timeouts against the test server (real SDK)', () => {
     expect(l2.usage()).toMatchObject({ calls: 1, promptTokens: 120, completionTokens: 7, cachedTokens: 100, totalTokens: 127, costKnown: true });
     await l2.close();
     await s2.close();
+  });
+});
+
+describe('aborting', () => {
+  it('aborting the run ends the calls in flight at once; calls leave no listener on the run signal', async () => {
+    const server = await startTestServer({ rules: [{ match: 'hang', reply: { hang: true } }] });
+    const limiter = new AdaptiveLimiter(8);
+    const transport = new OpenAITransport({ apiKey: KEY, baseURL: server.baseURL, limiter, policy: { maxAttempts: 3, timeoutMs: 10_000, backoffBaseMs: 10, backoffMaxMs: 100 } });
+    const run = new AbortController();
+    const body = (content: string) => ({ model: 'test-model', messages: [{ role: 'user', content }] });
+    for (let i = 0; i < 20; i++) expect((await transport.send(body(`q${i}`), run.signal)).response.text).toBe(`echo: q${i}`);
+    expect(getEventListeners(run.signal, 'abort').length).toBeLessThanOrEqual(1);
+    const started = Date.now();
+    const hanging = [transport.send(body('hang 1'), run.signal), transport.send(body('hang 2'), run.signal)].map((p) => p.catch((e: unknown) => e));
+    await new Promise((r) => setTimeout(r, 100));
+    run.abort(new Error('run stopped'));
+    for (const e of await Promise.all(hanging)) expect(e).toMatchObject({ message: 'run stopped' });
+    expect(Date.now() - started).toBeLessThan(2000); // not the 10 s timeout
+    expect(server.chatRequests().filter((r) => r.body.messages[0].content.startsWith('hang'))).toHaveLength(2); // not retried
+    expect(limiter.running).toBe(0);
+    // a signal that is already aborted sends nothing
+    const before = server.requests.length;
+    await expect(transport.send(body('q-late'), run.signal)).rejects.toMatchObject({ message: 'run stopped' });
+    expect(server.requests.length).toBe(before);
+    await server.close();
   });
 });
 

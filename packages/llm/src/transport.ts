@@ -1,6 +1,7 @@
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatUsage, FinishReason } from '@eval/core';
 import type { CachedResponse } from './cache';
+import { onAbort } from './abort';
 import { LlmCallError } from './errors';
 import { leanFetch } from './http-fetch';
 import type { AdaptiveLimiter } from './limiter';
@@ -128,38 +129,6 @@ function sleep(ms: number, signal?: AbortSignal): Promise<void> {
   });
 }
 
-/** Controllers of the attempts in flight, by the signal they follow (one listener per signal, not one per attempt). */
-const followers = new WeakMap<AbortSignal, Set<AbortController>>();
-
-/** A new controller that aborts when `signal` does (with its reason). */
-function linkedController(signal: AbortSignal): AbortController {
-  const c = new AbortController();
-  if (signal.aborted) {
-    c.abort(signal.reason);
-    return c;
-  }
-  let set = followers.get(signal);
-  if (!set) {
-    const members = new Set<AbortController>();
-    set = members;
-    followers.set(signal, members);
-    signal.addEventListener(
-      'abort',
-      () => {
-        for (const m of members) m.abort(signal.reason);
-        members.clear();
-      },
-      { once: true },
-    );
-  }
-  set.add(c);
-  return c;
-}
-
-function unlink(signal: AbortSignal, c: AbortController): void {
-  followers.get(signal)?.delete(c);
-}
-
 export interface TransportOptions {
   baseURL?: string;
   apiKey: string;
@@ -198,7 +167,8 @@ export class OpenAITransport {
       let c: Classified;
       // The SDK adds an abort listener to the signal it is given and never removes it: give it a per-attempt signal,
       // linked to the run's, so the run's signal does not collect one listener per call (a leak, and quadratic).
-      const attemptController = signal ? linkedController(signal) : undefined;
+      const attemptController = signal ? new AbortController() : undefined;
+      const unlink = attemptController ? onAbort(signal!, () => attemptController.abort(signal!.reason)) : undefined;
       try {
         const res = await this.client.chat.completions.create(body as never, { signal: attemptController?.signal, timeout: policy.timeoutMs, maxRetries: 0 });
         const response = toResponse(res);
@@ -210,7 +180,7 @@ export class OpenAITransport {
         c.reason = redact(c.reason, this.opts.apiKey);
         if (c.rateLimited) limiter.onRateLimited();
       } finally {
-        if (attemptController) unlink(signal!, attemptController);
+        unlink?.();
         limiter.release();
       }
       last = c;
