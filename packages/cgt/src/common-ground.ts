@@ -103,6 +103,18 @@ export class CommonGround {
         }
       }
       const possOf = () => sums(rhsBlocks.map((b) => poss[b]));
+      /** For `<` / `>`: the weights outside the bound (a weight, or the max/min possible weight of the right-hand blocks). */
+      const outsideBound = (): number[] => {
+        let bound: (() => number) | undefined;
+        if (w) bound = () => w;
+        else if (rhsBlocks.length > 0) {
+          const possible = possOf();
+          bound = () => (relation === '<' ? maxOf(possible) : minOf(possible));
+        }
+        if (!bound) return [];
+        const keep = new Set([...poss[block]].filter((x) => (relation === '<' ? x < bound!() : x > bound!())));
+        return WEIGHTS.filter((x) => !keep.has(x));
+      };
       const discard = (x: number) => {
         poss[block].delete(x);
         ef[block].delete(x);
@@ -122,16 +134,7 @@ export class CommonGround {
             for (const x of [...poss[block]]) if (evidenced.has(x)) ef[block].add(x);
           }
         } else if (relation === '<' || relation === '>') {
-          let bound: (() => number) | undefined;
-          if (w) bound = () => w;
-          else if (rhsBlocks.length > 0) {
-            const possible = possOf();
-            bound = () => (relation === '<' ? maxOf(possible) : minOf(possible));
-          }
-          if (bound) {
-            const keep = new Set([...poss[block]].filter((x) => (relation === '<' ? x < bound!() : x > bound!())));
-            for (const x of WEIGHTS) if (!keep.has(x)) ea[block].add(x);
-          }
+          for (const x of outsideBound()) ea[block].add(x);
         } else if (relation === '!=') {
           if (w) ea[block].add(w);
           else if (rhsBlocks.length > 0) {
@@ -165,16 +168,7 @@ export class CommonGround {
             }
           }
         } else if (relation === '<' || relation === '>') {
-          let bound: (() => number) | undefined;
-          if (w) bound = () => w;
-          else if (rhsBlocks.length > 0) {
-            const possible = possOf();
-            bound = () => (relation === '<' ? maxOf(possible) : minOf(possible));
-          }
-          if (bound) {
-            const keep = new Set([...poss[block]].filter((x) => (relation === '<' ? x < bound!() : x > bound!())));
-            for (const x of WEIGHTS) if (!keep.has(x)) discard(x);
-          }
+          for (const x of outsideBound()) discard(x);
         } else if (relation === '!=') {
           if (w) discard(w);
           else if (rhsBlocks.length > 0) {

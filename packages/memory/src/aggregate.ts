@@ -278,63 +278,45 @@ export function aggregateEvalResults(
   const r = memory_integrity['recall(all)'];
   const memory_extraction_f1 = p === null || r === null ? null : p + r === 0 ? 0 : (2 * (p * r)) / (p + r);
 
-  // Memory update.
-  const updateCounts = { Correct: 0, Hallucination: 0, Omission: 0, Other: 0 };
-  let updateNum = 0;
-  let updateValidNum = 0;
-  for (const item of records.memory_update_records) {
-    setValid(item, true);
-    updateNum += 1;
-    const t = item.memory_update_type;
-    if (t !== 'Correct' && t !== 'Hallucination' && t !== 'Omission' && t !== 'Other') {
-      setValid(item, false);
-      continue;
+  // Update and question answering: labelled records; an unknown label makes a record invalid.
+  // ("Other" is a valid update label, not a valid QA label.)
+  const tally = <L extends string>(items: Array<Record<string, unknown>>, field: string, labels: readonly L[]) => {
+    const counts = Object.fromEntries(labels.map((l) => [l, 0])) as Record<L, number>;
+    let num = 0;
+    let validNum = 0;
+    for (const item of items) {
+      num += 1;
+      const label = item[field];
+      const valid = (labels as readonly unknown[]).includes(label);
+      setValid(item, valid);
+      if (!valid) continue;
+      counts[label as L] += 1;
+      validNum += 1;
     }
-    updateCounts[t] += 1;
-    updateValidNum += 1;
-  }
-  const memory_update: MemoryUpdateScore = {
-    'correct_update_memory_ratio(all)': div(updateCounts.Correct, updateNum, 'correct_update_memory_ratio(all)'),
-    'correct_update_memory_ratio(valid)': div(updateCounts.Correct, updateValidNum, 'correct_update_memory_ratio(valid)'),
-    'hallucination_update_memory_ratio(all)': div(updateCounts.Hallucination, updateNum, 'hallucination_update_memory_ratio(all)'),
-    'hallucination_update_memory_ratio(valid)': div(
-      updateCounts.Hallucination,
-      updateValidNum,
-      'hallucination_update_memory_ratio(valid)',
-    ),
-    'omission_update_memory_ratio(all)': div(updateCounts.Omission, updateNum, 'omission_update_memory_ratio(all)'),
-    'omission_update_memory_ratio(valid)': div(updateCounts.Omission, updateValidNum, 'omission_update_memory_ratio(valid)'),
-    'other_update_memory_ratio(all)': div(updateCounts.Other, updateNum, 'other_update_memory_ratio(all)'),
-    'other_update_memory_ratio(valid)': div(updateCounts.Other, updateValidNum, 'other_update_memory_ratio(valid)'),
-    update_memory_valid_num: updateValidNum,
-    update_memory_num: updateNum,
+    // Reference key order: for each label, its (all) then its (valid) ratio.
+    const ratios = (key: (label: string) => string): Record<string, number | null> => {
+      const out: Record<string, number | null> = {};
+      for (const l of labels) {
+        const name = key(l.toLowerCase());
+        out[`${name}(all)`] = div(counts[l], num, `${name}(all)`);
+        out[`${name}(valid)`] = div(counts[l], validNum, `${name}(valid)`);
+      }
+      return out;
+    };
+    return { num, validNum, ratios };
   };
-
-  // Question answering ("Other" is not a valid QA label).
-  const qaCounts = { Correct: 0, Hallucination: 0, Omission: 0 };
-  let qaNum = 0;
-  let qaValidNum = 0;
-  for (const item of records.question_answering_records) {
-    setValid(item, true);
-    qaNum += 1;
-    const t = item.result_type;
-    if (t !== 'Correct' && t !== 'Hallucination' && t !== 'Omission') {
-      setValid(item, false);
-      continue;
-    }
-    qaCounts[t] += 1;
-    qaValidNum += 1;
-  }
-  const question_answering: QuestionAnsweringScore = {
-    'correct_qa_ratio(all)': div(qaCounts.Correct, qaNum, 'correct_qa_ratio(all)'),
-    'correct_qa_ratio(valid)': div(qaCounts.Correct, qaValidNum, 'correct_qa_ratio(valid)'),
-    'hallucination_qa_ratio(all)': div(qaCounts.Hallucination, qaNum, 'hallucination_qa_ratio(all)'),
-    'hallucination_qa_ratio(valid)': div(qaCounts.Hallucination, qaValidNum, 'hallucination_qa_ratio(valid)'),
-    'omission_qa_ratio(all)': div(qaCounts.Omission, qaNum, 'omission_qa_ratio(all)'),
-    'omission_qa_ratio(valid)': div(qaCounts.Omission, qaValidNum, 'omission_qa_ratio(valid)'),
-    qa_valid_num: qaValidNum,
-    qa_num: qaNum,
-  };
+  const updates = tally(records.memory_update_records, 'memory_update_type', ['Correct', 'Hallucination', 'Omission', 'Other'] as const);
+  const memory_update = {
+    ...updates.ratios((l) => `${l}_update_memory_ratio`),
+    update_memory_valid_num: updates.validNum,
+    update_memory_num: updates.num,
+  } as MemoryUpdateScore;
+  const answers = tally(records.question_answering_records, 'result_type', ['Correct', 'Hallucination', 'Omission'] as const);
+  const question_answering = {
+    ...answers.ratios((l) => `${l}_qa_ratio`),
+    qa_valid_num: answers.validNum,
+    qa_num: answers.num,
+  } as QuestionAnsweringScore;
 
   // Memory type accuracy (interference points included unless typeAccuracyExcludesInterference).
   const counts = Object.fromEntries(MEMORY_TYPES.map((t) => [t, { integrity: 0, update: 0, total: 0 }])) as Record<

@@ -193,6 +193,16 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   const extra: string[] = [];
   let llmUsage: unknown;
 
+  // Shared by the replayed and the programmatic players.
+  const common = {
+    temperature,
+    experiments,
+    episodes,
+    game,
+    episodeConcurrency,
+    retryPlayerFailures,
+    onEpisode: progressReporter(tty() && flags.progress !== false),
+  };
   if (flags.replay) {
     if (flags.player || flags.model) throw new UsageError('--replay, --player and --model are exclusive');
     const recorded = await recordedRun(flags.replay);
@@ -202,13 +212,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
       instances: recorded.instances,
       answerer: (ref: EpisodeRef) => scriptedAnswererFromFile(recorded.files.get(`${ref.experiment}/${ref.instance.game_id}`)!),
       modelName: recorded.modelName,
-      temperature,
-      experiments,
-      episodes,
-      game,
-      episodeConcurrency,
-      retryPlayerFailures,
-      onEpisode: progressReporter(tty() && flags.progress !== false),
+      ...common,
     });
     extra.push(`replayed the Answerer outputs recorded in ${resolve(flags.replay)}`);
   } else if (flags.player) {
@@ -222,13 +226,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
       instances,
       answerer: chatModelAnswerer(model, { name: flags.player, strip: flags.strip }),
       modelName: flags.player,
-      temperature,
-      experiments,
-      episodes,
-      game,
-      episodeConcurrency,
-      retryPlayerFailures,
-      onEpisode: progressReporter(tty() && flags.progress !== false),
+      ...common,
     });
   } else {
     const llmOptions = llmOptionsFromFlags(flags);
