@@ -1,4 +1,4 @@
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
@@ -225,6 +225,54 @@ describe('dialeval memory run + judge + leaderboard', () => {
     expect(table.code, table.stderr).toBe(0);
     expect(table.stdout).toMatch(/System\s+R\s+Weighted R\s+Target P/);
     expect(table.stdout).toMatch(/\nA\s+100\.00/);
+  });
+
+  it('run --answer-prompts DIR --answer-prompt MEMZERO: the baseline answers with HaluMem\'s PROMPT_MEMZERO', async () => {
+    // HaluMem's answer prompts are CC-BY-NC-ND and not shipped: the user points at a directory (here the project's
+    // reference copies in ../shared; scripts/extract-halumem-prompts.mjs produces one from a HaluMem checkout).
+    const answerDir = join(MEMORY, 'answer_prompts');
+    const template = readFileSync(join(answerDir, 'PROMPT_MEMZERO.txt'), 'utf8');
+    const dataset = join(dir, 'tiny-halumem-prompt.jsonl');
+    writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
+    const out = join(dir, 'runs-memzero', 'er_eval_results.jsonl');
+    const summary = join(dir, 'runs-memzero', 'summary.json');
+    const before = server.chatRequests().length;
+    const run = await runCli(
+      ['memory', 'run', '--system', 'extract-retrieve', '--data', dataset, '--out', out, '--summary', summary, '--answer-prompts', answerDir, '--answer-prompt', 'MEMZERO', ...llmFlags()],
+      { env: env() },
+    );
+    expect(run.code, run.stderr).toBe(0);
+    const sent = server
+      .chatRequests()
+      .slice(before)
+      .map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]!.content);
+    const line = JSON.parse(readFileSync(out, 'utf8').trim());
+    const questions = line.sessions.flatMap((s: { questions?: unknown[] }) => s.questions ?? []) as Array<{ question: string; context: string; system_response: string }>;
+    expect(questions).toHaveLength(4);
+    for (const q of questions) {
+      // PROMPT_MEMZERO.format(context=<the recorded context>, question=<the question>): the template's text before
+      // "{context}", the context, "\n\n    Question: ", the question, then "\n\n    Answer:\n    " (spec §8.2)
+      const expected = `${template.slice(0, template.indexOf('{context}'))}${q.context}\n\n    Question: ${q.question}\n\n    Answer:\n    `;
+      expect(sent).toContain(expected);
+      expect(q.system_response).toBe('Lisbon');
+    }
+    expect(sent.filter((p) => p.startsWith('\n    You are an intelligent memory assistant'))).toHaveLength(4);
+    expect(JSON.parse(readFileSync(summary, 'utf8')).answerPrompt).toStrictEqual({ name: 'PROMPT_MEMZERO', dir: answerDir });
+
+    // $DIALEVAL_HALUMEM_PROMPTS_DIR stands in for --answer-prompts; a directory without the file names it
+    const viaEnv = await runCli(
+      ['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'runs-memzero', 'fc.jsonl'), '--answer-prompt', 'ZEP', ...llmFlags()],
+      { env: { ...env(), DIALEVAL_HALUMEM_PROMPTS_DIR: answerDir } },
+    );
+    expect(viaEnv.code, viaEnv.stderr).toBe(0);
+    const empty = join(dir, 'no-prompts');
+    mkdirSync(empty, { recursive: true });
+    const missing = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'y.jsonl'), '--answer-prompts', empty, '--answer-prompt', 'MEMOS', ...llmFlags()], { env: env() });
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toMatch(/missing HaluMem prompt file PROMPT_MEMZERO\.txt/);
+    const noName = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'y.jsonl'), '--answer-prompts', answerDir, ...llmFlags()], { env: env() });
+    expect(noName.code).toBe(2);
+    expect(noName.stderr).toMatch(/--answer-prompts needs --answer-prompt/);
   });
 
   it('run: a baseline without --model is a usage error', async () => {

@@ -8,6 +8,7 @@ export * from './judge';
 export * from './leaderboard';
 export * from './system';
 export * from './baselines/index';
+export * from './answer-prompts';
 export {
   EVALUATION_PROMPT_FOR_MEMORY_ACCURACY,
   EVALUATION_PROMPT_FOR_MEMORY_INTEGRITY,

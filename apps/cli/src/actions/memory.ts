@@ -9,6 +9,7 @@ import {
   aggregateEvalResults,
   computeTimeConsuming,
   discardPartialRun,
+  loadAnswerPrompts,
   emptyRecords,
   formatStatResult,
   judgeRunArtifact,
@@ -20,6 +21,7 @@ import {
   qaBreakdown,
   runMemorySystem,
   type AggregateOptions,
+  type AnswerPromptSystem,
   type EvalRecords,
   type MemorySystem,
   type OverallScore,
@@ -68,6 +70,7 @@ async function loadSystem(
   model: ChatModel | undefined,
   options: Record<string, string>,
   chat: { temperature?: number; maxTokens?: number } = {},
+  answerPrompt?: string,
 ): Promise<MemorySystem> {
   if (spec === 'full-context' || spec === 'extract-retrieve') {
     if (!model) throw new UsageError(`--system ${spec} answers with a model: pass --model`);
@@ -83,10 +86,11 @@ async function loadSystem(
     if (spec === 'full-context') {
       const extraction = options.extraction ?? 'user-turns';
       if (extraction !== 'user-turns' && extraction !== 'none') throw new UsageError('--system-option extraction must be user-turns or none');
-      return new FullContextBaseline({ model, extraction, maxContextChars: num('maxContextChars'), ...chat });
+      return new FullContextBaseline({ model, extraction, maxContextChars: num('maxContextChars'), answerPrompt, ...chat });
     }
-    return new ExtractRetrieveBaseline({ model, chunkTurns: num('chunkTurns'), extractFromGeneratedQa: options.extractFromGeneratedQa === 'true', ...chat });
+    return new ExtractRetrieveBaseline({ model, chunkTurns: num('chunkTurns'), extractFromGeneratedQa: options.extractFromGeneratedQa === 'true', answerPrompt, ...chat });
   }
+  if (answerPrompt !== undefined) throw new UsageError('--answer-prompt applies to the built-in baselines (full-context, extract-retrieve)');
   const file = resolve(spec);
   let mod: Record<string, unknown>;
   try {
@@ -108,16 +112,31 @@ async function loadSystem(
   return value;
 }
 
+/**
+ * `--answer-prompt NAME [--answer-prompts DIR]`: HaluMem's PROMPT_NAME, read from DIR or $DIALEVAL_HALUMEM_PROMPTS_DIR
+ * (these CC-BY-NC-ND texts are not shipped). The baselines fill its {context} and {question} as HaluMem's adapters do.
+ */
+async function haluMemAnswerPrompt(flags: MemoryRunFlags): Promise<{ name: AnswerPromptSystem; dir: string; text: string } | undefined> {
+  if (!flags.answerPrompt) {
+    if (flags.answerPrompts) throw new UsageError('--answer-prompts needs --answer-prompt MEMZERO|ZEP|MEMOS|MEMOBASE (which of the prompts to use)');
+    return undefined;
+  }
+  const name = flags.answerPrompt as AnswerPromptSystem;
+  const loaded = await loadAnswerPrompts(flags.answerPrompts);
+  return { name, dir: loaded.dir, text: loaded.answerPrompts[name] };
+}
+
 export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
   if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
   const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
   const topKUpdate = intFlag('--top-k-update', flags.topKUpdate, { min: 1 }) ?? 10;
   const topKQuestion = intFlag('--top-k-question', flags.topKQuestion, { min: 1 }) ?? 20;
   const options = parseSystemOptions(flags.systemOption);
+  const answerPrompt = await haluMemAnswerPrompt(flags);
   let llm: Llm | undefined;
   if (flags.model) llm = createLlm(llmOptionsFromFlags(flags));
   try {
-    const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens });
+    const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens }, answerPrompt?.text);
     if (flags.fresh) await discardPartialRun(flags.out);
     const started = Date.now();
     const result = await runMemorySystem({
@@ -149,6 +168,7 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
       searchMs: result.searchMs,
       answerMs: result.answerMs,
       elapsedMs: Date.now() - started,
+      ...(answerPrompt ? { answerPrompt: { name: `PROMPT_${answerPrompt.name}`, dir: answerPrompt.dir } } : {}),
       ...(system instanceof ExtractRetrieveBaseline ? { extractionFailures: system.extractionFailures } : {}),
       ...(llm ? { llm: llm.usage() } : {}),
     };

@@ -9,6 +9,8 @@ export interface MemoryRunFlags extends LlmFlags {
   topKUpdate?: string;
   topKQuestion?: string;
   systemOption?: string[];
+  answerPrompts?: string;
+  answerPrompt?: string;
   fresh?: boolean;
   summary?: string;
 }
@@ -73,6 +75,13 @@ export function registerMemory(program: Command): void {
       .option('--top-k-update <n>', 'search results kept per update point', '10')
       .option('--top-k-question <n>', 'memories retrieved per question', '20')
       .option('--system-option <key=value>', 'option passed to the system (repeatable)', collect)
+      .option(
+        '--answer-prompts <dir>',
+        `directory of HaluMem answer prompts (PROMPT_*.txt, made with @eval/memory's scripts/extract-halumem-prompts.mjs; default $DIALEVAL_HALUMEM_PROMPTS_DIR)`,
+      )
+      .addOption(
+        new Option('--answer-prompt <name>', "baselines: answer with HaluMem's PROMPT_<name> instead of this project's own prompt").choices(['MEMZERO', 'ZEP', 'MEMOS', 'MEMOBASE']),
+      )
       .option('--fresh', 'discard an interrupted run (<out>.partial) instead of resuming it')
       .option('--summary <file>', 'write a machine-readable run summary (JSON)'),
   ).action(async (opts: MemoryRunFlags) => {

@@ -2,17 +2,18 @@ import type { ChatModel } from '@eval/core';
 import { chatJson } from '@eval/llm';
 import { z } from 'zod';
 import { renderDialogue } from '../inputs';
+import { assertTemplateFields } from '../answer-prompts';
 import { pyFormat } from '../python';
 import type { AddSessionResult, AnswerRequest, MemorySystem, MemoryUser, Retrieval, RetrieveRequest, SessionInput } from '../system';
 import { LexicalIndex } from './lexical';
-import { DEFAULT_ANSWER_PROMPT, DEFAULT_EXTRACTION_PROMPT } from './prompts';
+import { ANSWER_PROMPT_FIELDS, DEFAULT_ANSWER_PROMPT, DEFAULT_EXTRACTION_PROMPT, EXTRACTION_PROMPT_FIELDS } from './prompts';
 
 export interface ExtractRetrieveOptions {
   /** Extracts memories and answers questions (a core ChatModel; the CLI passes `@eval/llm`'s cached one). */
   model: ChatModel;
   /** Extraction prompt with fields `user_name`, `dialogue` (default {@link DEFAULT_EXTRACTION_PROMPT}). */
   extractionPrompt?: string;
-  /** Answer prompt with fields `context`, `question`, `user_name` (default {@link DEFAULT_ANSWER_PROMPT}). */
+  /** Answer prompt with fields `context`, `question`, `user_name` (default {@link DEFAULT_ANSWER_PROMPT}); a HaluMem `PROMPT_*` from `loadAnswerPrompts` works as is. */
   answerPrompt?: string;
   /** Dialogue turns per extraction call (long sessions are split; default 40). */
   chunkTurns?: number;
@@ -38,6 +39,8 @@ export class ExtractRetrieveBaseline implements MemorySystem {
   private readonly options: ExtractRetrieveOptions;
 
   constructor(options: ExtractRetrieveOptions) {
+    if (options.answerPrompt !== undefined) assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
+    if (options.extractionPrompt !== undefined) assertTemplateFields(options.extractionPrompt, EXTRACTION_PROMPT_FIELDS, 'extractionPrompt');
     this.options = options;
   }
 

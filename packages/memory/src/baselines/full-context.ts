@@ -1,14 +1,15 @@
 import type { ChatModel } from '@eval/core';
 import { renderDialogue } from '../inputs';
+import { assertTemplateFields } from '../answer-prompts';
 import { pyFormat } from '../python';
 import type { AddSessionResult, AnswerRequest, MemorySystem, MemoryUser, Retrieval, RetrieveRequest, SessionInput } from '../system';
 import { LexicalIndex } from './lexical';
-import { DEFAULT_ANSWER_PROMPT } from './prompts';
+import { ANSWER_PROMPT_FIELDS, DEFAULT_ANSWER_PROMPT } from './prompts';
 
 export interface FullContextOptions {
   /** Answers questions (a core ChatModel; the CLI passes `@eval/llm`'s cached one). */
   model: ChatModel;
-  /** Answer prompt with fields `context`, `question`, `user_name` (default: this project's {@link DEFAULT_ANSWER_PROMPT}). */
+  /** Answer prompt with fields `context`, `question`, `user_name` (default: this project's {@link DEFAULT_ANSWER_PROMPT}); a HaluMem `PROMPT_*` from `loadAnswerPrompts` works as is. */
   answerPrompt?: string;
   /**
    * What the baseline reports as "extracted memories": `user-turns` (default) reports each user utterance of the
@@ -35,6 +36,7 @@ export class FullContextBaseline implements MemorySystem {
   private readonly options: FullContextOptions;
 
   constructor(options: FullContextOptions) {
+    if (options.answerPrompt !== undefined) assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
     this.options = options;
   }
 

@@ -32,3 +32,13 @@ Reply with JSON only, in a fenced block:
 {{"memories": ["...", "..."]}}
 \`\`\`
 `;
+
+/**
+ * The fields the baselines fill in an answer prompt. HaluMem's `PROMPT_*` (see `loadAnswerPrompts`) use `{context}` and
+ * `{question}` only, which the baselines fill as HaluMem's adapters do (`context`: what the system retrieved, `question`:
+ * the dataset question); `user_name` is an extra that Python's `str.format` (and `pyFormat`) ignores when unused.
+ */
+export const ANSWER_PROMPT_FIELDS = ['context', 'question', 'user_name'] as const;
+
+/** The fields the extract-retrieve baseline fills in its extraction prompt. */
+export const EXTRACTION_PROMPT_FIELDS = ['user_name', 'dialogue'] as const;
