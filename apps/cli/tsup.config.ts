@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { evalTsupConfig } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts', 'src/bin.ts'],
-  format: ['esm', 'cjs'],
-  dts: { entry: 'src/index.ts' },
-  splitting: true,
-  clean: true,
-  target: 'node20',
-});
+export default evalTsupConfig({ entry: ['src/index.ts', 'src/bin.ts'], dts: { entry: 'src/index.ts' }, splitting: true });

@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { evalTsupConfig } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' },
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: false,
-  target: 'node20',
-});
+export default evalTsupConfig({ entry: { index: 'src/index.ts', testing: 'src/testing/index.ts' } });

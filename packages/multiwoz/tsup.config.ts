@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup';
+import { evalTsupConfig } from '../../tsup.shared.ts';
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm', 'cjs'],
-  dts: true,
-  clean: true,
-  sourcemap: false,
-  target: 'node20',
-});
+export default evalTsupConfig();

@@ -109,7 +109,9 @@ export class CommonGround {
         if (w) bound = () => w;
         else if (rhsBlocks.length > 0) {
           const possible = possOf();
-          bound = () => (relation === '<' ? maxOf(possible) : minOf(possible));
+          // Evaluated lazily (only if the block has possible weights: the reference raises on an empty max/min then), once.
+          let limit: number | undefined;
+          bound = () => (limit ??= relation === '<' ? maxOf(possible) : minOf(possible));
         }
         if (!bound) return [];
         const keep = new Set([...poss[block]].filter((x) => (relation === '<' ? x < bound!() : x > bound!())));
