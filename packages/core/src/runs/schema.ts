@@ -1,0 +1,139 @@
+import { z } from 'zod';
+
+/**
+ * The run record (spec `runs.md` sections 1-3): `run.json` (the manifest, {@link runManifestSchema}) and
+ * `items.jsonl` (one {@link RunItem} per evaluated unit) in one directory, beside the benchmark's native outputs.
+ *
+ * `schemaVersion` is bumped on any incompatible change; readers refuse a version they do not know.
+ */
+export const RUN_SCHEMA_VERSION = 1 as const;
+
+/** One headline figure, named as the reference names it. */
+export const runMetricSchema = z.object({
+  value: z.number().nullable(),
+  /** How many units it was computed from. */
+  n: z.number().int().nonnegative(),
+  ci: z.tuple([z.number(), z.number()]).optional(),
+  ciMethod: z.string().optional(),
+  /** e.g. `%` when the reference prints a percentage, `ratio` for 0-1. */
+  unit: z.string().optional(),
+});
+export type RunMetric = z.infer<typeof runMetricSchema>;
+
+/** A value aggregated into a headline metric: a number, a binary outcome, or null when not applicable. */
+export const runItemValueSchema = z.union([z.number(), z.boolean(), z.null()]);
+export type RunItemValue = z.infer<typeof runItemValueSchema>;
+
+/** One line of `items.jsonl`. `id` is stable across runs on the same data, so two runs pair item by item. */
+export const runItemSchema = z.object({
+  id: z.string().min(1),
+  group: z.string().optional(),
+  /** What the headline metrics are aggregated from. */
+  values: z.record(z.string(), runItemValueSchema),
+  /** Set when the item could not be evaluated (a failed call, a missing output): it counts into no metric. */
+  error: z.string().optional(),
+  /** What a person wants to see when looking at the item (failure reasons, the judge's explanation, ...). */
+  detail: z.record(z.string(), z.unknown()).optional(),
+});
+export type RunItem = z.infer<typeof runItemSchema>;
+
+export const runStatusSchema = z.enum(['complete', 'partial', 'failed']);
+export type RunStatus = z.infer<typeof runStatusSchema>;
+
+export const runInputSchema = z.object({
+  /** What the file is to the benchmark: `predictions`, `references`, `gold`, `episodes`, ... */
+  role: z.string(),
+  /** The path as given on the command line (or by the caller). */
+  path: z.string(),
+  size: z.number().int().nonnegative(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+});
+export type RunInput = z.infer<typeof runInputSchema>;
+
+export const runResourceSchema = z.object({
+  name: z.string(),
+  /** Pinned commit of the set, or `default texts` when the package's built-in defaults were used. */
+  commit: z.string().optional(),
+  /** sha256 of the set's sorted `path sha256` file list; absent for built-in defaults. */
+  sha256: z.string().optional(),
+  source: z.enum(['option', 'env', 'cache', 'default texts', 'directory']).optional(),
+});
+export type RunResource = z.infer<typeof runResourceSchema>;
+
+export const runLlmSchema = z.object({
+  /** Host (and port) of the endpoint: never the key, a URL's user info, path secrets or query. */
+  endpointHost: z.string(),
+  model: z.string(),
+  modelReported: z.array(z.string()).optional(),
+  sampling: z.record(z.string(), z.unknown()).optional(),
+  calls: z.object({
+    made: z.number().int().nonnegative(),
+    cached: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+    retried: z.number().int().nonnegative(),
+  }),
+  tokens: z.object({ prompt: z.number().nonnegative(), completion: z.number().nonnegative() }),
+  costUsd: z.number().nonnegative(),
+  prices: z.record(z.string(), z.unknown()).optional(),
+  batch: z.boolean(),
+  /** Identity of the cache directory (a hash of its resolved path), never the path of a home directory. */
+  cache: z.string().optional(),
+});
+export type RunLlm = z.infer<typeof runLlmSchema>;
+
+export const runFailureSchema = z.object({ id: z.string(), reason: z.string() });
+export type RunFailure = z.infer<typeof runFailureSchema>;
+
+export const runArtifactSchema = z.object({
+  /** Path relative to the run directory (or absolute when outside it). */
+  path: z.string(),
+  /** e.g. `mwzeval-json`, `clembench-scores`, `halumem-eval-results`, `llm-dst-eval-output`, `cgt-printout`. */
+  format: z.string(),
+});
+export type RunArtifact = z.infer<typeof runArtifactSchema>;
+
+export const runManifestSchema = z.object({
+  schemaVersion: z.literal(RUN_SCHEMA_VERSION),
+  id: z.string().min(1),
+  benchmark: z.string().min(1),
+  /** Whatever changes the numbers: method, normalisation version, mode. Runs compare only within one variant. */
+  variant: z.string(),
+  system: z.string(),
+  createdAt: z.string(),
+  finishedAt: z.string(),
+  status: runStatusSchema,
+  tool: z.object({
+    cli: z.string().optional(),
+    packages: z.record(z.string(), z.string()),
+    node: z.string(),
+    platform: z.string(),
+  }),
+  command: z.array(z.string()),
+  inputs: z.array(runInputSchema),
+  resources: z.array(runResourceSchema),
+  options: z.record(z.string(), z.unknown()),
+  llm: runLlmSchema.optional(),
+  metrics: z.record(z.string(), runMetricSchema),
+  counts: z.object({
+    items: z.number().int().nonnegative(),
+    evaluated: z.number().int().nonnegative(),
+    failed: z.number().int().nonnegative(),
+    skipped: z.number().int().nonnegative(),
+  }),
+  failures: z.array(runFailureSchema),
+  artifacts: z.array(runArtifactSchema),
+});
+export type RunManifest = z.infer<typeof runManifestSchema>;
+
+/**
+ * What a benchmark package provides so that `compare`, `runs` and `report` work on its runs: the function that
+ * recomputes its headline metrics from items (exactly the figures the run records), and which of them are binary
+ * per-item outcomes (for McNemar and flipped items).
+ */
+export interface RunBenchmark {
+  benchmark: string;
+  /** Recomputes every headline metric from items; items with `error` are ignored. */
+  recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null>;
+  /** Headline metric name -> the item value that is its binary per-item outcome (e.g. `Success` -> `success`). */
+  binary?: Record<string, string>;
+}
