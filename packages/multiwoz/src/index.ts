@@ -83,3 +83,12 @@ export {
   type References22,
 } from './prepare';
 export { PythonValueError } from './pystr';
+export {
+  MULTIWOZ_BENCHMARK,
+  bleuMetricName,
+  multiwozRunItems,
+  multiwozRunMetrics,
+  multiwozVariant,
+  recomputeMultiwoz,
+  runBenchmark,
+} from './runs';

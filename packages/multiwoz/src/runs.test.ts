@@ -1,0 +1,160 @@
+/**
+ * The run record of MultiWOZ: recompute(items) gives the evaluator's headline figures bit for bit, on every expected
+ * output of ../shared/multiwoz (and within the parity tests' 1e-12 of the Python figures), and on any subset of
+ * dialogues the same figures as evaluating that subset.
+ */
+import { runItemSchema } from '@eval/core';
+import { describe, expect, it } from 'vitest';
+import { closeTo, shared, sharedData, subset21Predictions } from '../test/helpers';
+import { type EvaluatorOptions, type MultiwozReport, MultiwozEvaluator } from './evaluator';
+import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, recomputeMultiwoz, runBenchmark } from './runs';
+
+type Version = '2022' | '2023';
+const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
+const PER_DIALOG_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar'];
+
+const evaluators = new Map<string, MultiwozEvaluator>();
+function evaluator(version: Version, subset: boolean, extra: EvaluatorOptions = {}): MultiwozEvaluator {
+  const key = `${version}:${subset}:${JSON.stringify(extra)}`;
+  let ev = evaluators.get(key);
+  if (!ev) {
+    ev = new MultiwozEvaluator(sharedData(version, subset), { normalization: version, success: true, richness: true, bleu: subset, ...extra });
+    evaluators.set(key, ev);
+  }
+  return ev;
+}
+
+interface Expected {
+  bleu: Record<string, number> | null;
+  success: { inform: Record<string, number>; success: Record<string, number> } | null;
+  dst: { joint_accuracy: number; slot_f1: number; slot_precision: number; slot_recall: number } | null;
+}
+
+/** The native figures under the run's metric names. */
+function native(r: MultiwozReport | Expected): Record<string, number> {
+  const out: Record<string, number> = {};
+  if (r.success) {
+    out.Inform = r.success.inform.total!;
+    out.Success = r.success.success.total!;
+  }
+  if (r.bleu) out.BLEU = r.bleu.mwz22!;
+  if (r.dst) {
+    out.JGA = r.dst.joint_accuracy;
+    out['Slot F1'] = r.dst.slot_f1;
+    out['Slot Precision'] = r.dst.slot_precision;
+    out['Slot Recall'] = r.dst.slot_recall;
+  }
+  return out;
+}
+
+function checkRecompute(report: MultiwozReport, expected: Expected): void {
+  const items = multiwozRunItems(report);
+  for (const item of items) expect(runItemSchema.parse(JSON.parse(JSON.stringify(item)))).toEqual(item);
+  const recomputed = runBenchmark.recompute(JSON.parse(JSON.stringify(items)));
+  const mine = native(report);
+  expect(Object.keys(recomputed).sort()).toEqual(Object.keys(mine).sort());
+  // bit for bit the evaluator's own figures
+  for (const [k, v] of Object.entries(mine)) expect(recomputed[k], k).toBe(v);
+  // and the Python reference output: integers and 1-decimal rates exactly, floats within the parity tests' 1e-12
+  for (const [k, v] of Object.entries(native(expected))) expect(closeTo(recomputed[k]!, v), `${k}: ${recomputed[k]} vs ${v}`).toBe(true);
+  for (const k of ['Inform', 'Success']) if (k in mine) expect(recomputed[k]).toBe(native(expected)[k]);
+  // run.json metrics from the native result agree with the recomputation
+  const metrics = multiwozRunMetrics(report);
+  for (const [k, v] of Object.entries(recomputed)) {
+    expect(metrics[k]!.value, k).toBe(v);
+    expect(metrics[k]!.n).toBe(items.length);
+  }
+}
+
+describe('recompute(items) = the native headline figures, every expected output', () => {
+  for (const name of EXPECTED_SYSTEMS) {
+    it(`v2022 full test set: ${name}`, () => {
+      const expected = shared<Expected>(`expected/v2022/${name}.json`);
+      const r = evaluator('2022', false, expected.success === null ? { success: false } : {}).evaluate(shared(`predictions/${name}.json`));
+      checkRecompute(r, expected);
+    });
+    it(`subset21 (BLEU, Success, DST): ${name}`, () => {
+      const expected = shared<Expected>(`expected/subset21/${name}.json`);
+      const r = evaluator('2022', true, { dst: expected.dst !== null }).evaluate(subset21Predictions(name));
+      expect(r.bleu).not.toBeNull();
+      checkRecompute(r, expected);
+    });
+  }
+  for (const name of ['augpt', 'ubar']) {
+    it(`v2023 full test set: ${name}`, () => {
+      checkRecompute(evaluator('2023', false).evaluate(shared(`predictions/${name}.json`)), shared<Expected>(`expected/v2023/${name}.json`));
+    });
+  }
+});
+
+describe('items', () => {
+  it.each(PER_DIALOG_SYSTEMS)('inform/success per dialogue equal the reference per-dialogue fixture (v2022): %s', (name) => {
+    const fixture = shared<{ dialogs: Record<string, { match: Record<string, boolean>; success: Record<string, boolean> }> }>(
+      `fixtures/per_dialog/v2022/${name}.json.gz`,
+    );
+    const items = multiwozRunItems(evaluator('2022', false).evaluate(shared(`predictions/${name}.json`)));
+    expect(items.map((i) => i.id).sort()).toEqual(Object.keys(fixture.dialogs).sort());
+    for (const item of items) {
+      const f = fixture.dialogs[item.id]!;
+      expect(item.values.inform).toBe(f.match.total);
+      // the reference counts a dialogue whose Inform failed as unsuccessful (its success dict is empty)
+      expect(item.values.success).toBe(f.success.total === true);
+      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string }>;
+      for (const [d, m] of Object.entries(f.match)) if (d !== 'total') expect(domains[d]!.inform).toBe(m);
+      for (const [d, s] of Object.entries(f.success)) if (d !== 'total') expect(domains[d]!.success).toBe(s);
+    }
+  });
+
+  it('failure reasons: one of the three, on exactly the failed domains', () => {
+    const items = multiwozRunItems(evaluator('2022', false).evaluate(shared('predictions/ubar.json')));
+    const seen = new Set<string>();
+    for (const item of items) {
+      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string }>;
+      const reasons = new Set<string>();
+      for (const o of Object.values(domains)) {
+        const failed = !o.inform || o.success === false;
+        expect(o.reason !== undefined, item.id).toBe(failed);
+        if (o.reason) reasons.add(o.reason);
+        if (!o.inform) expect(['no entity offered', 'wrong entity']).toContain(o.reason);
+        else if (o.success === false) expect(o.reason).toBe('missing requested slot');
+      }
+      expect(new Set(item.detail!.reasons as string[])).toEqual(reasons);
+      expect(item.values.success === true).toBe((item.detail!.reasons as string[]).length === 0);
+      for (const r of reasons) seen.add(r);
+      expect((item.detail!.goal as { domains: string[] }).domains).toEqual(Object.keys(domains));
+    }
+    expect([...seen].sort()).toEqual(['missing requested slot', 'no entity offered', 'wrong entity']);
+  });
+
+  it('any subset of dialogues recomputes to the evaluation of that subset (BLEU, Inform, Success, DST)', () => {
+    const ev = evaluator('2022', true, { dst: true });
+    const preds = subset21Predictions('ubar');
+    const items = multiwozRunItems(ev.evaluate(preds));
+    for (const pick of [[0, 1, 2], [3, 5, 8, 13, 20], [20], [...Array(21).keys()].filter((k) => k % 2 === 1)]) {
+      const ids = pick.map((k) => items[k]!.id);
+      const part = ev.evaluate(Object.fromEntries(ids.map((id) => [id, preds[id]!])));
+      expect(recomputeMultiwoz(pick.map((k) => items[k]!))).toEqual(native(part));
+    }
+  });
+
+  it('items with an error count into no metric', () => {
+    const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('augpt')));
+    const flagged = items.map((item, k) => (k < 4 ? { ...item, error: 'no prediction' } : item));
+    expect(recomputeMultiwoz(flagged)).toEqual(recomputeMultiwoz(items.slice(4)));
+  });
+
+  it('DST on predictions without states (mwzeval returns zeros): no DST values, no DST metrics', () => {
+    const r = new MultiwozEvaluator(sharedData('2022', true), { dst: true, richness: true }).evaluate(subset21Predictions('hdsa'));
+    expect(r.details.dstSource).toBe('missing');
+    const items = multiwozRunItems(r);
+    expect(items.every((i) => Object.keys(i.values).length === 0)).toBe(true);
+    expect(recomputeMultiwoz(items)).toEqual({});
+    expect(Object.keys(multiwozRunMetrics(r)).filter((k) => !k.startsWith('richness.'))).toEqual([]);
+  });
+
+  it('variant names the mwzeval version and the slot-domain option', () => {
+    expect(multiwozVariant()).toBe('mwzeval-2022');
+    expect(multiwozVariant({ normalization: '2023', addSlotDomains: true })).toBe('mwzeval-2023+slot-domains');
+    expect(runBenchmark.binary).toEqual({ Inform: 'inform', Success: 'success' });
+  });
+});
