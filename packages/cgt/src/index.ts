@@ -90,6 +90,7 @@ export {
   cgtRunItems,
   cgtRunMetrics,
   cgtVariant,
+  prepareCgt,
   recomputeCgt,
   runBenchmark,
 } from './runs';

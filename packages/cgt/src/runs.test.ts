@@ -1,9 +1,11 @@
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runItemSchema } from '@eval/core';
+import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type CgtSetting, readSettingDir } from './data';
 import { type SettingResult, evaluateSetting } from './evaluate';
-import { cgtItemId, cgtRunItems, cgtRunMetrics, cgtVariant, recomputeCgt, runBenchmark } from './runs';
+import { cgtItemId, cgtRunItems, cgtRunMetrics, cgtVariant, prepareCgt, recomputeCgt, runBenchmark } from './runs';
 import { PREDICTIONS, SETTINGS, expected } from './test/shared';
 
 const exp = expected();
@@ -109,5 +111,37 @@ describe('cgt run items', () => {
     expect(cgtVariant({ ...r.options, dsc: 'lenient', mean: 'naive' }, { gold: 'cga-new', invalidPrediction: 'empty' })).toBe(
       'dsc=lenient,mean=naive,prf1=reference,empty-group=error,gold=cga-new,invalid=empty',
     );
+  });
+});
+
+describe('prepare and compareRuns', () => {
+  it('prepare equals recompute on the resampled items (positions with repetition, any order)', () => {
+    const items = cgtRunItems(results.get('vision-4o-mini')!);
+    const at = prepareCgt(items);
+    const rand = seededRandom(11);
+    for (let r = 0; r < 50; r++) {
+      const idx = Uint32Array.from({ length: 1 + Math.floor(rand() * 12) }, () => Math.floor(rand() * items.length));
+      expect(at(idx)).toEqual(recomputeCgt(Array.from(idx, (i) => items[i]!)));
+    }
+  });
+
+  it('two settings as two runs: paired by group, deltas of the expected.json macro means', async () => {
+    const write = async (name: string) => {
+      const r = results.get(name)!;
+      const dir = join(mkdtempSync(join(tmpdir(), 'cgt-run-')), name);
+      const run = await startRun(dir, { benchmark: 'cgt', variant: cgtVariant(r.options), system: name });
+      await run.finish({ items: cgtRunItems(r), metrics: cgtRunMetrics(r) });
+      return readRun(dir);
+    };
+    const result = compareRuns([await write('dp-gpt4o'), await write('dp-gpt3.5')], runBenchmark, { resamples: 500 });
+    const pair = result.pairs[0]!;
+    expect(pair.paired).toBe(10);
+    const m = new Map(pair.metrics.map((x) => [x.name, x]));
+    const a = exp.settings['dp-gpt4o']!;
+    const b = exp.settings['dp-gpt3.5']!;
+    expect(m.get('macro_mean_f1')!.delta).toBe(b.macro_mean_f1 - a.macro_mean_f1);
+    expect(m.get('macro_mean_dsc')!.delta).toBe(b.macro_mean_dsc_strict - a.macro_mean_dsc_strict);
+    expect(m.get('macro_mean_f1')!.mcnemar).toBeNull();
+    expect(m.get('macro_mean_f1')!.pRandomization).toBeGreaterThan(0);
   });
 });

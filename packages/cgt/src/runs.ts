@@ -103,15 +103,43 @@ function macro(values: ReadonlyArray<unknown>): { value: number | null; n: numbe
 const macroName = (k: CgtItemValue) => `macro_${k}`;
 
 /**
+ * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as columns, once; the returned function
+ * gives the macro figures of a multiset of items given by positions, summed in the order of `indices`.
+ * {@link recomputeCgt} is this function on all items in order.
+ */
+export function prepareCgt(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+  const columns = CGT_ITEM_VALUES.map((k) => ({
+    name: macroName(k),
+    values: Float64Array.from(items, (i) => {
+      const v = i.values[k];
+      return typeof v === 'number' ? v : Number.NaN;
+    }),
+  }));
+  return (indices) => {
+    const out: Record<string, number | null> = {};
+    for (const { name, values } of columns) {
+      let s = 0;
+      let n = 0;
+      for (let j = 0; j < indices.length; j++) {
+        const v = values[indices[j]!]!;
+        if (v !== v) continue;
+        s += v;
+        n++;
+      }
+      out[name] = n === 0 ? null : s / n;
+    }
+    return out;
+  };
+}
+
+/**
  * The macro figures over groups from items, exactly as {@link evaluateSetting}: `macro_mean_p`, `macro_mean_r`,
  * `macro_mean_f1`, `macro_mean_dsc` (the reference's `sum(group_means) / len(group_means)`, in item order), and the
  * same over the groups' final values (`macro_final_*`). Items with `error` and null values count into nothing.
  */
 export function recomputeCgt(items: ReadonlyArray<RunItem>): Record<string, number | null> {
   const ok = items.filter((i) => i.error === undefined);
-  const out: Record<string, number | null> = {};
-  for (const k of CGT_ITEM_VALUES) out[macroName(k)] = macro(ok.map((i) => i.values[k])).value;
-  return out;
+  return prepareCgt(ok)(Uint32Array.from(ok, (_, i) => i));
 }
 
 /**
@@ -143,8 +171,10 @@ export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> 
   return out;
 }
 
-/** `compare`'s entry point for CGT runs (`(await import('@eval/cgt')).runBenchmark`). CGT has no binary outcome. */
+/** `compare`'s entry point for CGT runs (`(await import('@eval/cgt')).runBenchmark`). CGT has no binary per-group outcome. */
 export const runBenchmark: RunBenchmark = {
   benchmark: CGT_BENCHMARK,
   recompute: (items) => recomputeCgt(items),
+  prepare: (items) => prepareCgt(items),
+  binary: {},
 };

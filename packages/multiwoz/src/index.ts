@@ -89,6 +89,7 @@ export {
   multiwozRunItems,
   multiwozRunMetrics,
   multiwozVariant,
+  prepareMultiwoz,
   recomputeMultiwoz,
   runBenchmark,
 } from './runs';

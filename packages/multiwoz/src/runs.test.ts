@@ -3,11 +3,14 @@
  * output of ../shared/multiwoz (and within the parity tests' 1e-12 of the Python figures), and on any subset of
  * dialogues the same figures as evaluating that subset.
  */
-import { runItemSchema } from '@eval/core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { closeTo, shared, sharedData, subset21Predictions } from '../test/helpers';
 import { type EvaluatorOptions, type MultiwozReport, MultiwozEvaluator } from './evaluator';
-import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, recomputeMultiwoz, runBenchmark } from './runs';
+import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, prepareMultiwoz, recomputeMultiwoz, runBenchmark } from './runs';
 
 type Version = '2022' | '2023';
 const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
@@ -156,5 +159,85 @@ describe('items', () => {
     expect(multiwozVariant()).toBe('mwzeval-2022');
     expect(multiwozVariant({ normalization: '2023', addSlotDomains: true })).toBe('mwzeval-2023+slot-domains');
     expect(runBenchmark.binary).toEqual({ Inform: 'inform', Success: 'success' });
+  });
+});
+
+describe('prepare (the resampling fast path)', () => {
+  it('equals recompute on the resampled items, for multisets of positions in any order', () => {
+    const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('mintl')));
+    const at = prepareMultiwoz(items);
+    const rand = seededRandom(7);
+    for (let r = 0; r < 50; r++) {
+      const idx = Uint32Array.from({ length: 1 + Math.floor(rand() * 30) }, () => Math.floor(rand() * items.length));
+      expect(at(idx)).toEqual(recomputeMultiwoz(Array.from(idx, (i) => items[i]!)));
+    }
+  });
+});
+
+/** Writes a run of a report the way the CLI does (items + the native metrics) and reads it back. */
+async function writeRun(report: MultiwozReport, system: string) {
+  const dir = join(mkdtempSync(join(tmpdir(), 'mwz-run-')), system);
+  const run = await startRun(dir, { benchmark: 'multiwoz', variant: multiwozVariant(), system });
+  await run.finish({ items: multiwozRunItems(report), metrics: multiwozRunMetrics(report) });
+  return readRun(dir);
+}
+
+/**
+ * Exact two-sided McNemar p, written independently of core's: binomial coefficients from Pascal's triangle (BigInt),
+ * p = min(1, 2 * sum_{i <= min(b, c)} C(n, i) / 2^n).
+ */
+function mcnemarByPascal(b: number, c: number): number {
+  const n = b + c;
+  if (n === 0) return 1;
+  let row: bigint[] = [1n];
+  for (let k = 1; k <= n; k++) row = [1n, ...row.slice(1).map((x, i) => x + row[i]!), 1n];
+  const tail = row.slice(0, Math.min(b, c) + 1).reduce((s, x) => s + x, 0n);
+  return Math.min(1, (2 * Number(tail)) / 2 ** n);
+}
+
+describe('compareRuns on two MultiWOZ systems', () => {
+  it('full test set (augpt vs ubar, v2022): Inform/Success deltas, McNemar p and flipped dialogues from the native per-dialogue results', async () => {
+    const ra = evaluator('2022', false).evaluate(shared('predictions/augpt.json'));
+    const rb = evaluator('2022', false).evaluate(shared('predictions/ubar.json'));
+    const runs = [await writeRun(ra, 'augpt'), await writeRun(rb, 'ubar')];
+    const result = compareRuns(runs, runBenchmark, { resamples: 200, seed: 3 });
+    const pair = result.pairs[0]!;
+    expect(pair.paired).toBe(1000);
+    expect(pair.unpaired.count).toBe(0);
+    const byIdB = new Map(rb.details.perDialogue.map((d) => [d.id, d]));
+    for (const [metric, key] of [
+      ['Inform', 'inform'],
+      ['Success', 'success'],
+    ] as const) {
+      const m = pair.metrics.find((x) => x.name === metric)!;
+      // delta from the native totals (both systems evaluated on the same 1000 dialogues)
+      expect(m.a).toBe(ra.success![key === 'inform' ? 'inform' : 'success'].total);
+      expect(m.b).toBe(rb.success![key === 'inform' ? 'inform' : 'success'].total);
+      expect(m.delta).toBe(m.b! - m.a!);
+      // flipped dialogues and McNemar from the native per-dialogue flags
+      const oneToZero = ra.details.perDialogue.filter((d) => d[key] === true && byIdB.get(d.id)![key] === false).map((d) => d.id);
+      const zeroToOne = ra.details.perDialogue.filter((d) => d[key] === false && byIdB.get(d.id)![key] === true).map((d) => d.id);
+      expect(oneToZero.length + zeroToOne.length).toBeGreaterThan(0);
+      expect(m.flipped!.oneToZero.slice().sort()).toEqual(oneToZero.sort());
+      expect(m.flipped!.zeroToOne.slice().sort()).toEqual(zeroToOne.sort());
+      expect(m.mcnemar!.outcome).toBe(key);
+      expect(closeTo(m.mcnemar!.p, mcnemarByPascal(oneToZero.length, zeroToOne.length))).toBe(true);
+      expect(m.ci![0]).toBeLessThanOrEqual(m.ci![1]);
+    }
+    // richness is corpus-level: recorded in run.json, not recomputed, so not compared
+    expect(pair.metrics.map((m) => m.name).sort()).toEqual(['Inform', 'Success']);
+  });
+
+  it('subset21 (ubar vs mintl): BLEU, JGA and slot figures compared on the recomputed figures', async () => {
+    const ev = evaluator('2022', true, { dst: true });
+    const ra = ev.evaluate(subset21Predictions('ubar'));
+    const rb = ev.evaluate(subset21Predictions('mintl'));
+    const result = compareRuns([await writeRun(ra, 'ubar'), await writeRun(rb, 'mintl')], runBenchmark, { resamples: 200 });
+    const metrics = new Map(result.pairs[0]!.metrics.map((m) => [m.name, m]));
+    expect([...metrics.keys()].sort()).toEqual(['BLEU', 'Inform', 'JGA', 'Slot F1', 'Slot Precision', 'Slot Recall', 'Success']);
+    expect(metrics.get('BLEU')!.delta).toBe(rb.bleu!.mwz22! - ra.bleu!.mwz22!);
+    expect(metrics.get('JGA')!.delta).toBe(rb.dst!.joint_accuracy - ra.dst!.joint_accuracy);
+    expect(metrics.get('Slot F1')!.delta).toBe(rb.dst!.slot_f1 - ra.dst!.slot_f1);
+    expect(metrics.get('BLEU')!.mcnemar).toBeNull();
   });
 });

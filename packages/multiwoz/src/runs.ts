@@ -115,7 +115,13 @@ export function multiwozRunItems(report: MultiwozReport): RunItem[] {
   });
 }
 
-const num = (v: unknown): number => (typeof v === 'number' ? v : 0);
+/** A column of an item value: the number (booleans as 0/1), NaN where the item does not carry it. */
+function column(items: ReadonlyArray<RunItem>, key: string): Float64Array {
+  return Float64Array.from(items, (i) => {
+    const v = i.values[key];
+    return typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : Number.NaN;
+  });
+}
 
 /** The BLEU reference sets whose statistics the items carry, in first-seen order. */
 function bleuSets(items: ReadonlyArray<RunItem>): string[] {
@@ -130,6 +136,96 @@ function bleuSets(items: ReadonlyArray<RunItem>): string[] {
 }
 
 /**
+ * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as typed columns, once; the returned
+ * function recomputes every headline figure on a multiset of items given by positions, summing integer counts only,
+ * so the result does not depend on the order of `indices`. {@link recomputeMultiwoz} is this function on all items.
+ */
+export function prepareMultiwoz(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+  const inform = column(items, 'inform');
+  const success = column(items, 'success');
+  const bleu = bleuSets(items).map((set) => {
+    const k = bleuKeys(set);
+    return {
+      name: bleuMetricName(set),
+      sysLen: column(items, k.sysLen),
+      refLen: column(items, k.refLen),
+      correct: k.correct.map((c) => column(items, c)),
+      total: k.total.map((t) => column(items, t)),
+    };
+  });
+  const dst = {
+    joint: column(items, DST_KEYS.joint),
+    turns: column(items, DST_KEYS.turns),
+    tp: column(items, DST_KEYS.tp),
+    fp: column(items, DST_KEYS.fp),
+    fn: column(items, DST_KEYS.fn),
+  };
+  return (indices) => {
+    const out: Record<string, number | null> = {};
+    const m = indices.length;
+    let rated = 0;
+    let informed = 0;
+    let succeeded = 0;
+    for (let j = 0; j < m; j++) {
+      const i = indices[j]!;
+      const x = inform[i]!;
+      if (x !== x) continue;
+      rated++;
+      informed += x;
+      succeeded += success[i]! === 1 ? 1 : 0;
+    }
+    if (rated > 0) {
+      out.Inform = pythonRound((100 * informed) / rated, 1);
+      out.Success = pythonRound((100 * succeeded) / rated, 1);
+    }
+    for (const b of bleu) {
+      const stats: BleuStats = { sysLen: 0, refLen: 0, correct: [0, 0, 0, 0], total: [0, 0, 0, 0] };
+      const [c1, c2, c3, c4] = b.correct as [Float64Array, Float64Array, Float64Array, Float64Array];
+      const [t1, t2, t3, t4] = b.total as [Float64Array, Float64Array, Float64Array, Float64Array];
+      let seen = 0;
+      for (let j = 0; j < m; j++) {
+        const i = indices[j]!;
+        const len = b.sysLen[i]!;
+        if (len !== len) continue;
+        seen++;
+        stats.sysLen += len;
+        stats.refLen += b.refLen[i]!;
+        stats.correct[0] += c1[i]!;
+        stats.correct[1] += c2[i]!;
+        stats.correct[2] += c3[i]!;
+        stats.correct[3] += c4[i]!;
+        stats.total[0] += t1[i]!;
+        stats.total[1] += t2[i]!;
+        stats.total[2] += t3[i]!;
+        stats.total[3] += t4[i]!;
+      }
+      if (seen > 0) out[b.name] = bleuFromStats(stats);
+    }
+    const c: DstCounts = { tp: 0, fp: 0, fn: 0, joint: 0, turns: 0 };
+    let tracked = 0;
+    for (let j = 0; j < m; j++) {
+      const i = indices[j]!;
+      const turns = dst.turns[i]!;
+      if (turns !== turns) continue;
+      tracked++;
+      c.turns += turns;
+      c.joint += dst.joint[i]!;
+      c.tp += dst.tp[i]!;
+      c.fp += dst.fp[i]!;
+      c.fn += dst.fn[i]!;
+    }
+    if (tracked > 0) {
+      const r = dstFromCounts(c);
+      out.JGA = r.joint_accuracy;
+      out['Slot F1'] = r.slot_f1;
+      out['Slot Precision'] = r.slot_precision;
+      out['Slot Recall'] = r.slot_recall;
+    }
+    return out;
+  };
+}
+
+/**
  * Every headline figure from items, exactly as the evaluator: `Inform` and `Success` (percent of dialogues, rounded
  * to one decimal as mwzeval), `BLEU` (corpus BLEU from the summed sufficient statistics; `BLEU (<set>)` for other
  * reference sets), `JGA`, `Slot F1` (percent), `Slot Precision`, `Slot Recall` (fractions, as mwzeval). Items with
@@ -137,51 +233,7 @@ function bleuSets(items: ReadonlyArray<RunItem>): string[] {
  */
 export function recomputeMultiwoz(items: ReadonlyArray<RunItem>): Record<string, number | null> {
   const ok = items.filter((i) => i.error === undefined);
-  const out: Record<string, number | null> = {};
-  const rated = ok.filter((i) => typeof i.values.inform === 'boolean');
-  if (rated.length > 0) {
-    let inform = 0;
-    let success = 0;
-    for (const i of rated) {
-      if (i.values.inform === true) inform++;
-      if (i.values.success === true) success++;
-    }
-    out.Inform = pythonRound((100 * inform) / rated.length, 1);
-    out.Success = pythonRound((100 * success) / rated.length, 1);
-  }
-  for (const set of bleuSets(ok)) {
-    const k = bleuKeys(set);
-    const stats: BleuStats = { sysLen: 0, refLen: 0, correct: [0, 0, 0, 0], total: [0, 0, 0, 0] };
-    for (const i of ok) {
-      const v = i.values;
-      if (typeof v[k.sysLen] !== 'number') continue;
-      stats.sysLen += num(v[k.sysLen]);
-      stats.refLen += num(v[k.refLen]);
-      for (let n = 0; n < 4; n++) {
-        stats.correct[n]! += num(v[k.correct[n]!]);
-        stats.total[n]! += num(v[k.total[n]!]);
-      }
-    }
-    out[bleuMetricName(set)] = bleuFromStats(stats);
-  }
-  const tracked = ok.filter((i) => typeof i.values[DST_KEYS.turns] === 'number');
-  if (tracked.length > 0) {
-    const c: DstCounts = { tp: 0, fp: 0, fn: 0, joint: 0, turns: 0 };
-    for (const i of tracked) {
-      const v = i.values;
-      c.joint += num(v[DST_KEYS.joint]);
-      c.turns += num(v[DST_KEYS.turns]);
-      c.tp += num(v[DST_KEYS.tp]);
-      c.fp += num(v[DST_KEYS.fp]);
-      c.fn += num(v[DST_KEYS.fn]);
-    }
-    const dst = dstFromCounts(c);
-    out.JGA = dst.joint_accuracy;
-    out['Slot F1'] = dst.slot_f1;
-    out['Slot Precision'] = dst.slot_precision;
-    out['Slot Recall'] = dst.slot_recall;
-  }
-  return out;
+  return prepareMultiwoz(ok)(Uint32Array.from(ok, (_, i) => i));
 }
 
 /**
@@ -215,5 +267,6 @@ export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMe
 export const runBenchmark: RunBenchmark = {
   benchmark: MULTIWOZ_BENCHMARK,
   recompute: (items) => recomputeMultiwoz(items),
+  prepare: (items) => prepareMultiwoz(items),
   binary: { Inform: 'inform', Success: 'success' },
 };
