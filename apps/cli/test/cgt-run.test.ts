@@ -76,6 +76,12 @@ describe('dialeval cgt --run', () => {
     const f1 = result.pairs[0]!.metrics.find((x) => x.name === 'macro_mean_f1')!;
     expect(result.pairs[0]!.paired).toBe(10);
     expect(f1.delta).toBe(expected.settings['dp-gpt3.5']!.macro_mean_f1 - expected.settings['dp-gpt4o']!.macro_mean_f1);
+
+    const cli = await runCli(['compare', join(runDir, 'dp-gpt4o'), join(runDir, 'dp-gpt3.5'), '--format', 'json', '--resamples', '200'], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    const json = JSON.parse(cli.stdout) as typeof result & { recomputedBy: string };
+    expect(json.recomputedBy).toBe('@eval/cgt');
+    expect(json.pairs[0]!.metrics).toEqual(JSON.parse(JSON.stringify(result.pairs[0]!.metrics)));
   });
 
   it('--gold DIR: the replayed CGA files are the run\'s resource (sha256 of their sorted "path sha256" list)', async () => {

@@ -104,6 +104,13 @@ describe('dialeval multiwoz --run', () => {
     const metric = (name: string) => pair.metrics.find((x) => x.name === name)!;
     expect(metric('BLEU').delta).toBe(runs[1]!.manifest.metrics.BLEU!.value! - runs[0]!.manifest.metrics.BLEU!.value!);
     expect(metric('Success').mcnemar!.outcome).toBe('success');
+
+    // the same through `dialeval compare` (the package's runBenchmark, seeded: the same figures as from code)
+    const cli = await runCli(['compare', dirOf('augpt'), dirOf('ubar'), '--format', 'json', '--resamples', '200'], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    const json = JSON.parse(cli.stdout) as typeof result & { recomputedBy: string };
+    expect(json.recomputedBy).toBe('@eval/multiwoz');
+    expect(json.pairs[0]!.metrics).toEqual(JSON.parse(JSON.stringify(pair.metrics)));
   });
 
   it('without --run or $DIALEVAL_RUNS no run is written', async () => {
