@@ -4,7 +4,7 @@
  * exactly as {@link MultiwozEvaluator.evaluate} computes them on the whole set.
  */
 import { type RunBenchmark, type RunItem, type RunMetric, pythonRound } from '@eval/core';
-import { type BleuStats, bleuFromStats } from './bleu';
+import { bleuFromStats } from './bleu';
 import { type DstCounts, dstFromCounts } from './dst';
 import type { DialogueResult, EvaluatorOptions, MultiwozReport } from './evaluator';
 
@@ -141,85 +141,88 @@ function bleuSets(items: ReadonlyArray<RunItem>): string[] {
  * so the result does not depend on the order of `indices`. {@link recomputeMultiwoz} is this function on all items.
  */
 export function prepareMultiwoz(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
-  const inform = column(items, 'inform');
-  const success = column(items, 'success');
+  const n = items.length;
+  // Per item, interleaved: [inform, success] / the 10 BLEU statistics / the 5 DST counts; NaN where absent.
+  const pack = (keys: readonly string[]) => {
+    const cols = keys.map((k) => column(items, k));
+    const out = new Float64Array(n * keys.length);
+    for (let i = 0; i < n; i++) for (let c = 0; c < keys.length; c++) out[i * keys.length + c] = cols[c]![i]!;
+    return { values: out, present: cols[0]!.some((x) => x === x) };
+  };
+  const rates = pack(['inform', 'success']);
   const bleu = bleuSets(items).map((set) => {
     const k = bleuKeys(set);
-    return {
-      name: bleuMetricName(set),
-      sysLen: column(items, k.sysLen),
-      refLen: column(items, k.refLen),
-      correct: k.correct.map((c) => column(items, c)),
-      total: k.total.map((t) => column(items, t)),
-    };
+    return { name: bleuMetricName(set), ...pack([k.sysLen, k.refLen, ...k.correct, ...k.total]) };
   });
-  const dst = {
-    joint: column(items, DST_KEYS.joint),
-    turns: column(items, DST_KEYS.turns),
-    tp: column(items, DST_KEYS.tp),
-    fp: column(items, DST_KEYS.fp),
-    fn: column(items, DST_KEYS.fn),
-  };
+  const dst = pack([DST_KEYS.turns, DST_KEYS.joint, DST_KEYS.tp, DST_KEYS.fp, DST_KEYS.fn]);
   return (indices) => {
     const out: Record<string, number | null> = {};
     const m = indices.length;
-    let rated = 0;
-    let informed = 0;
-    let succeeded = 0;
-    for (let j = 0; j < m; j++) {
-      const i = indices[j]!;
-      const x = inform[i]!;
-      if (x !== x) continue;
-      rated++;
-      informed += x;
-      succeeded += success[i]! === 1 ? 1 : 0;
-    }
-    if (rated > 0) {
-      out.Inform = pythonRound((100 * informed) / rated, 1);
-      out.Success = pythonRound((100 * succeeded) / rated, 1);
+    if (rates.present) {
+      const v = rates.values;
+      let rated = 0;
+      let informed = 0;
+      let succeeded = 0;
+      for (let j = 0; j < m; j++) {
+        const o = 2 * indices[j]!;
+        const x = v[o]!;
+        if (x !== x) continue;
+        rated++;
+        informed += x;
+        if (v[o + 1] === 1) succeeded++;
+      }
+      if (rated > 0) {
+        out.Inform = pythonRound((100 * informed) / rated, 1);
+        out.Success = pythonRound((100 * succeeded) / rated, 1);
+      }
     }
     for (const b of bleu) {
-      const stats: BleuStats = { sysLen: 0, refLen: 0, correct: [0, 0, 0, 0], total: [0, 0, 0, 0] };
-      const [c1, c2, c3, c4] = b.correct as [Float64Array, Float64Array, Float64Array, Float64Array];
-      const [t1, t2, t3, t4] = b.total as [Float64Array, Float64Array, Float64Array, Float64Array];
+      if (!b.present) continue;
+      const v = b.values;
       let seen = 0;
+      let sysLen = 0;
+      let refLen = 0;
+      let c1 = 0, c2 = 0, c3 = 0, c4 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0; // n-gram matches and totals, n = 1..4
       for (let j = 0; j < m; j++) {
-        const i = indices[j]!;
-        const len = b.sysLen[i]!;
+        const o = 10 * indices[j]!;
+        const len = v[o]!;
         if (len !== len) continue;
         seen++;
-        stats.sysLen += len;
-        stats.refLen += b.refLen[i]!;
-        stats.correct[0] += c1[i]!;
-        stats.correct[1] += c2[i]!;
-        stats.correct[2] += c3[i]!;
-        stats.correct[3] += c4[i]!;
-        stats.total[0] += t1[i]!;
-        stats.total[1] += t2[i]!;
-        stats.total[2] += t3[i]!;
-        stats.total[3] += t4[i]!;
+        sysLen += len;
+        refLen += v[o + 1]!;
+        c1 += v[o + 2]!;
+        c2 += v[o + 3]!;
+        c3 += v[o + 4]!;
+        c4 += v[o + 5]!;
+        t1 += v[o + 6]!;
+        t2 += v[o + 7]!;
+        t3 += v[o + 8]!;
+        t4 += v[o + 9]!;
       }
-      if (seen > 0) out[b.name] = bleuFromStats(stats);
+      if (seen > 0) out[b.name] = bleuFromStats({ sysLen, refLen, correct: [c1, c2, c3, c4], total: [t1, t2, t3, t4] });
     }
-    const c: DstCounts = { tp: 0, fp: 0, fn: 0, joint: 0, turns: 0 };
-    let tracked = 0;
-    for (let j = 0; j < m; j++) {
-      const i = indices[j]!;
-      const turns = dst.turns[i]!;
-      if (turns !== turns) continue;
-      tracked++;
-      c.turns += turns;
-      c.joint += dst.joint[i]!;
-      c.tp += dst.tp[i]!;
-      c.fp += dst.fp[i]!;
-      c.fn += dst.fn[i]!;
-    }
-    if (tracked > 0) {
-      const r = dstFromCounts(c);
-      out.JGA = r.joint_accuracy;
-      out['Slot F1'] = r.slot_f1;
-      out['Slot Precision'] = r.slot_precision;
-      out['Slot Recall'] = r.slot_recall;
+    if (dst.present) {
+      const v = dst.values;
+      const c: DstCounts = { tp: 0, fp: 0, fn: 0, joint: 0, turns: 0 };
+      let tracked = 0;
+      for (let j = 0; j < m; j++) {
+        const o = 5 * indices[j]!;
+        const turns = v[o]!;
+        if (turns !== turns) continue;
+        tracked++;
+        c.turns += turns;
+        c.joint += v[o + 1]!;
+        c.tp += v[o + 2]!;
+        c.fp += v[o + 3]!;
+        c.fn += v[o + 4]!;
+      }
+      if (tracked > 0) {
+        const r = dstFromCounts(c);
+        out.JGA = r.joint_accuracy;
+        out['Slot F1'] = r.slot_f1;
+        out['Slot Precision'] = r.slot_precision;
+        out['Slot Recall'] = r.slot_recall;
+      }
     }
     return out;
   };
