@@ -145,3 +145,23 @@ describe('prepare and compareRuns', () => {
     expect(m.get('macro_mean_f1')!.pRandomization).toBeGreaterThan(0);
   });
 });
+
+describe('README "Runs" example', () => {
+  it('records two settings from code and compares them', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cgt-readme-'));
+    async function record(settingDir: string, runDir: string): Promise<string> {
+      const setting = await readSettingDir(settingDir);
+      const result = evaluateSetting(setting);
+      const run = await startRun(runDir, { benchmark: 'cgt', variant: cgtVariant(result.options), system: setting.name, options: { dsc: result.options.dsc } });
+      for (const g of setting.groups) if (g.file) await run.addInput('predictions', g.file);
+      await run.finish({ items: cgtRunItems(result), metrics: cgtRunMetrics(result) });
+      return runDir;
+    }
+    const a = await readRun(await record(join(PREDICTIONS, 'dp-gpt4o'), join(root, 'runs/dp-gpt4o')));
+    const b = await readRun(await record(join(PREDICTIONS, 'dp-gpt3.5'), join(root, 'runs/dp-gpt3.5')));
+    expect(a.manifest.inputs).toHaveLength(10);
+    const comparison = compareRuns([a, b], runBenchmark, { resamples: 100, seed: 0 });
+    const dsc = comparison.pairs[0]!.metrics.find((m) => m.name === 'macro_mean_dsc')!;
+    expect(dsc.delta).toBe(exp.settings['dp-gpt3.5']!.macro_mean_dsc_strict - exp.settings['dp-gpt4o']!.macro_mean_dsc_strict);
+  });
+});

@@ -3,7 +3,7 @@
  * output of ../shared/multiwoz (and within the parity tests' 1e-12 of the Python figures), and on any subset of
  * dialogues the same figures as evaluating that subset.
  */
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
@@ -239,5 +239,31 @@ describe('compareRuns on two MultiWOZ systems', () => {
     expect(metrics.get('JGA')!.delta).toBe(rb.dst!.joint_accuracy - ra.dst!.joint_accuracy);
     expect(metrics.get('Slot F1')!.delta).toBe(rb.dst!.slot_f1 - ra.dst!.slot_f1);
     expect(metrics.get('BLEU')!.mcnemar).toBeNull();
+  });
+});
+
+describe('README "Runs" example', () => {
+  it('records two checkpoints from code and compares them', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'mwz-readme-'));
+    const evaluator = new MultiwozEvaluator(sharedData('2022', true), { bleu: true, success: true });
+    const files = ['ubar', 'mintl'].map((name) => {
+      const file = join(root, `${name}.json`);
+      writeFileSync(file, JSON.stringify(subset21Predictions(name)));
+      return file;
+    });
+    async function recordCheckpoint(step: number, predictionsFile: string): Promise<string> {
+      const report = evaluator.evaluate(JSON.parse(readFileSync(predictionsFile, 'utf8')), { file: predictionsFile });
+      const dir = join(root, `runs/step-${step}`);
+      const run = await startRun(dir, { benchmark: 'multiwoz', variant: multiwozVariant(evaluator.options), system: `step-${step}`, options: { bleu: true, success: true } });
+      await run.addInput('predictions', predictionsFile);
+      await run.finish({ items: multiwozRunItems(report), metrics: multiwozRunMetrics(report) });
+      return dir;
+    }
+    const a = await recordCheckpoint(1000, files[0]!);
+    const b = await recordCheckpoint(2000, files[1]!);
+    const comparison = compareRuns([await readRun(a), await readRun(b)], runBenchmark, { resamples: 100, seed: 0 });
+    expect(comparison.pairs[0]!.metrics.map((m) => m.name)).toEqual(['Inform', 'Success', 'BLEU']);
+    const [ra, rb] = files.map((f) => evaluator.evaluate(JSON.parse(readFileSync(f, 'utf8'))));
+    expect(comparison.pairs[0]!.metrics[2]!.delta).toBe(rb!.bleu!.mwz22! - ra!.bleu!.mwz22!);
   });
 });
