@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunItem, startRun } from '@eval/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli';
+import { probeResolved, runCli } from './cli';
 
 // Synthetic runs of a third-party benchmark (`my-qa`, unknown to dialeval): one item per question, `correct` boolean.
 const root = mkdtempSync(join(tmpdir(), 'dialeval-runs-'));
@@ -15,7 +15,7 @@ async function writeRun(name: string, correct: Array<boolean | 'error'>, init: {
   const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: init.variant ?? 'v1', system: name });
   dirs[name] = dir;
   if (init.unfinished) return;
-  const items: RunItem[] = correct.map((c, i) => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c } }));
+  const items = correct.map((c, i): RunItem => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c } }));
   const evaluated = items.filter((i) => i.error === undefined);
   const accuracy = evaluated.filter((i) => i.values.correct === true).length / evaluated.length;
   await run.finish({ items, metrics: { correct: { value: accuracy, n: evaluated.length } } });
@@ -118,6 +118,28 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     expect(d.code).toBe(2);
     expect(d.stderr).toContain(`${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`);
     expect((await runCli(['compare', dirs.base!])).code).toBe(2);
+  });
+});
+
+describe('dialeval multiwoz compare (the old spelling) on run directories', () => {
+  it('is `dialeval compare` with --samples as R', async () => {
+    const old = await runCli(['multiwoz', 'compare', dirs.base!, dirs.better!, '--samples', '200', '--seed', '3', '--format', 'json']);
+    expect(old.code, old.stderr).toBe(0);
+    const now = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '200', '--seed', '3', '--format', 'json']);
+    expect(old.stdout).toBe(now.stdout);
+    const mixed = await runCli(['multiwoz', 'compare', dirs.base!, join(dirs.base!, 'items.jsonl')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/two prediction files or two run directories/);
+  });
+});
+
+describe('compare and runs load no benchmark package for a third-party benchmark', () => {
+  it('only @eval/core is resolved', () => {
+    for (const args of [['compare', dirs.base!, dirs.better!, '--resamples', '10'], ['runs', runsDir]]) {
+      const r = probeResolved(args);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.packages).toEqual(['@eval/core']);
+    }
   });
 });
 

@@ -58,7 +58,7 @@ const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`
 export function headline(c: RunComparison): string {
   const reasons: string[] = [];
   c.runs.forEach((r, i) => {
-    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items})`);
+    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items}${r.skipped > 0 ? `, ${r.skipped} skipped` : ''})`);
   });
   for (const p of c.pairs) {
     if (p.unpaired.count > 0) reasons.push(`${label(p.a)}/${label(p.b)}: ${p.unpaired.count} unit(s) unpaired`);

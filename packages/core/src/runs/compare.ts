@@ -137,6 +137,8 @@ export interface ComparedRun {
   partial: boolean;
   items: number;
   evaluated: number;
+  /** Units the run did not evaluate and did not list (manifest `counts.skipped`). */
+  skipped: number;
 }
 
 /** One metric of one pair. Every figure is on the paired units unless named `recorded`. */
@@ -219,6 +221,7 @@ function describeRun(run: LoadedRun): ComparedRun {
     partial: m.status !== 'complete',
     items: run.items.length,
     evaluated: run.items.length - failed,
+    skipped: m.counts.skipped,
   };
 }
 

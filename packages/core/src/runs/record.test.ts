@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors';
-import { RUN_FILES, listRuns, readRun, readRunManifest, resourceFileListSha256, startRun } from './index';
+import { RUN_FILES, type RunItem, listRuns, readRun, readRunManifest, resourceFileListSha256, startRun } from './index';
 import { createHash } from 'node:crypto';
 
 const work = mkdtempSync(join(tmpdir(), 'eval-runs-'));
@@ -22,7 +22,7 @@ async function caught(promise: Promise<unknown>): Promise<InputError> {
 
 async function writeRun(dir: string, opts: { benchmark?: string; system?: string; score?: number; error?: boolean; skipped?: number } = {}) {
   const w = await startRun(dir, { benchmark: opts.benchmark ?? 'toy', variant: 'v1', system: opts.system ?? 'sys' });
-  const items = [
+  const items: RunItem[] = [
     { id: 'q1', values: { correct: true } },
     opts.error ? { id: 'q2', values: {}, error: 'HTTP 500' } : { id: 'q2', values: { correct: false } },
   ];
