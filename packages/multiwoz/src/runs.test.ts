@@ -27,6 +27,18 @@ function evaluator(version: Version, subset: boolean, extra: EvaluatorOptions = 
   return ev;
 }
 
+const fullReports = new Map<string, MultiwozReport>();
+/** A full-test-set evaluation, once per file (the tests below share them). */
+function fullReport(version: Version, name: string, extra: EvaluatorOptions = {}): MultiwozReport {
+  const key = `${version}:${name}:${JSON.stringify(extra)}`;
+  let r = fullReports.get(key);
+  if (!r) {
+    r = evaluator(version, false, extra).evaluate(shared(`predictions/${name}.json`));
+    fullReports.set(key, r);
+  }
+  return r;
+}
+
 interface Expected {
   bleu: Record<string, number> | null;
   success: { inform: Record<string, number>; success: Record<string, number> } | null;
@@ -73,8 +85,7 @@ describe('recompute(items) = the native headline figures, every expected output'
   for (const name of EXPECTED_SYSTEMS) {
     it(`v2022 full test set: ${name}`, () => {
       const expected = shared<Expected>(`expected/v2022/${name}.json`);
-      const r = evaluator('2022', false, expected.success === null ? { success: false } : {}).evaluate(shared(`predictions/${name}.json`));
-      checkRecompute(r, expected);
+      checkRecompute(fullReport('2022', name, expected.success === null ? { success: false } : {}), expected);
     });
     it(`subset21 (BLEU, Success, DST): ${name}`, () => {
       const expected = shared<Expected>(`expected/subset21/${name}.json`);
@@ -85,17 +96,19 @@ describe('recompute(items) = the native headline figures, every expected output'
   }
   for (const name of ['augpt', 'ubar']) {
     it(`v2023 full test set: ${name}`, () => {
-      checkRecompute(evaluator('2023', false).evaluate(shared(`predictions/${name}.json`)), shared<Expected>(`expected/v2023/${name}.json`));
+      checkRecompute(fullReport('2023', name), shared<Expected>(`expected/v2023/${name}.json`));
     });
   }
 });
 
 describe('items', () => {
-  it.each(PER_DIALOG_SYSTEMS)('inform/success per dialogue equal the reference per-dialogue fixture (v2022): %s', (name) => {
+  it.each(PER_DIALOG_SYSTEMS.flatMap((name) => (['2022', '2023'] as const).map((version) => [version, name] as const)))(
+    'inform/success per dialogue equal the reference per-dialogue fixture (v%s): %s',
+    (version, name) => {
     const fixture = shared<{ dialogs: Record<string, { match: Record<string, boolean>; success: Record<string, boolean> }> }>(
-      `fixtures/per_dialog/v2022/${name}.json.gz`,
+      `fixtures/per_dialog/v${version}/${name}.json.gz`,
     );
-    const items = multiwozRunItems(evaluator('2022', false).evaluate(shared(`predictions/${name}.json`)));
+    const items = multiwozRunItems(fullReport(version, name));
     expect(items.map((i) => i.id).sort()).toEqual(Object.keys(fixture.dialogs).sort());
     for (const item of items) {
       const f = fixture.dialogs[item.id]!;
@@ -106,10 +119,11 @@ describe('items', () => {
       for (const [d, m] of Object.entries(f.match)) if (d !== 'total') expect(domains[d]!.inform).toBe(m);
       for (const [d, s] of Object.entries(f.success)) if (d !== 'total') expect(domains[d]!.success).toBe(s);
     }
-  });
+    },
+  );
 
   it('failure reasons: one of the three, on exactly the failed domains', () => {
-    const items = multiwozRunItems(evaluator('2022', false).evaluate(shared('predictions/ubar.json')));
+    const items = multiwozRunItems(fullReport('2022', 'ubar'));
     const seen = new Set<string>();
     for (const item of items) {
       const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string }>;
@@ -197,8 +211,8 @@ function mcnemarByPascal(b: number, c: number): number {
 
 describe('compareRuns on two MultiWOZ systems', () => {
   it('full test set (augpt vs ubar, v2022): Inform/Success deltas, McNemar p and flipped dialogues from the native per-dialogue results', async () => {
-    const ra = evaluator('2022', false).evaluate(shared('predictions/augpt.json'));
-    const rb = evaluator('2022', false).evaluate(shared('predictions/ubar.json'));
+    const ra = fullReport('2022', 'augpt');
+    const rb = fullReport('2022', 'ubar');
     const runs = [await writeRun(ra, 'augpt'), await writeRun(rb, 'ubar')];
     const result = compareRuns(runs, runBenchmark, { resamples: 200, seed: 3 });
     const pair = result.pairs[0]!;
