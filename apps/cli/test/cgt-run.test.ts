@@ -84,6 +84,17 @@ describe('dialeval cgt --run', () => {
     expect(json.pairs[0]!.metrics).toEqual(JSON.parse(JSON.stringify(result.pairs[0]!.metrics)));
   });
 
+  it('a folder of settings with $DIALEVAL_RUNS and --system: <parent>/cgt/<system>_<setting>/<timestamp>, system <system>/<setting>', async () => {
+    const parent = join(work, 'parent');
+    const r = await runCli(['cgt', PREDICTIONS, '--system', 'exp1', '--bootstrap', '0'], { env: { ...env, DIALEVAL_RUNS: parent } });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(join(parent, 'cgt')).sort()).toEqual(SETTINGS.map((s) => `exp1_${s}`));
+    const base = join(parent, 'cgt', 'exp1_dp-gpt4o');
+    const run = await readRun(join(base, readdirSync(base)[0]!));
+    expect(run.manifest.system).toBe('exp1/dp-gpt4o');
+    expect(run.manifest.metrics.macro_mean_f1!.value).toBe(expected.settings['dp-gpt4o']!.macro_mean_f1);
+  });
+
   it('--gold DIR: the replayed CGA files are the run\'s resource (sha256 of their sorted "path sha256" list)', async () => {
     const runDir = join(work, 'gold');
     const r = await runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5'), `--gold=${CGT}`, '--mode', 'lenient', '--run', runDir], { env });
