@@ -77,3 +77,14 @@ describe('memory run items: recompute reproduces every HaluMem figure', () => {
     expect(recomputed['memory_type_accuracy.Persona Memory.total_num']).toBe(native.memory_type_accuracy['Persona Memory'].total_num);
   });
 });
+
+describe('memory runBenchmark.prepare (resampling fast path)', () => {
+  it('equals recompute on the gathered items, repetitions included', () => {
+    const items = memoryRunItems(recordsFromJson(fixture('aggregate_fixture_with_invalid.json').records));
+    const valid = items.filter((i) => !i.error);
+    const at = runBenchmark.prepare!(valid, 'halumem');
+    const indices = [0, 0, 5, 17, 170, 171, 300, 355, 356, 380, 390, 391, 392, valid.length - 1];
+    expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => valid[i]!), 'halumem'));
+    expect(at(valid.map((_, i) => i))).toStrictEqual(runBenchmark.recompute(valid, 'halumem'));
+  });
+});

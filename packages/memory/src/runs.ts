@@ -30,6 +30,11 @@ function variantFlags(variant: string | undefined): Set<string> {
   return new Set((variant ?? '').split(';').slice(1));
 }
 
+/** Aggregation options of a recompute: an empty category gives null (a resample may have none); markValid off. */
+function recomputeOptions(variant: string | undefined): AggregateOptions {
+  return { onEmptyCategory: 'null', markValid: false, typeAccuracyExcludesInterference: variantFlags(variant).has('typeAccuracyExcludesInterference') };
+}
+
 const UPDATE_LABELS = ['Correct', 'Hallucination', 'Omission', 'Other'] as const;
 const QA_LABELS = ['Correct', 'Hallucination', 'Omission'] as const;
 
@@ -183,45 +188,59 @@ function kindOf(item: RunItem): string {
   return i < 0 ? '' : item.id.slice(0, i);
 }
 
+type RecordList = keyof EvalRecords;
+type ItemRecord = { list: RecordList; record: Record<string, unknown> } | undefined;
+
 /** Rebuilds the minimal HaluMem records the aggregate reads from items (the inverse of {@link memoryRunItems}). */
-function recordsFromItems(items: ReadonlyArray<RunItem>): EvalRecords {
+function recordsFromItems(records: ReadonlyArray<ItemRecord>, indices?: ArrayLike<number>): EvalRecords {
   const out: EvalRecords = { memory_integrity_records: [], memory_accuracy_records: [], memory_update_records: [], question_answering_records: [] };
-  for (const item of items) {
-    const v = item.values;
-    const failed = item.error !== undefined;
-    const memoryType = item.detail?.memoryType;
-    switch (kindOf(item)) {
-      case 'memory':
-        out.memory_integrity_records.push({
+  const n = indices ? indices.length : records.length;
+  for (let i = 0; i < n; i++) {
+    const r = records[indices ? indices[i]! : i];
+    if (r) (out[r.list] as unknown[]).push(r.record);
+  }
+  return out;
+}
+
+/** An item's minimal HaluMem record and the list it belongs to; undefined for an item of an unknown kind. */
+function itemRecord(item: RunItem): ItemRecord {
+  const v = item.values;
+  const failed = item.error !== undefined;
+  const memoryType = item.detail?.memoryType;
+  switch (kindOf(item)) {
+    case 'memory':
+      return {
+        list: 'memory_integrity_records',
+        record: {
           memory_source: v.interference === true ? 'interference' : 'system',
           memory_type: memoryType as string,
           importance: v.importance as number,
           memory_integrity_score: failed ? null : (v.integrityScore as number),
-        });
-        break;
-      case 'extracted':
-        out.memory_accuracy_records.push({
-          memory_accuracy_score: failed ? null : (v.accuracyScore as number),
-          is_included_in_golden_memories: v.included === true ? 'true' : 'false',
-        });
-        break;
-      case 'update': {
-        const l = failed ? null : (UPDATE_LABELS.find((x) => v[`update_${x.toLowerCase()}`] === true) ?? null);
-        out.memory_update_records.push({
+        },
+      };
+    case 'extracted':
+      return {
+        list: 'memory_accuracy_records',
+        record: { memory_accuracy_score: failed ? null : (v.accuracyScore as number), is_included_in_golden_memories: v.included === true ? 'true' : 'false' },
+      };
+    case 'update': {
+      const l = failed ? null : (UPDATE_LABELS.find((x) => v[`update_${x.toLowerCase()}`] === true) ?? null);
+      return {
+        list: 'memory_update_records',
+        record: {
           ...(typeof memoryType === 'string' ? { memory_type: memoryType } : {}),
           ...(typeof v.importance === 'number' ? { importance: v.importance } : {}),
           memory_update_type: l,
-        });
-        break;
-      }
-      case 'question': {
-        const l = failed ? null : (QA_LABELS.find((x) => v[x.toLowerCase()] === true) ?? null);
-        out.question_answering_records.push({ result_type: l });
-        break;
-      }
+        },
+      };
     }
+    case 'question': {
+      const l = failed ? null : (QA_LABELS.find((x) => v[x.toLowerCase()] === true) ?? null);
+      return { list: 'question_answering_records', record: { result_type: l } };
+    }
+    default:
+      return undefined;
   }
-  return out;
 }
 
 /** Every numeric figure of `overall_score` (but `time_consuming`, which items do not carry), as `section.key` names. */
@@ -280,13 +299,13 @@ export function memoryRunMetrics(overall: OverallScore): Record<string, RunMetri
 export const runBenchmark: RunBenchmark = {
   benchmark: 'memory',
   recompute(items, variant) {
-    const flags = variantFlags(variant);
-    const overall = aggregateEvalResults(recordsFromItems(items), {
-      onEmptyCategory: 'null',
-      markValid: false,
-      typeAccuracyExcludesInterference: flags.has('typeAccuracyExcludesInterference'),
-    });
-    return flatten(overall);
+    return flatten(aggregateEvalResults(recordsFromItems(items.map(itemRecord)), recomputeOptions(variant)));
+  },
+  /** Builds each item's record once; a resample only gathers them (the aggregate reads them, never changes them). */
+  prepare(items, variant) {
+    const records = items.map(itemRecord);
+    const options = recomputeOptions(variant);
+    return (indices) => flatten(aggregateEvalResults(recordsFromItems(records, indices), options));
   },
   binary: {
     'question_answering.correct_qa_ratio(valid)': 'correct',
