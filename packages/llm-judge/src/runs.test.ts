@@ -96,3 +96,16 @@ describe('llm-judge run items: recompute reproduces the reference figures', () =
     expect(item.detail!.disagree).toBe(item.values.ruleM21 !== item.values.judge);
   });
 });
+
+describe('llm-judge runBenchmark.prepare (resampling fast path)', () => {
+  it('equals recompute on the gathered items, repetitions included', async () => {
+    const e = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
+    const items = llmJudgeRunItems(e);
+    for (const variant of ['ours', 'ours;ruleJga=reference']) {
+      const at = runBenchmark.prepare!(items, variant);
+      const indices = [0, 0, 3, 7, 7, 7, 20, 41, 12];
+      expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => items[i]!), variant));
+      expect(at(items.map((_, i) => i))).toStrictEqual(runBenchmark.recompute(items, variant));
+    }
+  });
+});

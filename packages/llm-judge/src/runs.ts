@@ -147,24 +147,61 @@ export function llmJudgeRunMetrics(evaluation: MethodEvaluation): Record<string,
  * items, exactly as `computeMetrics` does. Rule JGA divides by every turn, failed ones included (the reference's
  * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
  */
+/** Per-item outcomes of the judged items, as counted by the metrics. */
+const COLUMNS = ['judge', 'ruleM21', 'ruleM24', 'cohM21', 'cohM24', 'joint', 'ruleJointM21', 'ruleJointM24', 'noM24', 'noJointM24'] as const;
+
+function itemColumns(v: RunItem['values']): number[] {
+  const m24 = v.ruleM24 === null || v.ruleM24 === undefined;
+  const jointM24 = v.ruleJointM24 === null || v.ruleJointM24 === undefined;
+  return [v.judge === true, v.ruleM21 === true, v.ruleM24 === true, v.ruleM21 === v.judge, v.ruleM24 === v.judge, v.joint === true, v.ruleJointM21 === true, v.ruleJointM24 === true, m24, jointM24].map(Number);
+}
+
+/** The metrics from the column sums of `n` judged items; rule JGA divides by `all` (judged and failed). */
+function metricsFromSums(sum: number[], n: number, all: number, offset: number): Record<string, number | null> {
+  const [judge, ruleM21, ruleM24, cohM21, cohM24, joint, ruleJointM21, ruleJointM24, noM24, noJointM24] = sum as [number, number, number, number, number, number, number, number, number, number];
+  const hasM24 = noM24 === 0;
+  return {
+    TSA: percent(judge, n),
+    'TSA M21': percent(ruleM21, n),
+    'TSA M24': hasM24 ? percent(ruleM24, n) : null,
+    'coherence M21': percent(cohM21, n),
+    'coherence M24': hasM24 ? percent(cohM24, n) : null,
+    JGA: percent(joint, n),
+    'JGA M21': percent(ruleJointM21 + offset, all),
+    'JGA M24': noJointM24 === 0 ? percent(ruleJointM24 + offset, all) : null,
+  };
+}
+
+const ruleJgaOffset = (variant: string | undefined) => (variantOptions(variant).ruleJga === 'reference' ? 1 : 0);
+
+/**
+ * llm-judge for `compare`, `runs` and `report`: `recompute` gives every metric of {@link llmJudgeRunMetrics} from
+ * items, exactly as `computeMetrics` does. Rule JGA divides by every turn, failed ones included (the reference's
+ * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
+ * `prepare` counts from per-item columns (no errored items reach it).
+ */
 export const runBenchmark: RunBenchmark = {
   benchmark: 'llm-judge',
   recompute(items, variant) {
-    const judged = items.filter((i) => i.error === undefined);
-    const n = judged.length;
-    const count = (f: (v: RunItem['values']) => boolean) => judged.reduce((s, i) => s + (f(i.values) ? 1 : 0), 0);
-    const hasM24 = judged.every((i) => i.values.ruleM24 !== null && i.values.ruleM24 !== undefined);
-    const allHaveM24 = judged.every((i) => i.values.ruleJointM24 !== null && i.values.ruleJointM24 !== undefined);
-    const offset = variantOptions(variant).ruleJga === 'reference' ? 1 : 0;
-    return {
-      TSA: percent(count((v) => v.judge === true), n),
-      'TSA M21': percent(count((v) => v.ruleM21 === true), n),
-      'TSA M24': hasM24 ? percent(count((v) => v.ruleM24 === true), n) : null,
-      'coherence M21': percent(count((v) => v.ruleM21 === v.judge), n),
-      'coherence M24': hasM24 ? percent(count((v) => v.ruleM24 === v.judge), n) : null,
-      JGA: percent(count((v) => v.joint === true), n),
-      'JGA M21': percent(count((v) => v.ruleJointM21 === true) + offset, items.length),
-      'JGA M24': allHaveM24 ? percent(count((v) => v.ruleJointM24 === true) + offset, items.length) : null,
+    const sum = COLUMNS.map(() => 0);
+    let n = 0;
+    for (const item of items) {
+      if (item.error !== undefined) continue;
+      n++;
+      itemColumns(item.values).forEach((x, k) => (sum[k]! += x));
+    }
+    return metricsFromSums(sum, n, items.length, ruleJgaOffset(variant));
+  },
+  prepare(items, variant) {
+    const columns = items.map((i) => itemColumns(i.values));
+    const offset = ruleJgaOffset(variant);
+    return (indices) => {
+      const sum = COLUMNS.map(() => 0);
+      for (let i = 0; i < indices.length; i++) {
+        const c = columns[indices[i]!]!;
+        for (let k = 0; k < c.length; k++) sum[k]! += c[k]!;
+      }
+      return metricsFromSums(sum, indices.length, indices.length, offset);
     };
   },
   binary: { TSA: 'judge', JGA: 'joint', 'TSA M21': 'ruleM21', 'TSA M24': 'ruleM24' },
