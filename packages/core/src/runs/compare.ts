@@ -137,6 +137,8 @@ export interface ComparedRun {
   partial: boolean;
   items: number;
   evaluated: number;
+  /** Units the run did not evaluate and did not list (manifest `counts.skipped`). */
+  skipped: number;
 }
 
 /** One metric of one pair. Every figure is on the paired units unless named `recorded`. */
@@ -179,10 +181,10 @@ export interface PairComparison {
 
 /** The result of {@link compareRuns}: plain JSON. */
 export interface RunComparison {
+  /** Any run is partial, or any pair left units unpaired (the first key of the JSON). */
+  partial: boolean;
   benchmark: string;
   variant: string;
-  /** Any run is partial, or any pair left units unpaired. */
-  partial: boolean;
   resamples: number;
   seed: number;
   confidence: number;
@@ -219,6 +221,7 @@ function describeRun(run: LoadedRun): ComparedRun {
     partial: m.status !== 'complete',
     items: run.items.length,
     evaluated: run.items.length - failed,
+    skipped: m.counts.skipped,
   };
 }
 
@@ -432,9 +435,9 @@ export function compareRuns(runs: LoadedRun[], benchmark: RunBenchmark, options:
   const compared = pairs.map(([i, j]) => ({ a: i, b: j, ...comparePair(runs[i]!, runs[j]!, benchmark, options.metrics, resamples, seed) }));
   const described = runs.map(describeRun);
   return {
+    partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
     benchmark: runs[0]!.manifest.benchmark,
     variant: runs[0]!.manifest.variant,
-    partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
     resamples,
     seed,
     confidence: CONFIDENCE,
