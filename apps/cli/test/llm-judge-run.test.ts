@@ -113,6 +113,15 @@ describe('llm-judge runs', () => {
     expect(tsa.a).toBe(expected('expected_direct.json').metrics_percent.TSA_gpt);
     expect(tsa.b).toBe(expected('expected_cot.json').metrics_percent.TSA_gpt);
     expect(tsa.delta).toBe(tsa.b! - tsa.a!);
+    // the same comparison through `dialeval compare`
+    const cli = await runCli(['compare', join(runs, 'direct'), join(runs, 'cot'), '--force', '--format', 'json', '--resamples', '200', '--seed', '1'], { env: env() });
+    expect(cli.code, cli.stderr).toBe(0);
+    const viaCli = JSON.parse(cli.stdout);
+    expect(viaCli.recomputedBy).toMatch(/llm-judge/);
+    const tsaCli = viaCli.pairs[0].metrics.find((x: { name: string }) => x.name === 'TSA');
+    expect(tsaCli.mcnemar).toEqual(tsa.mcnemar);
+    expect(tsaCli.delta).toBe(tsa.delta);
+    expect(tsaCli.ci).toEqual(tsa.ci);
     const jga = pair.metrics.find((x) => x.name === 'JGA')!;
     expect(jga.delta).toBe(expected('expected_cot.json').metrics_percent['GPT_JGA_repo(already-before-turn)'] - expected('expected_direct.json').metrics_percent['GPT_JGA_repo(already-before-turn)']);
   });

@@ -63,6 +63,20 @@ describe('memory runs', () => {
     });
   }
 
+  it('dialeval compare of the two aggregate runs: the failed judgement does not pair; the rest is equal', async () => {
+    const a = join(dir, 'run_aggregate_fixture_sessions0-11.json');
+    const b = join(dir, 'run_aggregate_fixture_with_invalid.json');
+    const r = await runCli(['compare', a, b, '--format', 'json', '--resamples', '100']);
+    expect(r.code === 0 || r.code === 1, r.stderr).toBe(true);
+    const pair = JSON.parse(r.stdout).pairs[0];
+    // 163 + 191 + 24 + 32 items pair; B's one extra (failed) accuracy judgement, from session 43, is unpaired
+    expect(pair.paired).toBe(163 + 191 + 24 + 32);
+    expect([...pair.unpaired.onlyB, ...pair.unpaired.failedB]).toEqual(['extracted:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/43/1']);
+    const qa = pair.metrics.find((m: { name: string }) => m.name === 'question_answering.correct_qa_ratio(valid)');
+    expect(qa.delta).toBe(0);
+    expect(qa.mcnemar).toMatchObject({ outcome: 'correct', b: 0, c: 0, p: 1 });
+  });
+
   it('judge --run: items and metrics of the judged records, a failed judgement as a failed item, the llm block', async () => {
     const flags = ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
     const env = { [KEY_ENV]: KEY, CI: '1' };

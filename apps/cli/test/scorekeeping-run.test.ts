@@ -93,6 +93,12 @@ describe('scorekeeping runs', () => {
     expect(played.mcnemar!.p).toBeCloseTo(Math.min(1, 2 * 0.5 ** aborted.length), 12);
     expect([...played.flipped!.oneToZero].sort()).toEqual(aborted);
     expect(played.delta).toBe(native['% Played']! - 100);
+    // `dialeval compare` of the two run directories: the same figures
+    const cli = await runCli(['compare', join(out, 'perfect-t0.0--perfect-t0.0'), join(out, 'mock-t0.0--mock-t0.0'), '--force', '--format', 'json', '--resamples', '200', '--seed', '3'], { env: env() });
+    expect(cli.code, cli.stderr).toBe(0);
+    const viaCli = JSON.parse(cli.stdout).pairs[0].metrics.find((m: { name: string }) => m.name === '% Played');
+    expect(viaCli.mcnemar).toEqual(played.mcnemar);
+    expect(viaCli.ci).toEqual(played.ci);
   });
 
   it('an LLM play: the llm block, and an episode aborted by a player failure as a failed item', async () => {

@@ -91,7 +91,9 @@ describe('llm-judge run items: recompute reproduces the reference figures', () =
     expect(item.group).toBe('MUL1350.json');
     const context = item.detail!.context as Array<{ speaker: string; text: string }>;
     expect(context.at(-1)).toEqual({ speaker: 'user', text: outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.record.user });
-    expect(context).toHaveLength(2 * 5 + 2);
+    // turn 5: five earlier exchanges and this one, less the empty system utterance before the first user turn
+    expect(context).toHaveLength(2 * 6 - 1);
+    expect(context[0]!.speaker).toBe('user');
     expect(item.detail!.explanation).toBe(outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.output);
     expect(item.detail!.disagree).toBe(item.values.ruleM21 !== item.values.judge);
   });

@@ -75,9 +75,10 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: { output
   const texts = explanations(options.outputs);
   const afterTurn = options.gptJga === 'after-turn';
   return evaluation.records.map((r) => {
-    const context: Array<{ speaker: string; text: string }> = r.history.map((text, i) => ({ speaker: i % 2 === 0 ? 'system' : 'user', text }));
-    if (r.system !== '' || r.turnIndex > 0) context.push({ speaker: 'system', text: r.system });
-    context.push({ speaker: 'user', text: r.user });
+    // history is [system_0, user_0, system_1, ...]; system_0 (before the user's first utterance) is empty
+    const context: Array<{ speaker: string; text: string }> = [...r.history, r.system, r.user]
+      .map((text, i) => ({ speaker: i % 2 === 0 ? 'system' : 'user', text }))
+      .filter((u, i) => !(i === 0 && u.text === ''));
     const detail: Record<string, unknown> = {
       context,
       predicted: plain(r.predictTurnLabel),

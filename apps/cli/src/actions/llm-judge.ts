@@ -298,6 +298,7 @@ async function writeJudgeRun(a: {
 
 /** `llm-judge report --run DIR` (or `$DIALEVAL_RUNS`): one run per method (`DIR` for one method, `DIR/<method>` for several). */
 async function writeReportRuns(flags: LlmJudgeReportFlags, evaluations: MethodEvaluation[], sources: Array<{ method: JudgeMethod; files: string[] }>, options: EvaluateOptions): Promise<void> {
+  if (flags.run !== undefined && evaluations.length === 0) throw new UsageError('--run records judge outputs: give output directories or --outputs METHOD=FILES');
   for (const [i, e] of evaluations.entries()) {
     const files = sources[i]!.files;
     const dir = flags.run !== undefined && evaluations.length > 1 ? join(flags.run, e.method) : flags.run;
