@@ -84,6 +84,7 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(probes.length).toBeGreaterThan(0);
     expect(probes[0]!.round).toBe(0);
     expect((item!.detail!.transcript as unknown[]).length).toBeGreaterThan(0);
+    expect(item!.detail!.models).toEqual(['claude-3-5-sonnet-20241022']);
   });
 
   it('an episode aborted by a player failure is a failed item, left out of the metrics', () => {
@@ -103,6 +104,12 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(runBenchmark.recompute(items)['% Played']).toBe(100);
     expect(scorekeepingRunMetrics([played, failed])['% Played']!.value).toBe(100);
     expect(scorekeepingRunMetrics([played, failed])['Quality Score']!.value).toBe(80);
+    // n: the evaluated episodes (% Played) and those with a Main Score (Quality Score)
+    const aborted = { ...played, episode: 'episode_2', scores: { 'turn scores': {}, 'episode scores': { 'Main Score': Number.NaN, Aborted: 1 } } };
+    const metrics = scorekeepingRunMetrics([played, failed, aborted]);
+    expect(metrics['% Played']).toMatchObject({ value: 50, n: 2 });
+    expect(metrics['Quality Score']).toMatchObject({ value: 80, n: 1 });
+    expect(metrics['travel-booking: Quality Score']).toMatchObject({ value: 80, n: 1 });
   });
 
   it('the variant names the players, the selection and the game options', () => {

@@ -82,7 +82,7 @@ export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, option
     const detail: Record<string, unknown> = {
       outcome: abortReason ? 'errored' : aborted ? 'aborted' : 'played',
       modelPair: e.model,
-      models: logs ? Object.values(logs.players ?? {}) : [],
+      models: logs?.players?.['Player 1'] ? [logs.players['Player 1'].replace(/^Answerer: /, '')] : [],
     };
     if (abortReason) detail.abortReason = abortReason;
     if (logs) {
@@ -169,7 +169,15 @@ export function scorekeepingRunMetrics(episodes: ReadonlyArray<EpisodeScoreRecor
   const evaluated = episodes
     .filter((e) => !e.interactions?.['Abort Reason'])
     .map((e) => ({ ...e, model: 'run', game: 'privateshared', experiment: experimentName(e.experiment) }));
-  return figures(aggregateScores(evaluated));
+  const out = figures(aggregateScores(evaluated));
+  // a Quality Score is a mean over the episodes with a Main Score (aborted ones have NaN)
+  const scored = (list: typeof evaluated) => list.filter((e) => typeof e.scores['episode scores']['Main Score'] === 'number' && !Number.isNaN(e.scores['episode scores']['Main Score'])).length;
+  for (const [name, m] of Object.entries(out)) {
+    if (!/Quality Score|clemscore/.test(name)) continue;
+    const experiment = name.includes(': ') ? name.slice(0, name.indexOf(': ')) : undefined;
+    m.n = scored(experiment === undefined ? evaluated : evaluated.filter((e) => e.experiment === experiment));
+  }
+  return out;
 }
 
 /**
