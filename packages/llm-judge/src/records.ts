@@ -1,6 +1,6 @@
 import { InputError, PythonJsonError, readText } from '@eval/core';
 import { parseJsonPy, stringifyJson } from './json';
-import { PyDict, type PyValue, typeName } from './pyvalue';
+import { PyDict, type PyValue, typeName } from './python';
 
 /** Domain-slot -> value, in insertion order (the order is part of the rendered prompt). */
 export type SlotValues = Map<string, string>;

@@ -82,4 +82,4 @@ export {
   type Dialogue22,
   type References22,
 } from './prepare';
-export { PythonValueError } from './pystr';
+export { PythonValueError } from '@eval/core/python';

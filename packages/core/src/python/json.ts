@@ -1,4 +1,4 @@
-import { pythonFloatRepr } from './python';
+import { pythonFloatRepr } from './number';
 
 /*
  * Python-compatible JSON and repr.

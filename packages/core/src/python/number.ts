@@ -1,4 +1,4 @@
-import { decomposeDouble, ratioToDouble } from './stats';
+import { decomposeDouble, ratioToDouble } from '../stats';
 
 /**
  * Python's `round(x, ndigits)` for floats: the exact binary value is rounded to `ndigits` decimals,
