@@ -59,7 +59,7 @@ export function parseFormatString(template: string): FormatPiece[] {
       else if (template[j] === '}') depth--;
       if (depth > 0) j++;
     }
-    if (depth > 0) throw new FormatError(template.indexOf('}', i) < 0 ? "Single '{' encountered in format string" : "expected '}' before end of string");
+    if (depth > 0) throw new FormatError(i + 1 === n ? "Single '{' encountered in format string" : "expected '}' before end of string");
     const body = template.slice(i + 1, j);
     const m = /^([^!:]*)(?:!([^:]*))?(?::([\s\S]*))?$/.exec(body)!;
     const name = m[1]!;
