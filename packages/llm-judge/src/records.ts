@@ -1,4 +1,4 @@
-import { InputError, PythonJsonError, readText } from '@eval/core';
+import { InputError, PythonJsonError, jsonSyntaxError, readText } from '@eval/core';
 import { parseJsonPy, stringifyJson } from './json';
 import { PyDict, type PyValue, typeName } from './python';
 
@@ -159,9 +159,7 @@ export function parseJsonFile(text: string, file?: string): PyValue {
   try {
     return parseJsonPy(text);
   } catch (error) {
-    if (error instanceof PythonJsonError) {
-      throw new InputError(`invalid JSON (${error.message})`, { file, code: 'invalid_json', cause: error });
-    }
+    if (error instanceof PythonJsonError) throw jsonSyntaxError(error, text, { file });
     throw error;
   }
 }
@@ -175,7 +173,7 @@ export function parseJsonlFile(text: string, file?: string): PyValue[] {
     try {
       out.push(parseJsonPy(line));
     } catch (error) {
-      if (error instanceof PythonJsonError) throw new InputError(`invalid JSON (${error.message})`, { file, record: i + 1, code: 'invalid_json' });
+      if (error instanceof PythonJsonError) throw jsonSyntaxError(error, line, { file, record: i + 1, lineOffset: i });
       throw error;
     }
   });

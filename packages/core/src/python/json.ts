@@ -99,6 +99,8 @@ export interface PythonJsonParseOptions {
    * deeper input throws a {@link PythonJsonError} instead of overflowing the JS stack.
    */
   maxDepth?: number;
+  /** `NaN`/`Infinity`/`-Infinity`: accepted as `json.loads` does (default), or rejected as strict JSON (`'reject'`). */
+  nonFinite?: 'accept' | 'reject';
 }
 
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -116,6 +118,7 @@ export function parsePythonJson(text: string, options: PythonJsonParseOptions = 
   const intsAsNumbers = options.ints === 'number';
   const objects = options.objects ?? 'map';
   const maxDepth = options.maxDepth ?? 1000;
+  const constants = options.nonFinite === 'reject' ? CONSTANTS.slice(0, 3) : CONSTANTS;
   const n = text.length;
   let i = 0;
   const fail = (msg: string, at = i): never => {
@@ -229,7 +232,7 @@ export function parsePythonJson(text: string, options: PythonJsonParseOptions = 
         i++;
       }
     }
-    for (const [token, value] of CONSTANTS) {
+    for (const [token, value] of constants) {
       if (text.startsWith(token, i)) {
         i += token.length;
         return value;
