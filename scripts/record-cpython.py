@@ -77,6 +77,8 @@ INTS = [
     '\x1c5', '5\x1f', '1__0', '_1', '1_', '', ' ', '2.0', '0x10', '\ufeff2', '\u00b2', '12345678901234567890', '+', '- 1',
 ]
 
+REPLACE = [['aXbXc', 'X', '-'], ['abc', '', '-'], ['', '', 'x'], ['aaa', 'aa', 'b'], ['\U0001F600b', '', '.'], ['$A$ and $A$', '$A$', 'v']]
+
 ZFILL = [['42', 5], ['-42', 5], ['+7', 3], ['abc', 2], ['\U0001F600', 3], ['', 2]]
 
 FORMAT = [
@@ -203,6 +205,7 @@ cases = {
     'strip_chars': [{'in': [s, c], 'out': s.strip(c)} for s, c in STRIP_CHARS],
     'slice': [{'in': [s, a, b], 'out': s[a:b], 'len': len(s)} for s, a, b in SLICES],
     'int': [{'in': s, 'out': error_of(lambda s=s: str(int(s)))} for s in INTS],
+    'replace': [{'in': [s, a, b], 'out': s.replace(a, b)} for s, a, b in REPLACE],
     'zfill': [{'in': [s, w], 'out': s.zfill(w)} for s, w in ZFILL],
     'format': [
         {'in': [t, a], 'out': error_of(lambda t=t, a=a: t.format(*a) if isinstance(a, list) else t.format(**a))}

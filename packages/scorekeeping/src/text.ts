@@ -1,5 +1,5 @@
 /** Python string semantics the game relies on. */
-import { pyStrip, pythonFormat } from '@eval/core/python';
+import { pyReplace, pyStrip, pythonFormat } from '@eval/core/python';
 
 /** Python's `s.strip()` / `s.strip(chars)` (`@eval/core/python`'s `pyStrip`). */
 export { pyStrip };
@@ -9,11 +9,8 @@ export function pyFormat(template: string, ...args: Array<string | number>): str
   return pythonFormat(template, args, { numbers: 'guess' });
 }
 
-/** Python's `s.replace(old, new)`: every occurrence, no special replacement patterns. */
-export function pyReplace(s: string, search: string, replacement: string): string {
-  if (search === '') return s;
-  return s.split(search).join(replacement);
-}
+/** Python's `s.replace(old, new)` (`@eval/core/python`'s `pyReplace`). */
+export { pyReplace };
 
 /** The game's continuation test: a line break left after stripping leading and trailing `\n` (`"\n" in s.strip("\n")`). */
 export function hasContinuation(s: string): boolean {

@@ -12,6 +12,7 @@ import {
   pyIsDigit,
   pyIsSpace,
   pyLen,
+  pyReplace,
   pyRstrip,
   pySlice,
   pySplit,
@@ -45,6 +46,7 @@ interface Cases {
   strip_chars: Array<{ in: [string, string]; out: string }>;
   slice: Array<{ in: [string, number, number]; out: string; len: number }>;
   int: Array<{ in: string; out: Outcome }>;
+  replace: Array<{ in: [string, string, string]; out: string }>;
   zfill: Array<{ in: [string, number]; out: string }>;
   format: Array<{ in: [string, unknown[] | Record<string, unknown>]; out: Outcome }>;
   repr: Array<{ in: string; repr: string; str: string }>;
@@ -128,6 +130,10 @@ describe(`CPython ${cases.python} recorded outputs`, () => {
         expect(() => pyInt(c.in), JSON.stringify(c.in)).toThrow(c.out.message);
       } else expect(pyInt(c.in).toString(), JSON.stringify(c.in)).toBe(c.out.value);
     }
+  });
+
+  it('str.replace(old, new), including an empty old', () => {
+    for (const c of cases.replace) expect(pyReplace(c.in[0], c.in[1], c.in[2]), JSON.stringify(c.in)).toBe(c.out);
   });
 
   it('str.zfill(width)', () => {

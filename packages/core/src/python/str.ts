@@ -200,6 +200,12 @@ export function pyIntNumber(s: string): number {
   return Number(v);
 }
 
+/** Python `str.replace(old, new)`: every occurrence, no replacement patterns; an empty `old` inserts `new` between code points. */
+export function pyReplace(s: string, old: string, replacement: string): string {
+  if (old === '') return [replacement, ...Array.from(s).flatMap((ch) => [ch, replacement])].join('');
+  return s.split(old).join(replacement);
+}
+
 /** Python `str.zfill(width)`: left-pads with zeros after an optional leading sign, in code points. */
 export function pyZfill(s: string, width: number): string {
   const n = pyLen(s);
