@@ -1,7 +1,7 @@
 import { pythonFloatRepr } from './number';
 
 /*
- * Python-compatible JSON and repr.
+ * Python-compatible JSON and repr: CPython 3.11 `json` (`json.loads`/`json.dumps`, `Lib/json`) and `repr()`/`str()`.
  *
  * Value model (what `parsePythonJson` returns by default, and what the writers understand):
  *   None -> null, bool -> boolean, str -> string, float -> number, int -> PyInt (arbitrary precision),
@@ -478,7 +478,7 @@ function hex(code: number, width: number): string {
 }
 
 /**
- * Python 3's `repr(str)`: single quotes unless the text contains `'` and no `"`; `\\`, the quote, `\n`, `\r`, `\t`
+ * Python 3's `repr(str)` (CPython 3.11 `unicode_repr`, printable as `str.isprintable`): single quotes unless the text contains `'` and no `"`; `\\`, the quote, `\n`, `\r`, `\t`
  * escaped; other non-printable characters as `\xNN`, `\uNNNN` or `\UNNNNNNNN`; printable non-ASCII kept.
  */
 export function pythonStrRepr(s: string): string {

@@ -6,7 +6,7 @@
  */
 import { pythonReprSymbol } from './json';
 
-/** A Python `dict`: insertion-ordered; re-assigning a key keeps its first position and its first key object. */
+/** A Python `dict` (CPython 3.7+ semantics): insertion-ordered; re-assigning a key keeps its first position and its first key object. */
 export class PyLiteralDict {
   /** Hash key -> [key, value]. */
   readonly entries = new Map<string, [PyLiteral, PyLiteral]>();
