@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Package checks (run by `pnpm check` and CI): every publishable package is packed with `pnpm pack`, installed with npm
 // into an empty temporary directory outside the workspace, and there `import`, `require` and type resolution
-// (TypeScript, node16 resolution, ESM and CJS) must work. `@eval/cgt`, `@eval/multiwoz` and `@eval/scorekeeping` must
+// (TypeScript, node16 resolution, ESM and CJS) must work, for the main entry and every subpath export (`@eval/core/python`). `@eval/cgt`, `@eval/multiwoz` and `@eval/scorekeeping` must
 // not have `openai` in their installed tree. publint and arethetypeswrong (offline, on the packed tarball) must pass.
 // The CLI tarball is installed with its dependencies and `dialeval --help` / `dialeval demo` must run.
 // Requires a prior `pnpm build`.
@@ -112,10 +112,16 @@ for (const { dir, json } of pkgs) {
     check(name, 'import works', () => run(process.execPath, ['esm.mjs'], { cwd: app }));
     check(name, 'require works', () => run(process.execPath, ['cjs.cjs'], { cwd: app }));
     const subpaths = Object.keys(json.exports).filter((k) => k !== '.' && k !== './package.json');
-    for (const sub of subpaths) {
+    const typeFiles = ['types.mts', 'types.cts'];
+    for (const [i, sub] of subpaths.entries()) {
       const spec = `${name}/${sub.slice(2)}`;
       writeFileSync(join(app, 'sub.mjs'), `import * as m from '${spec}';\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`);
       check(name, `import ${spec} works`, () => run(process.execPath, ['sub.mjs'], { cwd: app }));
+      writeFileSync(join(app, 'sub.cjs'), `const m = require('${spec}');\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`);
+      check(name, `require ${spec} works`, () => run(process.execPath, ['sub.cjs'], { cwd: app }));
+      writeFileSync(join(app, `types-sub${i}.mts`), `import * as m from '${spec}';\nexport const keys: Array<keyof typeof m> = [];\n`);
+      writeFileSync(join(app, `types-sub${i}.cts`), `import m = require('${spec}');\nexport const keys: Array<keyof typeof m> = [];\n`);
+      typeFiles.push(`types-sub${i}.mts`, `types-sub${i}.cts`);
     }
     writeFileSync(join(app, 'types.mts'), `import * as m from '${name}';\nexport const keys: Array<keyof typeof m> = [];\n`);
     writeFileSync(join(app, 'types.cts'), `import m = require('${name}');\nexport const keys: Array<keyof typeof m> = [];\n`);
@@ -123,7 +129,7 @@ for (const { dir, json } of pkgs) {
       join(app, 'tsconfig.json'),
       JSON.stringify({
         compilerOptions: { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['es2022', 'dom'] },
-        files: ['types.mts', 'types.cts'],
+        files: typeFiles,
       }),
     );
     check(name, 'types resolve (node16, ESM and CJS)', () => run(bin('tsc'), ['-p', 'tsconfig.json'], { cwd: app }));

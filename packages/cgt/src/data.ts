@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InputError, PythonJsonError, isPyDict, parsePythonJson, readText, toPlainJson, validate } from '@eval/core';
+import { InputError, PythonJsonError, isPyDict, jsonSyntaxError, parsePythonJson, readText, toPlainJson, validate } from '@eval/core';
 import { z } from 'zod';
 import {
   CGA_VARIANT_DIRS,
@@ -73,8 +73,8 @@ export function parseGroupJson(text: string, options: ReadGroupOptions = {}): Cg
   try {
     doc = parsePythonJson(text);
   } catch (error) {
-    const msg = error instanceof PythonJsonError ? error.message : String(error);
-    throw new InputError(`invalid JSON (${msg})`, { file, code: 'invalid_json', cause: error });
+    if (error instanceof PythonJsonError) throw jsonSyntaxError(error, text, { file });
+    throw error;
   }
   if (!isPyDict(doc)) throw new InputError('expected a JSON object keyed by ACCEPT end time', { file });
   const rows: CgtRow[] = [];

@@ -1,4 +1,5 @@
 import { isPyDict, parsePythonJson, pythonStr } from '@eval/core';
+import { PY_WHITESPACE } from '@eval/core/python';
 
 /** Color → weight, both as strings, in insertion order (e.g. `red → "10"`). */
 export type Weights = Map<string, string>;
@@ -15,8 +16,8 @@ export function toWeights(input: WeightsInput): Weights {
   return new Map(Object.entries(input as Record<string, string>));
 }
 
-/** Python's `\s` in a `str` pattern: every character for which `str.isspace()` is true. */
-export const PY_WHITESPACE = '\\t\\n\\v\\f\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+/** Python's `\s` in a `str` pattern: every character for which `str.isspace()` is true (`@eval/core/python`'s). */
+export { PY_WHITESPACE };
 
 const KEY_SPLIT = new RegExp(`_|[${PY_WHITESPACE}]|block`);
 

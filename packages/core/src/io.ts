@@ -4,7 +4,8 @@ import { dirname, basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import type { z } from 'zod';
-import { EvalError, InputError } from './errors';
+import { EvalError, InputError, type InputLocation } from './errors';
+import { PythonJsonError, parsePythonJson } from './python/json';
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
@@ -45,12 +46,74 @@ export function validate<S extends z.ZodType>(
   throw InputError.fromZod(result.error, location);
 }
 
-/** Parses JSON text; a syntax error becomes an {@link InputError} with the file name. */
-export function parseJson(text: string, file?: string): unknown {
+function found(text: string, at: number): string {
+  if (at >= text.length) return 'the end of the input';
+  const cp = text.codePointAt(at)!;
+  return JSON.stringify(String.fromCodePoint(cp));
+}
+
+/** What the parser expected where it stopped, in words (from Python's `JSONDecodeError.msg`). */
+function expectation(error: PythonJsonError, text: string): string {
+  const at = error.position;
+  switch (error.msg) {
+    case 'Expecting value':
+      return `expected a value, found ${found(text, at)}`;
+    case "Expecting ',' delimiter":
+      return `expected ',' or a closing bracket, found ${found(text, at)}`;
+    case "Expecting ':' delimiter":
+      return `expected ':' after the property name, found ${found(text, at)}`;
+    case 'Expecting property name enclosed in double quotes':
+      return `expected a property name in double quotes, found ${found(text, at)}`;
+    case 'Extra data':
+      return `expected the end of the input after the JSON value, found ${found(text, at)}`;
+    case 'Unterminated string starting at':
+      return 'expected a closing \'"\' for the string starting here';
+    case 'Invalid control character at':
+      return 'expected an escape (e.g. \\n) instead of a raw control character in a string';
+    case 'Invalid \\escape':
+      return 'expected a valid escape (\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX)';
+    case 'Invalid \\uXXXX escape':
+      return 'expected four hex digits after \\u';
+    default:
+      return error.msg;
+  }
+}
+
+/**
+ * The one syntax-error message of every JSON reader: an {@link InputError} (code `invalid_json`) naming the file
+ * (and the JSONL line as `record`), then `invalid JSON at line L column C: expected ..., found ...`. `error` comes
+ * from `parsePythonJson` on `text`; `lineOffset` is added to its line for text cut from a larger file.
+ */
+export function jsonSyntaxError(error: PythonJsonError, text: string, location: InputLocation & { lineOffset?: number } = {}): InputError {
+  const { lineOffset = 0, ...where } = location;
+  return new InputError(`invalid JSON at line ${error.lineno + lineOffset} column ${error.colno}: ${expectation(error, text)}`, {
+    ...where,
+    code: 'invalid_json',
+    cause: error,
+  });
+}
+
+/** Re-parses text that `JSON.parse` rejected with the locating parser, for {@link jsonSyntaxError}. */
+function strictJsonError(text: string, jsError: unknown, location: InputLocation & { lineOffset?: number }): InputError {
+  try {
+    parsePythonJson(text, { ints: 'number', objects: 'object', bom: 'skip', nonFinite: 'reject' });
+  } catch (error) {
+    if (error instanceof PythonJsonError) return jsonSyntaxError(error, text, location);
+    throw error;
+  }
+  const { lineOffset: _, ...where } = location;
+  return new InputError(`invalid JSON (${(jsError as Error).message})`, { ...where, code: 'invalid_json', cause: jsError });
+}
+
+/**
+ * Parses JSON text; a syntax error becomes an {@link InputError} naming the file, line and column and what was
+ * expected ({@link jsonSyntaxError}). `record` is set for one line of a JSONL file.
+ */
+export function parseJson(text: string, file?: string, location: { record?: string | number; lineOffset?: number } = {}): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
-    throw new InputError(`invalid JSON (${(error as Error).message})`, { file, code: 'invalid_json', cause: error });
+    throw strictJsonError(text, error, { file, ...location });
   }
 }
 
@@ -95,12 +158,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
       line++;
       const trimmed = line === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
       if (trimmed.trim() === '') continue;
-      let value: unknown;
-      try {
-        value = JSON.parse(trimmed);
-      } catch (error) {
-        throw new InputError(`invalid JSON (${(error as Error).message})`, { file, record: line, code: 'invalid_json' });
-      }
+      const value = parseJson(trimmed, file, { record: line, lineOffset: line - 1 });
       yield { line, value: schema ? validate(schema, value, { file, record: line }) : (value as z.output<S>) };
     }
   } finally {

@@ -1,5 +1,5 @@
 import { InputError, readText } from '@eval/core';
-import { PyDict, type PyValue, typeName } from './pyvalue';
+import { PyDict, type PyValue, typeName } from './python';
 import { parseJsonFile, readTurnRecords, type SlotValues, type TurnRecord } from './records';
 import { SLOTS } from './slots';
 

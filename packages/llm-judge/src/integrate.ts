@@ -1,6 +1,6 @@
 import { EvalError, InputError } from '@eval/core';
 import { parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput, type ParsedVia } from './parse';
-import { type PyValue } from './pyvalue';
+import { type PyValue } from './python';
 import { groupByDialogue, orderedTurns, type TurnRecord } from './records';
 import type { OutputEntry } from './recorded';
 import { DEFAULT_SCHEMA, type SlotSchema } from './slots';

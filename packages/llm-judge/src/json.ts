@@ -1,5 +1,5 @@
 import { parsePythonJson, pythonJsonDumps } from '@eval/core';
-import { PyDict, PyOpaque, PySet, PyTuple, type PyValue } from './pyvalue';
+import { PyDict, PyOpaque, PySet, PyTuple, type PyValue } from './python';
 
 /**
  * Python's `json.loads` (`parsePythonJson` of `@eval/core`) into this package's value model: objects become

@@ -1,5 +1,5 @@
 import { cohenKappa, InputError, readText } from '@eval/core';
-import { PyDict, typeName } from './pyvalue';
+import { PyDict, typeName } from './python';
 import { parseJsonFile, parseJsonlFile } from './records';
 
 /**

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError } from '@eval/core';
+import { InputError, parseJson } from '@eval/core';
 import { dialoguesFromMultiwoz21, type SourceDialogue } from './convert';
 
 export interface MultiwozSourceOptions {
@@ -26,11 +26,6 @@ export async function loadMultiwozDialogues(options: MultiwozSourceOptions = {})
   const entries = readZip(await readFile(file), file);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));
   if (!json) throw new InputError('no .json entry in the archive', { file });
-  let data: unknown;
-  try {
-    data = JSON.parse(json[1].toString('utf8'));
-  } catch (error) {
-    throw new InputError(`invalid JSON in ${json[0]} (${(error as Error).message})`, { file, code: 'invalid_json' });
-  }
+  const data = parseJson(json[1].toString('utf8'), `${file} (${json[0]})`);
   return dialoguesFromMultiwoz21(data, { file, ids: options.ids });
 }

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
-import { toPlain } from './pyvalue';
+import { toPlain } from './python';
 
 const CASES = JSON.parse(readFileSync(join(__dirname, '../../../../shared/llm-judge/parse_cases.json'), 'utf8')) as Array<{
   stage: string;

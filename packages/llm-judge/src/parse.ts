@@ -1,7 +1,7 @@
 import { PythonJsonError } from '@eval/core';
 import { parseJsonPy } from './json';
-import { evalPythonLiteral, PythonEvalError } from './python-literal';
-import { PyDict, PySet, PyTuple, type PyValue, typeName } from './pyvalue';
+import { evalPythonLiteral, PythonEvalError } from './python';
+import { PyDict, PySet, PyTuple, type PyValue, typeName } from './python';
 
 /** How an output was parsed (the names used by `parse_cases.json`). */
 export type ParsedVia = 'fenced_json_block' | 'python_literal_eval' | 'fenced_json_block_of_lowercased_text' | 'python_eval_lowercased';

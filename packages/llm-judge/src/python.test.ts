@@ -1,9 +1,9 @@
 import { pythonStrRepr } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { parseJsonPy, stringifyJson } from './json';
-import { pythonFormat } from './python-format';
-import { evalPythonLiteral } from './python-literal';
-import { PyDict, PyTuple, pythonRepr, toPlain } from './pyvalue';
+import { pythonFormat } from './python';
+import { evalPythonLiteral } from './python';
+import { PyDict, PyTuple, pythonRepr, toPlain } from './python';
 
 // Expected values below are what CPython 3.11 prints for the same expressions (checked by hand with python3).
 describe('Python repr', () => {

@@ -1,6 +1,6 @@
 import { InputError } from '@eval/core';
 import { stringifyJson } from './json';
-import { typeName } from './pyvalue';
+import { typeName } from './python';
 import { readJsonListOrdered, recordFromPy, recordToJson, type TurnRecord } from './records';
 import { renderPrompt } from './render';
 import type { PromptTemplate } from './templates';

@@ -1,6 +1,6 @@
-import { InputError, PythonJsonError, readText } from '@eval/core';
+import { InputError, PythonJsonError, jsonSyntaxError, readText } from '@eval/core';
 import { parseJsonPy, stringifyJson } from './json';
-import { PyDict, type PyValue, typeName } from './pyvalue';
+import { PyDict, type PyValue, typeName } from './python';
 
 /** Domain-slot -> value, in insertion order (the order is part of the rendered prompt). */
 export type SlotValues = Map<string, string>;
@@ -159,9 +159,7 @@ export function parseJsonFile(text: string, file?: string): PyValue {
   try {
     return parseJsonPy(text);
   } catch (error) {
-    if (error instanceof PythonJsonError) {
-      throw new InputError(`invalid JSON (${error.message})`, { file, code: 'invalid_json', cause: error });
-    }
+    if (error instanceof PythonJsonError) throw jsonSyntaxError(error, text, { file });
     throw error;
   }
 }
@@ -175,7 +173,7 @@ export function parseJsonlFile(text: string, file?: string): PyValue[] {
     try {
       out.push(parseJsonPy(line));
     } catch (error) {
-      if (error instanceof PythonJsonError) throw new InputError(`invalid JSON (${error.message})`, { file, record: i + 1, code: 'invalid_json' });
+      if (error instanceof PythonJsonError) throw jsonSyntaxError(error, line, { file, record: i + 1, lineOffset: i });
       throw error;
     }
   });

@@ -1,6 +1,6 @@
 import type { ChatMessage } from '@eval/core';
-import { pythonFormat } from './python-format';
-import { PyDict, pythonRepr } from './pyvalue';
+import { pythonFormat } from './python';
+import { PyDict, pythonRepr } from './python';
 import type { TurnRecord } from './records';
 import type { PromptTemplate } from './templates';
 

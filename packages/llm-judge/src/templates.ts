@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, ResourceMissingError, resolveResourceDir } from '@eval/core';
 import type { TemplateRole } from './methods';
-import { FormatError, parseFormatString } from './python-format';
+import { FormatError, parseFormatString } from './python';
 
 /** Name of the resource set holding the reference's six templates (`dialeval resources fetch llm-dst-eval`). */
 export const TEMPLATE_RESOURCE = 'llm-dst-eval';

@@ -1,18 +1,13 @@
 /**
- * The few Python semantics the HaluMem reference relies on and a faithful port must reproduce:
- * `str.format`, `str()` of JSON values, `int()`, truthiness and `json.dump(..., indent=4)` number formatting.
+ * The HaluMem reference's conventions on top of `@eval/core/python`: values read by `JSON.parse` (integral numbers
+ * are ints), `int()` of a JSON value as a result, truthiness, `str.format` errors as `EvalError`s and the
+ * `json.dump(..., indent=4)` number typing of its result files.
  */
-import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr, pythonStrRepr } from '@eval/core';
+import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr } from '@eval/core';
+import { FormatError, PY_WHITESPACE, PythonValueError, pyInt as corePyInt, pyStrip, pythonFormat } from '@eval/core/python';
 
-/** Python's whitespace (`str.isspace`), which differs from JS `\s` (\x1c-\x1f yes, \ufeff no). */
-export const PY_WHITESPACE = '\\t\\n\\x0b\\x0c\\r\\x1c-\\x1f \\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
-const WS_CLASS = `[${PY_WHITESPACE}]`;
-const STRIP_RE = new RegExp(`^${WS_CLASS}+|${WS_CLASS}+$`, 'g');
-
-/** Python `str.strip()` (no argument). */
-export function pyStrip(text: string): string {
-  return text.replace(STRIP_RE, '');
-}
+/** Python's whitespace and `str.strip()`: `@eval/core/python`'s (re-exported for this package's public API). */
+export { PY_WHITESPACE, pyStrip };
 
 /** Python truthiness of a JSON value: `None`, `False`, `0`, `""`, `[]` and `{}` are false. */
 export function pyTruthy(value: unknown): boolean {
@@ -31,55 +26,16 @@ export function pyStr(value: unknown): string {
 }
 
 /**
- * Python `str.format(**fields)` for templates with named fields only (the HaluMem judge templates):
- * `{{` → `{`, `}}` → `}`, `{name}` → `str(fields[name])`. A missing field or a stray brace throws, as Python does.
+ * Python `str.format(**fields)` (`@eval/core/python`'s `pythonFormat`, numbers as in {@link pyStr}). A missing field
+ * or a stray brace throws an `EvalError` (`template_error`) with Python's message.
  */
 export function pyFormat(template: string, fields: Record<string, unknown>): string {
-  let out = '';
-  let i = 0;
-  const n = template.length;
-  while (i < n) {
-    const c = template[i]!;
-    if (c === '{') {
-      if (template[i + 1] === '{') {
-        out += '{';
-        i += 2;
-        continue;
-      }
-      const end = template.indexOf('}', i + 1);
-      if (end < 0) throw new EvalError('template_error', "Single '{' encountered in format string");
-      const name = template.slice(i + 1, end);
-      if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(name)) {
-        throw new EvalError('template_error', `unsupported replacement field {${name}} (only plain names are supported)`);
-      }
-      if (!Object.prototype.hasOwnProperty.call(fields, name)) throw new EvalError('template_error', `KeyError: '${name}'`);
-      out += pyStr(fields[name]);
-      i = end + 1;
-      continue;
-    }
-    if (c === '}') {
-      if (template[i + 1] === '}') {
-        out += '}';
-        i += 2;
-        continue;
-      }
-      throw new EvalError('template_error', "Single '}' encountered in format string");
-    }
-    out += c;
-    i++;
+  try {
+    return pythonFormat(template, fields, { numbers: 'guess' });
+  } catch (error) {
+    if (error instanceof FormatError) throw new EvalError('template_error', error.message);
+    throw error;
   }
-  return out;
-}
-
-const INT_STRING_RE = /^[+-]?\p{Nd}+(?:_\p{Nd}+)*$/u;
-const ND_RE = /^\p{Nd}$/u;
-
-function digitValue(ch: string): number {
-  // Unicode decimal digits come in contiguous runs 0..9: the value is the offset from the run's start, mod 10.
-  let cp = ch.codePointAt(0)!;
-  const start = cp;
-  while (cp > 0 && ND_RE.test(String.fromCodePoint(cp - 1))) cp--;
-  return (start - cp) % 10;
 }
 
 /** Result of {@link pyInt}: the integer, or why Python's `int()` would raise. */
@@ -87,8 +43,8 @@ export type PyIntResult = { ok: true; value: number } | { ok: false; error: stri
 
 /**
  * Python's `int(x)` applied to a JSON value: ints pass, floats truncate toward zero, booleans give 1/0,
- * strings of (Unicode) decimal digits with optional sign, surrounding whitespace and single underscores between
- * digits convert; anything else (`"2.0"`, `"2|1|0"`, `None`, lists, dicts) raises.
+ * strings convert as `@eval/core/python`'s `pyInt` (CPython `int(str)`: Unicode decimal digits, one sign, single
+ * underscores between digits, surrounding whitespace except U+001C..U+001F); anything else (`"2.0"`, `"2|1|0"`, `None`, lists, dicts) raises.
  */
 export function pyInt(value: unknown): PyIntResult {
   if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
@@ -98,20 +54,13 @@ export function pyInt(value: unknown): PyIntResult {
     return { ok: true, value: t === 0 ? 0 : t };
   }
   if (typeof value === 'string') {
-    const s = pyStrip(value);
-    if (!INT_STRING_RE.test(s)) return { ok: false, error: `invalid literal for int() with base 10: ${pythonStrRepr(value)}` };
-    let sign = 1;
-    let body = s;
-    if (body[0] === '+' || body[0] === '-') {
-      if (body[0] === '-') sign = -1;
-      body = body.slice(1);
+    try {
+      const n = Number(corePyInt(value));
+      return { ok: true, value: n === 0 ? 0 : n };
+    } catch (error) {
+      if (error instanceof PythonValueError) return { ok: false, error: error.message };
+      throw error;
     }
-    let n = 0;
-    for (const ch of body) {
-      if (ch === '_') continue;
-      n = n * 10 + digitValue(ch);
-    }
-    return { ok: true, value: n === 0 ? 0 : sign * n };
   }
   const type = value === null || value === undefined ? 'NoneType' : Array.isArray(value) ? 'list' : 'dict';
   return { ok: false, error: `int() argument must be a string, a bytes-like object or a real number, not '${type}'` };

@@ -3,7 +3,7 @@
  * 4, one reference per segment): bit-identical statistics and the same score up to the last bit of `exp`/`log`.
  * Spec: shared/specs/multiwoz.md § 5.2.
  */
-import { isAscii, pyRstrip, pySplit } from './pystr';
+import { isAscii, pyRstrip, pySplit } from '@eval/core/python';
 
 const TOK_1 = /([{-~[-` -&(-+:-@/])/g;
 const TOK_2 = /([^0-9])([.,])/gu;

@@ -15,7 +15,7 @@ import {
   normalizeStateSlotName,
   normalizeStateSlotValue,
 } from './normalize';
-import { PythonValueError } from './pystr';
+import { PythonValueError } from '@eval/core/python';
 import { type RichnessResult, richness } from './richness';
 import { type DomainOutcome, type SuccessResult, aggregateSuccess, dialogSuccess, estimateActiveDomains } from './success';
 

@@ -82,7 +82,7 @@ export {
   type Dialogue22,
   type References22,
 } from './prepare';
-export { PythonValueError } from './pystr';
+export { PythonValueError } from '@eval/core/python';
 export {
   MULTIWOZ_BENCHMARK,
   bleuMetricName,

@@ -3,6 +3,7 @@
  * `{response, state?, active_domains?}`. Errors name the dialogue id, the turn index and the field.
  */
 import { InputError, formatFieldPath } from '@eval/core';
+import { PY_WHITESPACE } from '@eval/core/python';
 import { z } from 'zod';
 import type { BeliefState } from './normalize';
 
@@ -128,7 +129,7 @@ export function hasDomainPredictions(predictions: Predictions): boolean {
 }
 
 const DOMAINS = ['restaurant', 'hotel', 'attraction', 'train', 'taxi', 'police', 'hospital'];
-const SLOT_ONLY_RE = /\[([\p{L}\p{N}_\t\n\v\f\r\x1c-\x20\x85\xa0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000]+)\]/gu;
+const SLOT_ONLY_RE = new RegExp(`\\[([\\p{L}\\p{N}_${PY_WHITESPACE}]+)\\]`, 'gu');
 
 /**
  * `add_slot_domains.py` (`extract_active_domains_from_slot_names`): the active domains of a raw response are the

@@ -14,7 +14,7 @@ import {
   timeToCanonical,
   typeToCanonical,
 } from './normalize';
-import { PythonValueError } from './pystr';
+import { PythonValueError } from '@eval/core/python';
 
 const SHARED = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz');
 

@@ -3,7 +3,7 @@
  * round trip), state slot names and values, time strings. Spec: shared/specs/multiwoz.md § 4.
  */
 import { mosesDetokenize, mosesTokenize } from './moses/moses';
-import { PY_WS, PythonValueError, pyInt, pyIntNumber, pyIsDigit, pyLen, pySlice, pyStrip, pyZfill } from './pystr';
+import { PY_WHITESPACE as PY_WS, PythonValueError, pyInt, pyIntNumber, pyIsDigit, pyLen, pySlice, pyStrip, pyZfill } from '@eval/core/python';
 
 /**
  * `"2022"`: mwzeval at commit 7f19ee0 (every published number was made with it; the default).

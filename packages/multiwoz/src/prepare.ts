@@ -9,7 +9,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as zlib from 'node:zlib';
-import { EvalError, InputError, pythonJsonDumps, readJson, writeFileAtomic } from '@eval/core';
+import { EvalError, InputError, parseJson, pythonJsonDumps, readJson, writeFileAtomic } from '@eval/core';
 import { z } from 'zod';
 import { DATA_FILES } from './data';
 import { type BeliefState, type NormalizationVersion, normalizeResponse, normalizeState, normalizeStateSlotName, normalizeStateSlotValue } from './normalize';
@@ -275,6 +275,6 @@ export async function prepareMultiwozResource(dir: string): Promise<void> {
   const entries = readZip(await readFile(zipFile), zipFile);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));
   if (!json) throw new InputError('no .json entry in the archive', { file: zipFile });
-  const goals = goalsFromMultiwoz21(JSON.parse(json[1].toString('utf8')) as Record<string, unknown>);
+  const goals = goalsFromMultiwoz21(parseJson(json[1].toString('utf8'), `${zipFile} (${json[0]})`) as Record<string, unknown>);
   await writeFileAtomic(join(dir, DATA_FILES.goals), pythonJsonDumps(goals, { indent: 2 }));
 }

@@ -3,7 +3,7 @@
  * conditional bigram entropy, MSTTR-50, average length, distinct uni/bi/tri-grams. Spec: shared/specs/multiwoz.md § 6.
  */
 import { EvalError } from '@eval/core';
-import { pyCollapseWhitespace } from './pystr';
+import { pyCollapseWhitespace } from '@eval/core/python';
 
 /** The figures of `get_richness`, same keys. */
 export interface RichnessResult {

@@ -1,4 +1,4 @@
-export { PythonRandom } from './random';
+export { PythonRandom } from '@eval/core/python';
 export { PyFloat, pyDumps, parsePyJson, type PyJsonValue, type PyDumpsOptions } from './pyjson';
 export { pyStrip, pyFormat, hasContinuation, containsValue, type SlotMatch } from './text';
 export {

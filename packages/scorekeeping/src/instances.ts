@@ -1,7 +1,7 @@
 import { InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
 import { parsePyJson, pyDumps, type PyJsonValue } from './pyjson';
-import { PythonRandom } from './random';
+import { PythonRandom } from '@eval/core/python';
 import { EXPERIMENTS, type ExperimentName, type ExperimentTexts, type GameResources, type GameWords, resourcePaths, WHAT_VALUES } from './resources';
 import { pyReplace } from './text';
 

@@ -4,7 +4,7 @@ import { defaultResources } from './defaults';
 import { playEpisode } from './game-master';
 import { generateInstances, readInstancesFile } from './instances';
 import { chatModelAnswerer, mockAnswer, mockModel, perfectAnswer, perfectModel, scriptedAnswerer } from './players';
-import { PythonRandom } from './random';
+import { PythonRandom } from '@eval/core/python';
 import { loadResourceDir } from './resources';
 import { scoreEpisode } from './scorer';
 import { SHARED } from './test-support/shared';

@@ -2,7 +2,7 @@ import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from '@eval/core
 import { EvalError, InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
 import { parsePyJson } from './pyjson';
-import { PythonRandom } from './random';
+import { PythonRandom } from '@eval/core/python';
 import { EXPERIMENTS, type ExperimentName, type GameResources, type GameWords } from './resources';
 import { containsValue, pyStrip, type SlotMatch } from './text';
 import type { Answerer, AnswererCall, AnswererReply, Interactions } from './types';

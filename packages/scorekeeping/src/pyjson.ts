@@ -1,4 +1,4 @@
-import { InputError, PyFloat, PythonJsonError, parsePythonJson, pythonJsonDumps } from '@eval/core';
+import { PyFloat, PythonJsonError, jsonSyntaxError, parsePythonJson, pythonJsonDumps } from '@eval/core';
 
 /**
  * This package's convention on top of `@eval/core`'s Python JSON: plain JS numbers are Python ints when integral,
@@ -21,25 +21,14 @@ export function pyDumps(value: PyJsonValue, options: PyDumpsOptions = {}): strin
 /**
  * Parses JSON as Python's `json.loads` does (also `NaN`, `Infinity`, `-Infinity`; a leading BOM is skipped) into plain
  * objects and numbers. Key order is kept as written, except that JS orders integer-like keys first. Errors are
- * {@link InputError}s naming the file, line and column.
+ * `@eval/core`'s JSON syntax errors (`jsonSyntaxError`): file, line, column and what was expected.
  */
 export function parsePyJson(text: string, file?: string): unknown {
   try {
     return parsePythonJson(text, { ints: 'number', objects: 'object', bom: 'skip' });
   } catch (error) {
     if (!(error instanceof PythonJsonError)) throw error;
-    throw new InputError(`invalid JSON (${describeError(error, text)} at line ${error.lineno} column ${error.colno})`, {
-      file,
-      code: 'invalid_json',
-      cause: error,
-    });
+    throw jsonSyntaxError(error, text, { file });
   }
 }
 
-function describeError(error: PythonJsonError, text: string): string {
-  if (error.msg === 'Extra data') return 'unexpected data after the JSON value';
-  if (error.msg === 'Expecting value') {
-    return error.position < text.length ? `unexpected character ${JSON.stringify(text[error.position])}` : 'unexpected end of input';
-  }
-  return error.msg.charAt(0).toLowerCase() + error.msg.slice(1);
-}

@@ -18,6 +18,7 @@ import {
   loadRunScores,
   mockModel,
   modelPairName,
+  parsePyJson,
   partitionEpisodes,
   perfectModel,
   playAndRecordEpisode,
@@ -168,7 +169,7 @@ async function recordedRun(dir: string): Promise<{ instances: InstancesFile; fil
     experiments[index]!.game_instances.push(instance);
     map.set(`${ex[2]}/${instance.game_id}`, file);
     if (modelName === undefined) {
-      const logs = JSON.parse(await readFile(file, 'utf8')) as { players?: Record<string, string> };
+      const logs = parsePyJson(await readFile(file, 'utf8'), file) as { players?: Record<string, string> };
       modelName = logs.players?.['Player 1']?.replace(/^Answerer: /, '');
     }
   }

@@ -3,7 +3,7 @@
  * (`MosesTokenizer.tokenize(text, escape=True)`, `MosesDetokenizer.detokenize(tokens)`), which mwzeval applies to
  * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
  */
-import { PY_WS, isAscii, pySplit, pyStrip } from '../pystr';
+import { PY_WHITESPACE as PY_WS, isAscii, pySplit, pyStrip } from '@eval/core/python';
 import { type CodePointRanges, IsAlnum, IsAlpha, IsLower, IsN, IsSc, NONBREAKING_PREFIXES_EN } from './perluniprops.generated';
 
 /** Character-class body of code-point ranges, optionally restricted to ASCII (for ASCII-only input). */

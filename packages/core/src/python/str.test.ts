@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { PythonValueError, pyInt, pyIsDigit, pyLen, pySlice, pySplit, pyStrip, pyZfill } from './pystr';
+import { PythonValueError, pyInt, pyIsDigit, pyLen, pySlice, pySplit, pyStrip, pyZfill } from './str';
 
-// Expected values are Python 3 semantics as documented (str.split/strip/isdigit/zfill, int()), derived by hand.
+// Expected values are CPython 3.11 semantics as documented (str.split/strip/isdigit/zfill, int()), derived by hand.
 describe('Python str semantics', () => {
   it('split()/strip() use Python whitespace: \\x1c-\\x1f and \\x85 are whitespace, \\ufeff is not', () => {
     expect(pySplit('  a\tb\x1cc\x85d  ')).toEqual(['a', 'b', 'c', 'd']);

@@ -1,7 +1,7 @@
-import { pythonFloatRepr } from './python';
+import { pythonFloatRepr } from './number';
 
 /*
- * Python-compatible JSON and repr.
+ * Python-compatible JSON and repr: CPython 3.11 `json` (`json.loads`/`json.dumps`, `Lib/json`) and `repr()`/`str()`.
  *
  * Value model (what `parsePythonJson` returns by default, and what the writers understand):
  *   None -> null, bool -> boolean, str -> string, float -> number, int -> PyInt (arbitrary precision),
@@ -99,6 +99,8 @@ export interface PythonJsonParseOptions {
    * deeper input throws a {@link PythonJsonError} instead of overflowing the JS stack.
    */
   maxDepth?: number;
+  /** `NaN`/`Infinity`/`-Infinity`: accepted as `json.loads` does (default), or rejected as strict JSON (`'reject'`). */
+  nonFinite?: 'accept' | 'reject';
 }
 
 const NUMBER_RE = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
@@ -116,6 +118,7 @@ export function parsePythonJson(text: string, options: PythonJsonParseOptions = 
   const intsAsNumbers = options.ints === 'number';
   const objects = options.objects ?? 'map';
   const maxDepth = options.maxDepth ?? 1000;
+  const constants = options.nonFinite === 'reject' ? CONSTANTS.slice(0, 3) : CONSTANTS;
   const n = text.length;
   let i = 0;
   const fail = (msg: string, at = i): never => {
@@ -229,7 +232,7 @@ export function parsePythonJson(text: string, options: PythonJsonParseOptions = 
         i++;
       }
     }
-    for (const [token, value] of CONSTANTS) {
+    for (const [token, value] of constants) {
       if (text.startsWith(token, i)) {
         i += token.length;
         return value;
@@ -297,6 +300,8 @@ export interface PythonJsonDumpsOptions {
   numbers?: PyNumberPolicy;
   /** `default=`: called for a value the writer does not know; its result is written instead (else a TypeError). */
   default?: (value: unknown) => unknown;
+  /** `sort_keys=` (default false): dict items sorted by key (str keys by code point, numeric keys by value). */
+  sortKeys?: boolean;
 }
 
 const ESCAPE_NAMED: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
@@ -344,6 +349,40 @@ function pyTypeName(v: unknown): string {
   return typeof v;
 }
 
+function numericKey(k: unknown): number | bigint | undefined {
+  if (typeof k === 'number' || typeof k === 'bigint') return k;
+  if (k instanceof PyInt) return k.value;
+  if (k instanceof PyFloat) return k.value;
+  if (typeof k === 'boolean') return k ? 1 : 0;
+  return undefined;
+}
+
+function compareCodePoints(a: string, b: string): number {
+  const ia = a[Symbol.iterator]();
+  const ib = b[Symbol.iterator]();
+  for (;;) {
+    const x = ia.next();
+    const y = ib.next();
+    if (x.done || y.done) return x.done && y.done ? 0 : x.done ? -1 : 1;
+    const d = x.value.codePointAt(0)! - y.value.codePointAt(0)!;
+    if (d !== 0) return d;
+  }
+}
+
+/** `sorted(d.items())` of `sort_keys=True`: str keys by code point, numbers by value; mixed kinds are a TypeError. */
+function sortedEntries<T>(entries: Array<[unknown, T]>): Array<[unknown, T]> {
+  const allStrings = entries.every(([k]) => typeof k === 'string');
+  if (allStrings) return [...entries].sort(([a], [b]) => compareCodePoints(a as string, b as string));
+  if (entries.every(([k]) => numericKey(k) !== undefined)) {
+    return [...entries].sort(([a], [b]) => {
+      const x = numericKey(a)!;
+      const y = numericKey(b)!;
+      return x < y ? -1 : x > y ? 1 : 0;
+    });
+  }
+  throw new TypeError("'<' not supported between the dict's key types (sort_keys=True)");
+}
+
 /**
  * Python's `json.dumps(value, ...)`: dicts (`Map`s with str/int/float/bool/None keys, or plain objects whose
  * `undefined` properties are skipped) in their order, lists, `undefined` in a list as `null`, floats as `repr`
@@ -384,9 +423,10 @@ export function pythonJsonDumps(value: unknown, options: PythonJsonDumpsOptions 
     if (v instanceof PyFloat) return float(v.value);
     let items: Array<[string | undefined, unknown]>;
     if (Array.isArray(v)) items = v.map((x) => [undefined, x]);
-    else if (v instanceof Map) items = [...v].map(([k, x]) => [key(k), x]);
+    else if (v instanceof Map) items = (options.sortKeys ? sortedEntries([...v]) : [...v]).map(([k, x]) => [key(k), x]);
     else if (isPlainObject(v)) {
-      items = Object.entries(v).filter(([, x]) => x !== undefined);
+      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      items = options.sortKeys ? (sortedEntries(entries) as Array<[string, unknown]>) : entries;
     } else if (options.default && !fromDefault) {
       return write(options.default(v), level, true);
     } else {
@@ -438,7 +478,7 @@ function hex(code: number, width: number): string {
 }
 
 /**
- * Python 3's `repr(str)`: single quotes unless the text contains `'` and no `"`; `\\`, the quote, `\n`, `\r`, `\t`
+ * Python 3's `repr(str)` (CPython 3.11 `unicode_repr`, printable as `str.isprintable`): single quotes unless the text contains `'` and no `"`; `\\`, the quote, `\n`, `\r`, `\t`
  * escaped; other non-printable characters as `\xNN`, `\uNNNN` or `\UNNNNNNNN`; printable non-ASCII kept.
  */
 export function pythonStrRepr(s: string): string {

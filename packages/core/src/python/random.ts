@@ -1,8 +1,9 @@
 /**
  * A port of CPython's `random.Random` (Mersenne Twister MT19937, `Modules/_randommodule.c` and `Lib/random.py`
- * of CPython 3.x), bit-exact for the operations the game needs: `seed(int)`, `random()`, `getrandbits(k)`,
- * `_randbelow(n)`, `choice`, `sample` and `shuffle`.
+ * of CPython 3.11), bit-exact for: `seed(int)`, `seed(str)` (version 2), `random()`, `getrandbits(k)`,
+ * `_randbelow(n)`, `randrange(n)`, `randint(a, b)`, `choice`, `sample` and `shuffle`.
  */
+import { createHash } from 'node:crypto';
 
 const N = 624;
 const M = 397;
@@ -21,15 +22,23 @@ export class PythonRandom {
   private readonly mt = new Uint32Array(N);
   private mti = N + 1;
 
-  /** `random.Random(seed)`: seeds from an integer exactly as CPython does (`init_by_array` of |seed|'s 32-bit words). */
-  constructor(seed: number | bigint = 0) {
+  /** `random.Random(seed)`: seeds from an int or a str exactly as CPython does (see {@link seed}). */
+  constructor(seed: number | bigint | string = 0) {
     this.seed(seed);
   }
 
-  /** `random.seed(a)` for an int `a`. */
-  seed(a: number | bigint): void {
+  /**
+   * `random.seed(a)` for an int `a` (`init_by_array` of |a|'s 32-bit words) or a str `a` (version 2: the int whose
+   * big-endian bytes are `a.encode()` followed by its SHA-512 digest).
+   */
+  seed(a: number | bigint | string): void {
     if (typeof a === 'number' && !Number.isInteger(a)) throw new RangeError(`PythonRandom.seed expects an integer, got ${a}`);
-    let n = typeof a === 'bigint' ? a : BigInt(a);
+    let n: bigint;
+    if (typeof a === 'string') {
+      const bytes = Buffer.from(a, 'utf8');
+      const all = Buffer.concat([bytes, createHash('sha512').update(bytes).digest()]);
+      n = BigInt(`0x${all.toString('hex')}`);
+    } else n = typeof a === 'bigint' ? a : BigInt(a);
     if (n < 0n) n = -n;
     const key: number[] = [];
     while (n > 0n) {
@@ -150,6 +159,12 @@ export class PythonRandom {
   /** `random.randrange(n)`. */
   randrange(n: number): number {
     return this.randbelow(n);
+  }
+
+  /** `random.randint(a, b)`: `a + _randbelow(b - a + 1)`, both ends included. */
+  randint(a: number, b: number): number {
+    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || b < a) throw new RangeError(`empty range for randint(${a}, ${b})`);
+    return a + this.randbelow(b - a + 1);
   }
 
   /** `random.choice(seq)`. */

@@ -1,25 +1,36 @@
 /**
- * Python `str` semantics that the reference relies on and JavaScript does not share: Unicode whitespace as Python
- * defines it (`str.isspace`, `re` `\s`, `split()`, `strip()`), `str.isdigit`, `int(str)`, `str.zfill`, code-point
- * length and slicing.
+ * Python `str` semantics (CPython 3.11) that JavaScript does not share: Unicode whitespace as Python defines it
+ * (`str.isspace`, `re` `\s`, `split()`, `strip()`), `str.isdigit`, `int(str)`, `str.zfill`, code-point length and
+ * slicing. Checked against `cpython-cases.json` (see `scripts/record-cpython.py`).
  */
-import { EvalError } from '@eval/core';
+import { EvalError } from '../errors';
+import { pythonStrRepr } from './json';
 
 /**
  * Body of a regex character class matching Python's whitespace (`str.isspace()`, and `\s` of `re` on str patterns):
  * unlike JavaScript's `\s` it includes U+001C..U+001F and U+0085 and excludes U+FEFF.
  */
-export const PY_WS = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+export const PY_WHITESPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 
-const WS_RUN = new RegExp(`[${PY_WS}]+`, 'gu');
-const LEADING_WS = new RegExp(`^[${PY_WS}]+`, 'u');
-const TRAILING_WS = new RegExp(`[${PY_WS}]+$`, 'u');
-const IS_WS = new RegExp(`^[${PY_WS}]$`, 'u');
+const WS_RUN = new RegExp(`[${PY_WHITESPACE}]+`, 'gu');
+const LEADING_WS = new RegExp(`^[${PY_WHITESPACE}]+`, 'u');
+const TRAILING_WS = new RegExp(`[${PY_WHITESPACE}]+$`, 'u');
+const IS_WS = new RegExp(`^[${PY_WHITESPACE}]$`, 'u');
 /** Only printable ASCII and plain spaces: the common case, where Python and JavaScript whitespace agree on " ". */
 const NOT_SIMPLE = /[^\x21-\x7e ]/;
 
-/** Python `str.strip()` (no argument). */
-export function pyStrip(s: string): string {
+/**
+ * Python `str.strip()`: without `chars`, strips Python whitespace (`str.isspace`, incl. U+001C..U+001F and U+0085,
+ * not U+FEFF); with `chars`, `str.strip(chars)` strips any of those characters (by UTF-16 code unit).
+ */
+export function pyStrip(s: string, chars?: string): string {
+  if (chars !== undefined) {
+    let start = 0;
+    let end = s.length;
+    while (start < end && chars.includes(s[start]!)) start++;
+    while (end > start && chars.includes(s[end - 1]!)) end--;
+    return s.slice(start, end);
+  }
   if (!NOT_SIMPLE.test(s)) {
     let a = 0;
     let b = s.length;
@@ -30,7 +41,7 @@ export function pyStrip(s: string): string {
   return pyRstrip(s.replace(LEADING_WS, ''));
 }
 
-/** Python `str.rstrip()` (no argument). */
+/** Python `str.rstrip()` (no argument): trailing Python whitespace removed. */
 export function pyRstrip(s: string): string {
   if (!NOT_SIMPLE.test(s)) {
     let b = s.length;
@@ -40,7 +51,7 @@ export function pyRstrip(s: string): string {
   return s.replace(TRAILING_WS, '');
 }
 
-/** Python `str.split()` (no argument): splits on runs of whitespace, no empty strings. */
+/** Python `str.split()` (no argument, CPython `split_whitespace`): splits on runs of Python whitespace, no empty strings. */
 export function pySplit(s: string): string[] {
   if (!NOT_SIMPLE.test(s)) {
     const out: string[] = [];
@@ -60,14 +71,17 @@ export function pySplit(s: string): string[] {
   return t === '' ? [] : t.split(WS_RUN);
 }
 
-/** Replaces every run of Python whitespace with `repl` (`re.sub(r"\s+", repl, s)`). */
+/** Replaces every run of Python whitespace with `repl`: `re.sub(r"\s+", repl, s)` on a str pattern. */
 export function pyCollapseWhitespace(s: string, repl = ' '): string {
   if (!NOT_SIMPLE.test(s)) return repl === ' ' ? (s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s) : s.replace(/ +/g, repl);
   return s.replace(WS_RUN, repl);
 }
 
-export function pyIsSpace(ch: string): boolean {
-  return IS_WS.test(ch);
+/** Python `str.isspace()`: non-empty and every code point is whitespace (Unicode White_Space as CPython's `Py_UNICODE_ISSPACE`). */
+export function pyIsSpace(s: string): boolean {
+  if (s.length === 0) return false;
+  for (const ch of s) if (!IS_WS.test(ch)) return false;
+  return true;
 }
 
 /** True when every character is ASCII (fast paths: all shipped data is ASCII). */
@@ -84,12 +98,12 @@ export function pyLen(s: string): number {
   return n;
 }
 
-/** Code points of `s` as separate strings (Python indexing). */
+/** Code points of `s` as separate strings (Python `list(s)`; indexing by code point). */
 export function codePointsOf(s: string): string[] {
   return Array.from(s);
 }
 
-/** Python `s[start:end]` with non-negative code-point indices (`end` may exceed the length). */
+/** Python `s[start:end]` by code point, with non-negative indices (`end` may exceed the length). */
 export function pySlice(s: string, start: number, end?: number): string {
   if (isAscii(s)) return s.slice(start, end);
   return Array.from(s).slice(start, end).join('');
@@ -132,7 +146,7 @@ function decimalValue(ch: string): number {
   return (cp - start) % 10;
 }
 
-/** `int(s)` raised ValueError in the reference. */
+/** Python's `ValueError` from `int(s)` (the message is CPython's: `invalid literal for int() with base 10: 'x'`). */
 export class PythonValueError extends EvalError {
   constructor(message: string) {
     super('python_value_error', message);
@@ -145,7 +159,7 @@ const INT_LEADING_WS = new RegExp(`^[${INT_WS}]+`, 'u');
 const INT_TRAILING_WS = new RegExp(`[${INT_WS}]+$`, 'u');
 
 /**
- * Python `int(s)` for a str, base 10: surrounding whitespace, one sign, decimal digits of any script and single
+ * Python `int(s)` for a str, base 10 (CPython `PyLong_FromUnicodeObject`): surrounding whitespace, one sign, decimal digits of any script and single
  * underscores between digits; anything else raises (here {@link PythonValueError}).
  */
 export function pyInt(s: string): bigint {
@@ -163,27 +177,33 @@ export function pyInt(s: string): bigint {
   for (; i < cps.length; i++) {
     const ch = cps[i]!;
     if (ch === '_') {
-      if (prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pyRepr(s)}`);
+      if (prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pythonStrRepr(s)}`);
       prevUnderscore = true;
       continue;
     }
-    if (!isDecimalCp(ch)) throw new PythonValueError(`invalid literal for int() with base 10: ${pyRepr(s)}`);
+    if (!isDecimalCp(ch)) throw new PythonValueError(`invalid literal for int() with base 10: ${pythonStrRepr(s)}`);
     digits += String(decimalValue(ch));
     prevUnderscore = false;
   }
-  if (digits === '' || prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pyRepr(s)}`);
+  if (digits === '' || prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pythonStrRepr(s)}`);
   const v = BigInt(digits);
   return negative ? -v : v;
 }
 
-/** `int(s)` as a number, for the small values of time strings (a fast path for plain ASCII digits). */
+/** {@link pyInt} as a JS number, for small values such as time fields (a fast path for plain ASCII digits). */
 export function pyIntNumber(s: string): number {
   if (s.length > 0 && s.length <= 15 && /^[0-9]+$/.test(s)) return Number(s);
   const v = pyInt(s);
   if (v > BigInt(Number.MAX_SAFE_INTEGER) || v < -BigInt(Number.MAX_SAFE_INTEGER)) {
-    throw new PythonValueError(`integer out of the supported range: ${pyRepr(s)}`);
+    throw new PythonValueError(`integer out of the supported range: ${pythonStrRepr(s)}`);
   }
   return Number(v);
+}
+
+/** Python `str.replace(old, new)`: every occurrence, no replacement patterns; an empty `old` inserts `new` between code points. */
+export function pyReplace(s: string, old: string, replacement: string): string {
+  if (old === '') return [replacement, ...Array.from(s).flatMap((ch) => [ch, replacement])].join('');
+  return s.split(old).join(replacement);
 }
 
 /** Python `str.zfill(width)`: left-pads with zeros after an optional leading sign, in code points. */
@@ -195,7 +215,3 @@ export function pyZfill(s: string, width: number): string {
   return pad + s;
 }
 
-/** A readable quoted form for messages (not exactly Python's repr). */
-export function pyRepr(s: string): string {
-  return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
-}

@@ -1,4 +1,4 @@
-import { PyDict, PyOpaque, PySet, PyTuple, PyTypeError, type PyValue } from './pyvalue';
+import { PyLiteralDict, PyOpaque, PySet, PyTuple, PyTypeError, type PyLiteral } from './value';
 
 /** Python's `eval` failed on the text (a `SyntaxError`, `NameError`, `TypeError`, ...). */
 export class PythonEvalError extends Error {
@@ -17,14 +17,14 @@ export interface PythonLiteralOptions {
    * name is a `NameError`. (Lower-cased text, as the single-step reference evaluates it, has `true`/`none`,
    * which are NameErrors there.)
    */
-  names?: Record<string, PyValue>;
+  names?: Record<string, PyLiteral>;
 }
 
-const DEFAULT_NAMES: Record<string, PyValue> = { True: true, False: false, None: null };
+const DEFAULT_NAMES: Record<string, PyLiteral> = { True: true, False: false, None: null };
 
 type Tok =
   | { t: 'str'; v: string; bytes: boolean; pos: number }
-  | { t: 'num'; v: PyValue; pos: number }
+  | { t: 'num'; v: PyLiteral; pos: number }
   | { t: 'name'; v: string; pos: number }
   | { t: 'op'; v: string; pos: number }
   | { t: 'nl'; pos: number }
@@ -251,7 +251,7 @@ function readString(
   return { v: out, bytes, pos: start, end: i };
 }
 
-function readNumber(src: string, start: number): { value: PyValue; end: number } | undefined {
+function readNumber(src: string, start: number): { value: PyLiteral; end: number } | undefined {
   const rest = src.slice(start);
   const D = '[0-9](?:_?[0-9])*';
   const radix = /^0(?:[xX](?:_?[0-9a-fA-F])+|[oO](?:_?[0-7])+|[bB](?:_?[01])+)/.exec(rest);
@@ -279,12 +279,12 @@ function readNumber(src: string, start: number): { value: PyValue; end: number }
 }
 
 /**
- * Evaluates `text` the way Python's `eval` evaluates a literal: strings (prefixes, escapes, implicit
+ * Evaluates `text` the way Python's `eval` (CPython 3.11; for literals the same as `ast.literal_eval`) evaluates a literal: strings (prefixes, escapes, implicit
  * concatenation), numbers, `True`/`False`/`None`, lists, tuples, dicts, sets, unary `+`/`-`, comments.
  * Never runs code: any other expression (names, calls, operators) is treated as an evaluation error,
  * as almost all of them would be in Python. Throws {@link PythonEvalError}.
  */
-export function evalPythonLiteral(text: string, options: PythonLiteralOptions = {}): PyValue {
+export function evalPythonLiteral(text: string, options: PythonLiteralOptions = {}): PyLiteral {
   const names = options.names ?? DEFAULT_NAMES;
   const toks = tokenize(text);
   let p = 0;
@@ -309,7 +309,7 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
     }
   };
 
-  const atom = (): PyValue => {
+  const atom = (): PyLiteral => {
     const t = peek();
     if (t.t === 'str') {
       let s = '';
@@ -358,7 +358,7 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
       }
       if (t.v === '[') {
         p++;
-        const items: PyValue[] = [];
+        const items: PyLiteral[] = [];
         while (!isOp(']')) {
           items.push(expr());
           if (isOp(',')) p++;
@@ -371,12 +371,12 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
         p++;
         if (isOp('}')) {
           p++;
-          return new PyDict();
+          return new PyLiteralDict();
         }
         const firstKey = expr();
         if (isOp(':')) {
           p++;
-          const d = new PyDict();
+          const d = new PyLiteralDict();
           const firstValue = expr();
           wrap(() => d.set(firstKey, firstValue));
           while (isOp(',')) {
@@ -405,7 +405,7 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
     return fail('invalid syntax');
   };
 
-  const expr = (): PyValue => {
+  const expr = (): PyLiteral => {
     if (isOp('-') || isOp('+')) {
       const op = peek();
       p++;
@@ -425,7 +425,7 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
   while (peek().t === 'nl') p++;
   if (peek().t === 'end') fail('invalid syntax: unexpected EOF');
   const first = expr();
-  let result: PyValue = first;
+  let result: PyLiteral = first;
   if (isOp(',')) {
     const items = [first];
     while (isOp(',')) {

@@ -1,7 +1,7 @@
-import { decomposeDouble, ratioToDouble } from './stats';
+import { decomposeDouble, ratioToDouble } from '../stats';
 
 /**
- * Python's `round(x, ndigits)` for floats: the exact binary value is rounded to `ndigits` decimals,
+ * Python's `round(x, ndigits)` for floats (CPython 3.11 `float.__round__`, `Objects/floatobject.c` `double_round`): the exact binary value is rounded to `ndigits` decimals,
  * ties to even, then converted back correctly rounded. (`Number(x.toFixed(n))` differs on exact ties.)
  */
 export function pythonRound(x: number, ndigits = 0): number {
@@ -25,7 +25,7 @@ export function pythonRound(x: number, ndigits = 0): number {
   return result === 0 && negative ? -0 : result;
 }
 
-/** Python's `repr(float)`: shortest round-trip digits, `1e-05` / `1e+16` exponent rules, `.0` on integral values. */
+/** Python's `repr(float)` (CPython 3.11 `float_repr`, `repr` mode of `PyOS_double_to_string`): shortest round-trip digits, `1e-05` / `1e+16` exponent rules, `.0` on integral values. */
 export function pythonFloatRepr(x: number): string {
   if (Number.isNaN(x)) return 'nan';
   if (x === Infinity) return 'inf';

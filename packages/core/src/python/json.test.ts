@@ -13,7 +13,7 @@ import {
   pythonStr,
   pythonStrRepr,
   toPlainJson,
-} from './python-json';
+} from './json';
 
 // Every expected string below is what CPython 3.11 prints for the same call (json.loads / json.dumps / repr / str),
 // written out by hand from Python's documented rules and checked against a local python3; the Python expression is

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pythonFloatRepr, pythonRound } from './python';
+import { pythonFloatRepr, pythonRound } from './number';
 
 describe('pythonRound', () => {
   it('rounds the exact binary value half to even (cgt spec 5.2 examples)', () => {
