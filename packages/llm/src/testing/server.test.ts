@@ -20,7 +20,7 @@ describe('startTestServer (driven with the real openai SDK)', () => {
     // defaultUsage: 3 + (3 + ceil(8 / 4)) = 8 prompt tokens; "echo: hi there" = 14 chars -> 4 completion tokens
     expect(r.usage).toMatchObject({ prompt_tokens: 8, completion_tokens: 4, total_tokens: 12 });
     expect(server.requests).toEqual([
-      { method: 'POST', path: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'hi there' }] }, time: expect.any(Number), status: 200 },
+      { method: 'POST', path: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: 'hi there' }] }, time: expect.any(Number), status: 200, delayMs: 0 },
     ]);
   });
 
@@ -70,9 +70,11 @@ describe('startTestServer (driven with the real openai SDK)', () => {
     let t = Date.now();
     await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'slow' }] });
     expect(Date.now() - t).toBeGreaterThanOrEqual(38);
-    t = Date.now();
     await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'fast' }] });
-    expect(Date.now() - t).toBeLessThan(38);
+    // The server's own record of the latency it applied (a wall-clock upper bound would be flaky on a busy machine).
+    expect(server.requests.map((r) => r.delayMs)).toEqual([expect.any(Number), 0]);
+    expect(server.requests[0]!.delayMs).toBeGreaterThanOrEqual(40);
+    expect(server.requests[0]!.delayMs).toBeLessThanOrEqual(60);
     t = Date.now();
     const e = await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hang' }] }, { timeout: 150 }).catch((x) => x);
     expect(e.constructor.name).toBe('APIConnectionTimeoutError');

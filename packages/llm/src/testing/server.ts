@@ -77,6 +77,8 @@ export interface LoggedRequest {
   time: number;
   /** Status sent (`undefined` while pending or for hangs). */
   status?: number;
+  /** Latency the server applied before answering a chat request (ms). */
+  delayMs?: number;
 }
 
 export interface TestServer {
@@ -226,6 +228,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     const reply = await decide(req, { index: chatIndex++, attempt, batch: false });
     if (reply.hang) return; // never answered; the socket is destroyed on close()
     const delay = reply.delayMs ?? latency();
+    log.delayMs = delay;
     const finish = () => {
       const status = reply.status ?? 200;
       if (reply.raw !== undefined) return send(res, log, status, reply.raw, reply.headers);
