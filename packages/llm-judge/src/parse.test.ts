@@ -1,5 +1,4 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithReferenceData, hasReferenceData, referencePath } from '../../../test-support/reference-data';
 import { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
