@@ -51,7 +51,7 @@ export class ReferenceDataReporter implements Reporter {
 // A string that walks up to a `shared` directory ('../../shared/x', '..', 'shared') or names the machine's copy.
 const DIRECT = [/['"`](?:\.\.\/)+shared(?:\/|['"`])/, /['"]\.\.['"]\s*,\s*['"]shared['"]/, /\/work\/(?:wt\/)?shared\b/];
 
-/** `file:line` of every line under `src/` and `test/` of `root` that builds a path to `../shared` itself. */
+/** `file:line` of every code line (not comment) under `src/` and `test/` of `root` that builds a path to `../shared` itself. */
 export function findDirectSharedPaths(root: string): string[] {
   const hits: string[] = [];
   const walk = (dir: string) => {
@@ -69,7 +69,7 @@ export function findDirectSharedPaths(root: string): string[] {
         readFileSync(path, 'utf8')
           .split('\n')
           .forEach((line, i) => {
-            if (DIRECT.some((re) => re.test(line))) hits.push(`${relative(root, path)}:${i + 1}`);
+            if (!/^\s*(\/\/|\/?\*)/.test(line) && DIRECT.some((re) => re.test(line))) hits.push(`${relative(root, path)}:${i + 1}`);
           });
       }
     }
