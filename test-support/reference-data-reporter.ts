@@ -24,12 +24,17 @@ export const FETCHABLE_REFERENCE_DATA: ReadonlyArray<readonly [string, string, s
   ['llm-judge/templates', 'llm-dst-eval', ''],
   ['scorekeeping/clemgame.json', 'clembench-privateshared', 'clemgame.json'],
   ['scorekeeping/resources', 'clembench-privateshared', 'resources'],
+  ['scorekeeping/in', 'clembench-privateshared', 'in'],
 ];
 
-/** The one line printed when tests were skipped for lack of reference data. */
+/** The one line printed when tests were skipped for lack of reference data (`scripts/test.mjs` prints the total). */
 export function referenceDataSkipLine(skipped: number): string {
+  return `reference data missing: ${skipped} parity test${skipped === 1 ? '' : 's'} skipped. ${referenceDataHint()}`;
+}
+
+function referenceDataHint(): string {
   return (
-    `reference data missing: ${skipped} parity test${skipped === 1 ? '' : 's'} skipped. Get it with ` +
+    'Get it with ' +
     `\`dialeval resources fetch NAME\` (${[...new Set(FETCHABLE_REFERENCE_DATA.map(([, set]) => set))].join(', ')}: part of it) or place the project's shared/ directory beside ` +
     'the checkout (all of it); see CONTRIBUTING.md.'
   );
@@ -42,7 +47,7 @@ export class ReferenceDataReporter implements Reporter {
       for (const test of module.children.allTests('skipped')) if (test.fullName.includes(REFERENCE_DATA_MARK)) skipped++;
     }
     const log = process.env.EVAL_REFERENCE_SKIP_LOG;
-    if (log) appendFileSync(log, `${JSON.stringify({ package: process.env.npm_package_name ?? process.cwd(), skipped })}\n`);
+    if (log) appendFileSync(log, `${JSON.stringify({ package: process.env.npm_package_name ?? process.cwd(), skipped, hint: referenceDataHint() })}\n`);
     else if (skipped > 0) process.stdout.write(`\n${referenceDataSkipLine(skipped)}\n`);
     if (skipped > 0 && process.env.EVAL_REQUIRE_REFERENCE_DATA === '1') process.exitCode = 1;
   }

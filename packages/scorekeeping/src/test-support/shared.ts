@@ -9,10 +9,10 @@ export const describeShared = describeWithReferenceData('scorekeeping');
 export const itShared = itWithReferenceData('scorekeeping');
 
 /**
- * The canonical clembench texts (`clemgame.json` + `resources/`): `../shared/scorekeeping`, or a fetched
+ * The canonical clembench texts and instances (`clemgame.json`, `resources/`, `in/`): `../shared/scorekeeping`, or a fetched
  * `clembench-privateshared` set (the same layout); guard tests with `describeCanonical`/`itCanonical`.
  */
-const CANONICAL = ['scorekeeping/clemgame.json', 'scorekeeping/resources'];
+const CANONICAL = ['scorekeeping/clemgame.json', 'scorekeeping/resources', 'scorekeeping/in'];
 export const CANONICAL_DIR = dirname(referencePath('scorekeeping/resources'));
 export const HAS_CANONICAL = hasReferenceData(...CANONICAL);
 export const describeCanonical = describeWithReferenceData(...CANONICAL);
