@@ -20,6 +20,8 @@ const env = {
   NPM_CONFIG_USERCONFIG: npmrc,
   NPM_CONFIG_REGISTRY: 'http://127.0.0.1:9/',
   npm_config_registry: 'http://127.0.0.1:9/',
+  // nothing listens there: fail the registry look-ups of the dry run at once instead of retrying for a minute
+  NPM_CONFIG_FETCH_RETRIES: '0',
   NPM_TOKEN: '',
   NODE_AUTH_TOKEN: '',
 };
