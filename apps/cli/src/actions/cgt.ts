@@ -12,7 +12,7 @@ import {
   readPredictions,
   withReplayedGold,
 } from '@eval/cgt';
-import type { CgtCommandOptions } from '../commands/cgt';
+import type { CgtCommandOptions } from '../flags/cgt';
 import { UsageError, checkFormat, choiceFlag, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */

@@ -28,7 +28,7 @@ import {
   type QaGroupScore,
   type TimeConsuming,
 } from '@eval/memory';
-import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
+import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../flags/memory';
 import { llmOptionsFromFlags } from '../llm-options';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 

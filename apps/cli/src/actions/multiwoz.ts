@@ -8,7 +8,7 @@ import {
   formatMwzevalJson,
   mwzevalResults,
 } from '@eval/multiwoz';
-import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../commands/multiwoz';
+import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 import { UsageError, confidenceFlag, emit, formatTable, intFlag } from '../util';
 
 function version(value: string | undefined): NormalizationVersion {

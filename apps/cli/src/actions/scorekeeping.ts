@@ -37,7 +37,7 @@ import {
   type OverlapCheckMode,
   type RunSummary,
 } from '@eval/scorekeeping';
-import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
+import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../flags/scorekeeping';
 import { llmOptionsFromFlags } from '../llm-options';
 import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 

@@ -1,20 +1,5 @@
 import { type Command, Option } from 'commander';
-
-export interface CgtCommandOptions {
-  gold?: string | boolean;
-  cgaVariant?: string;
-  mode?: string;
-  format?: string;
-  out?: string;
-  details?: boolean;
-  invalidPrediction?: string;
-  emptyGroup?: string;
-  mean?: string;
-  prf1?: string;
-  bootstrap?: string;
-  seed?: string;
-  confidence?: string;
-}
+import type { CgtCommandOptions } from '../flags/cgt';
 
 export function registerCgt(program: Command): void {
   program
