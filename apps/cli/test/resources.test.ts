@@ -39,6 +39,13 @@ describe('dialeval resources', () => {
     expect(sets.find((s) => s.name === 'cgt')).toMatchObject({ installed: false });
   });
 
+  it('an unknown --format is a usage error naming the flag and the choices (exit 2, commander .choices())', async () => {
+    const r = await runCli(['resources', 'list', '--format', 'xml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--format <format>' argument 'xml' is invalid\. Allowed choices are table, json/);
+    expect(r.stdout).toBe('');
+  });
+
   it('path of a missing set says how to fetch it (exit 2)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
     const r = await runCli(['resources', 'path', 'cgt'], { env: { DIALEVAL_HOME: home, DIALEVAL_CGT_DIR: '' } });

@@ -48,7 +48,7 @@ export function registerScorekeeping(program: Command): void {
       .option('--no-strip', 'keep surrounding whitespace of model answers (clembench backends strip it)')
       .option('--no-retry-failed', 'on resume, keep episodes aborted by a player failure instead of playing them again')
       .option('--summary <file>', 'write a machine-readable run summary (JSON)')
-      .option('--format <format>', 'text or json', 'text'),
+      .addOption(new Option('--format <format>', 'text or json').choices(['text', 'json']).default('text')),
     { temperature: 0 },
   ).action(async (opts: ScorekeepingPlayFlags) => {
     const { scorekeepingPlay } = await import('../actions/scorekeeping');
@@ -69,7 +69,7 @@ export function registerScorekeeping(program: Command): void {
   sk.command('report')
     .argument('<run-dir>', 'results directory (clembench layout)')
     .description('benchmark figures per model and experiment: % Played, Quality Score (± std), clemscore, accuracy by probing round')
-    .option('--format <format>', 'table, json or csv', 'table')
+    .addOption(new Option('--format <format>', 'table, json or csv').choices(['table', 'json', 'csv']).default('table'))
     .option('--out <file>', 'write the report here instead of stdout')
     .action(async (dir: string, opts: ScorekeepingReportFlags) => {
       const { scorekeepingReport } = await import('../actions/scorekeeping');

@@ -1,16 +1,17 @@
 /** Parsed flags of `dialeval cgt` (types only): declared by `commands/cgt.ts`, read by `actions/cgt.ts`. */
 
+/** Choice flags carry the values `.choices()` allows (commander rejects others with exit 2 before the action runs). */
 export interface CgtCommandOptions {
   gold?: string | boolean;
-  cgaVariant?: string;
-  mode?: string;
-  format?: string;
+  cgaVariant: 'originals' | 'new';
+  mode: 'strict' | 'lenient';
+  format: 'table' | 'json' | 'csv' | 'reference';
   out?: string;
   details?: boolean;
-  invalidPrediction?: string;
-  emptyGroup?: string;
-  mean?: string;
-  prf1?: string;
+  invalidPrediction: 'error' | 'empty';
+  emptyGroup: 'error' | 'skip';
+  mean: 'exact' | 'naive';
+  prf1: 'reference' | 'standard';
   bootstrap?: string;
   seed?: string;
   confidence?: string;

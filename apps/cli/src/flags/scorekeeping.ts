@@ -31,7 +31,7 @@ export interface ScorekeepingPlayFlags extends LlmFlags {
   strip: boolean;
   retryFailed: boolean;
   summary?: string;
-  format: string;
+  format: 'text' | 'json';
 }
 
 export interface ScorekeepingScoreFlags {
@@ -41,6 +41,6 @@ export interface ScorekeepingScoreFlags {
 }
 
 export interface ScorekeepingReportFlags {
-  format: string;
+  format: 'table' | 'json' | 'csv';
   out?: string;
 }
