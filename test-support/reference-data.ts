@@ -4,7 +4,7 @@
  * `dialeval resources fetch NAME` downloads, the resource cache (`$DIALEVAL_HOME/resources/NAME`).
  *
  * A fresh clone has neither: tests that need the data are then skipped (marked with {@link REFERENCE_DATA_MARK},
- * counted in one summary line by `referenceDataReporter`), unless `EVAL_REQUIRE_REFERENCE_DATA=1` (CI), where missing
+ * counted in one summary line by `ReferenceDataReporter`), unless `EVAL_REQUIRE_REFERENCE_DATA=1` (CI), where missing
  * data fails the run. Test files never build a path to `../shared` themselves: `vitest.shared.ts` rejects any that do.
  */
 import { existsSync } from 'node:fs';
@@ -59,7 +59,6 @@ export function hasReferenceData(...rels: string[]): boolean {
 
 const mark = (name: unknown) => (typeof name === 'string' ? `${name} ${REFERENCE_DATA_MARK}` : name);
 
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 type Fn = (...args: any[]) => any;
 
 /** A `describe`/`it` stand-in that registers everything as skipped, with the mark appended to each name. */
