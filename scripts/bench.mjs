@@ -25,5 +25,16 @@ for (const dir of dirs) {
     process.stdout.write(`=== bench ${pkg.name} FAILED (exit ${r.status})\n`);
   }
 }
+// The run record's benchmark (scripts/bench-runs.mjs, from the run-record work) when present.
+const runs = join(root, 'scripts', 'bench-runs.mjs');
+if (existsSync(runs) && (only.length === 0 || only.some((o) => 'runs'.includes(o)))) {
+  process.stdout.write('\n=== bench runs (scripts/bench-runs.mjs)\n');
+  const r = spawnSync(process.execPath, [runs], { cwd: root, stdio: 'inherit' });
+  ran++;
+  if (r.status !== 0) {
+    failed++;
+    process.stdout.write(`=== bench runs FAILED (exit ${r.status})\n`);
+  }
+}
 process.stdout.write(`\nbenchmarks: ${ran - failed} passed, ${failed} failed\n`);
 process.exit(failed > 0 ? 1 : 0);

@@ -3,7 +3,8 @@
 // into an empty temporary directory outside the workspace, and there `import`, `require` and type resolution
 // (TypeScript, node16 resolution, ESM and CJS) must work, for the main entry and every subpath export (`@eval/core/python`). `@eval/cgt`, `@eval/multiwoz` and `@eval/scorekeeping` must
 // not have `openai` in their installed tree. publint and arethetypeswrong (offline, on the packed tarball) must pass.
-// The CLI tarball is installed with its dependencies and `dialeval --help` / `dialeval demo` must run.
+// The CLI tarball is installed with its dependencies and `dialeval --help` / `dialeval demo` must run. Finally the
+// "from a checkout" install commands of README.md run as documented (pack, install the tarballs, import / --help).
 // Requires a prior `pnpm build`.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -160,6 +161,29 @@ for (const { dir, json } of pkgs) {
       if (loaded.length > 0) throw new Error(`--help resolved ${loaded.join(', ')}`);
     });
   }
+}
+
+// 2. the "from a checkout" install commands of README.md (Installing), as a reader types them
+if (only.length === 0) {
+  process.stdout.write('from a checkout (README.md, Installing)\n');
+  const T = join(work, 'readme-tarballs');
+  const sh = (script, cwd) => run('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { T } });
+  check('README', 'pnpm -r pack --pack-destination "$PWD/tarballs"', () => {
+    sh('pnpm -r pack --pack-destination "$T" >/dev/null && ls "$T"/eval-core-*.tgz "$T"/dialeval-*.tgz >/dev/null', root);
+  });
+  const project = join(work, 'readme-project');
+  mkdirSync(project);
+  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'readme-project', version: '1.0.0', private: true, type: 'module' }));
+  check('README', 'npm i "$T"/eval-core-*.tgz "$T"/eval-cgt-*.tgz zod, then import @eval/cgt', () => {
+    sh('npm i --no-audit --no-fund --loglevel=error "$T"/eval-core-*.tgz "$T"/eval-cgt-*.tgz zod', project);
+    run(process.execPath, ['--input-type=module', '-e', "const m = await import('@eval/cgt'); if (typeof m.evaluateSetting !== 'function') throw new Error('no evaluateSetting');"], { cwd: project });
+  });
+  check('README', 'npm i --prefix DIR "$T"/*.tgz, then dialeval --help', () => {
+    const prefix = join(work, 'readme-cli');
+    sh(`npm i --no-audit --no-fund --loglevel=error --prefix "${prefix}" "$T"/*.tgz`, work);
+    const out = run(join(prefix, 'node_modules', '.bin', 'dialeval'), ['--help'], { cwd: work });
+    if (!/Usage: dialeval/.test(out)) throw new Error(out);
+  });
 }
 
 rmSync(work, { recursive: true, force: true });

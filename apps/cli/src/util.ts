@@ -62,15 +62,3 @@ export function confidenceFlag(value: string | undefined, flag = '--confidence')
   if (!(x > 0 && x < 1)) throw new UsageError(`${flag} expects a number between 0 and 1, got "${value}"`);
   return x;
 }
-
-/** Validates a flag whose value is one of `allowed`. */
-export function choiceFlag<T extends string>(flag: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
-  const v = (value ?? fallback) as T;
-  if (!allowed.includes(v)) throw new UsageError(`${flag} must be one of ${allowed.join(', ')}, got "${value}"`);
-  return v;
-}
-
-/** Validates a `--format` choice. */
-export function checkFormat<T extends string>(value: string | undefined, allowed: readonly T[], fallback: T): T {
-  return choiceFlag('--format', value, allowed, fallback);
-}

@@ -3,9 +3,13 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
+import { SHARED_ROOT } from '../../../test-support/reference-data';
+
+export { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 
 export const CLI_ROOT = join(__dirname, '..');
-export const SHARED = join(CLI_ROOT, '..', '..', '..', 'shared');
+/** `../shared` beside the checkout: guard tests that read it with `itWithReferenceData`/`describeWithReferenceData`. */
+export const SHARED = SHARED_ROOT;
 
 export interface CliResult {
   code: number;

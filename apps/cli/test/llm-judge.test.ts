@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { evaluateOutputFiles, readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { SHARED, hasReferenceData, itWithReferenceData, runCli } from './cli';
 
 const LJ = join(SHARED, 'llm-judge');
+const HAS_LLM_JUDGE = hasReferenceData('llm-judge');
+const itLlmJudge = itWithReferenceData('llm-judge');
 const SLICE = join(LJ, 'slice');
 const TEMPLATES = join(LJ, 'templates');
 const KEY_ENV = 'DIALEVAL_LLM_JUDGE_TEST_KEY';
@@ -28,9 +30,11 @@ async function sliceRecords(): Promise<TurnRecord[]> {
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dialeval-llm-judge-cli-'));
   recordsFile = join(dir, 'slice_records.json');
-  writeFileSync(recordsFile, serializeTurnRecords(await sliceRecords()));
-  for (const f of ['ours_acc_outputs.json', 'ours_comp_outputs.json', 'direct_outputs.json', 'cot_outputs.json']) {
-    for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+  if (HAS_LLM_JUDGE) {
+    writeFileSync(recordsFile, serializeTurnRecords(await sliceRecords()));
+    for (const f of ['ours_acc_outputs.json', 'ours_comp_outputs.json', 'direct_outputs.json', 'cot_outputs.json']) {
+      for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+    }
   }
   server = await startTestServer({
     respond: (req) => answers.get(req.messages[req.messages.length - 1]!.content) ?? { status: 400, error: 'unknown prompt' },
@@ -44,7 +48,7 @@ afterAll(async () => {
 const env = () => ({ [KEY_ENV]: 'dummy', CI: '1', DIALEVAL_HOME: join(dir, 'home') });
 
 describe('dialeval llm-judge report', () => {
-  it('re-aggregates the recorded slice (directory layout) into the expected metrics of all three methods', async () => {
+  itLlmJudge('re-aggregates the recorded slice (directory layout) into the expected metrics of all three methods', async () => {
     const r = await runCli(['llm-judge', 'report', SLICE, '--format', 'json'], { env: env() });
     // the slice's predictions use a name outside the 30-slot schema: a counted warning, judged wrong by the rules
     expect(r.stderr).toMatch(/ours: predicted slot names outside the schema \(judged wrong\): restaurant-type/);
@@ -77,7 +81,7 @@ describe('dialeval llm-judge report', () => {
     }
   });
 
-  it('--rule-jga reference gives the printed (+1) rule JGA; the table shows two decimals', async () => {
+  itLlmJudge('--rule-jga reference gives the printed (+1) rule JGA; the table shows two decimals', async () => {
     const r = await runCli(['llm-judge', 'report', '--outputs', `ours=${join(SLICE, 'ours_acc_outputs.json')},${join(SLICE, 'ours_comp_outputs.json')}`, '--rule-jga', 'reference'], {
       env: env(),
     });
@@ -89,7 +93,7 @@ describe('dialeval llm-judge report', () => {
     expect(row).toContain(ours.JGA_rule_mwz24_repo_buggy_plus1.toFixed(2));
   });
 
-  it('rule-only metrics of a prediction file (spec 6.2, DA-P row)', async () => {
+  itLlmJudge('rule-only metrics of a prediction file (spec 6.2, DA-P row)', async () => {
     const r = await runCli(['llm-judge', 'report', '--records', join(LJ, 'predictions', 'da-p_sampled.json.gz'), '--format', 'json', '--rule-jga', 'reference'], { env: env() });
     expect(r.code).toBe(0);
     const { rules } = JSON.parse(r.stdout);
@@ -98,7 +102,7 @@ describe('dialeval llm-judge report', () => {
     expect(rules.ruleJga).toEqual({ mwz21: 38.52459016393443, mwz24: 47.540983606557376 });
   });
 
-  it('human check: the paper formula, kappa and confusion per judge (hand-made annotations of the slice)', async () => {
+  itLlmJudge('human check: the paper formula, kappa and confusion per judge (hand-made annotations of the slice)', async () => {
     // Annotate Ours's 6 disagreements with RULE-M24: humans side with the judge on all of them.
     // accuracy(Ours) = (42 - 6 + 6) / 42 * 100 = 100; accuracy(RULE-M24) = (42 - 6 + 0) / 42 * 100.
     const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
@@ -128,7 +132,7 @@ describe('dialeval llm-judge report', () => {
 });
 
 describe('dialeval llm-judge import + run', () => {
-  it('import checks every prompt and fills the cache; run --cache replay then re-aggregates with no LLM call', async () => {
+  itLlmJudge('import checks every prompt and fills the cache; run --cache replay then re-aggregates with no LLM call', async () => {
     const cache = join(dir, 'cache-import');
     const files = [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')];
     const imp = await runCli(['llm-judge', 'import', ...files, '--templates', TEMPLATES, '--cache-dir', cache, '--format', 'json'], { env: env() });
@@ -156,14 +160,14 @@ describe('dialeval llm-judge import + run', () => {
     expect(again.methods[0].metrics.coherenceMwz24).toBe(e.coherence_mwz24);
   });
 
-  it('import refuses outputs whose prompts the templates do not reproduce (exit 2)', async () => {
+  itLlmJudge('import refuses outputs whose prompts the templates do not reproduce (exit 2)', async () => {
     const r = await runCli(['llm-judge', 'import', join(SLICE, 'direct_outputs.json'), '--templates', TEMPLATES, '--role', 'cot', '--cache-dir', join(dir, 'c2')], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/direct_outputs\.json, record 0: 42 recorded prompt\(s\) differ from the cot template rendering/);
     expect(existsSync(join(dir, 'c2'))).toBe(false);
   });
 
-  it('run --method direct against the scripted endpoint, then --dry-run prints calls and the estimated cost', async () => {
+  itLlmJudge('run --method direct against the scripted endpoint, then --dry-run prints calls and the estimated cost', async () => {
     const out = join(dir, 'live');
     const base = ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV];
     const r = await runCli([...base, '--model', 'test-model', '--cache-dir', join(dir, 'cache-live'), '--out', out], { env: env() });
@@ -178,7 +182,7 @@ describe('dialeval llm-judge import + run', () => {
     expect(existsSync(join(dir, 'dry'))).toBe(false);
   });
 
-  it('a failed call is reported and the run completes (turn skipped, exit 0)', async () => {
+  itLlmJudge('a failed call is reported and the run completes (turn skipped, exit 0)', async () => {
     const failing = await startTestServer({
       respond: (req) => {
         const prompt = req.messages[req.messages.length - 1]!.content;
@@ -202,7 +206,7 @@ describe('dialeval llm-judge import + run', () => {
     }
   });
 
-  it('bad input: records out of order, missing templates', async () => {
+  itLlmJudge('bad input: records out of order, missing templates', async () => {
     const bad = join(dir, 'bad_records.json');
     const recs = JSON.parse(readFileSync(recordsFile, 'utf8'));
     writeFileSync(bad, JSON.stringify([recs[1], recs[0], ...recs.slice(2)]));
@@ -216,7 +220,7 @@ describe('dialeval llm-judge import + run', () => {
 });
 
 describe('dialeval llm-judge convert', () => {
-  it('converts raw predictions with the turn structure of the sampled records', async () => {
+  itLlmJudge('converts raw predictions with the turn structure of the sampled records', async () => {
     const out = join(dir, 'converted.json');
     const r = await runCli(
       [
@@ -240,7 +244,7 @@ describe('dialeval llm-judge convert', () => {
 });
 
 describe('dialeval llm-judge convert --states (the @eval/multiwoz input format, text from the multiwoz resource)', () => {
-  it('builds records of the predicted dialogues from the MultiWOZ 2.1 test set', async () => {
+  itWithReferenceData('multiwoz/derived')('builds records of the predicted dialogues from the MultiWOZ 2.1 test set', async () => {
     const states = join(dir, 'states.json');
     // two turns of SNG0073 predicted as mwzeval states (camel-cased slot names as trackers write them)
     writeFileSync(states, JSON.stringify({ sng0073: [{ response: '', state: { taxi: { destination: 'pizza hut fen ditton', departure: 'saint johns college' } } }, { response: '', state: { taxi: { destination: 'pizza hut fen ditton', departure: 'saint johns college', leaveAt: '17:15' } } }] }));

@@ -4,9 +4,10 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_DEMO_USER } from '../src/demo/memory';
-import { SHARED, runCli } from './cli';
+import { SHARED, itWithReferenceData, runCli } from './cli';
 
 const MEMORY = join(SHARED, 'memory');
+const itMemory = itWithReferenceData('memory');
 const ARTIFACT = join(MEMORY, 'sample_run_artifact_martin_mark_sessions0-11.jsonl');
 const KEY_ENV = 'DIALEVAL_MEMORY_TEST_KEY';
 
@@ -51,7 +52,7 @@ function fixture(name: string): { records: Record<string, unknown[]>; expected_o
 }
 
 describe('dialeval memory aggregate', () => {
-  it('reproduces the fixture exactly from a HaluMem-shaped result file (--format json)', async () => {
+  itMemory('reproduces the fixture exactly from a HaluMem-shaped result file (--format json)', async () => {
     // (both fixtures are checked in @eval/memory's own tests; one CLI round trip here)
     for (const name of ['aggregate_fixture_with_invalid.json']) {
       const f = fixture(name);
@@ -71,7 +72,7 @@ describe('dialeval memory aggregate', () => {
     }
   });
 
-  it('adds time_consuming from --artifact and prints breakdowns in the text format', async () => {
+  itMemory('adds time_consuming from --artifact and prints breakdowns in the text format', async () => {
     const f = fixture('aggregate_fixture_sessions0-11.json');
     const file = join(dir, 'records.json');
     writeFileSync(file, JSON.stringify(f.records));
@@ -103,7 +104,7 @@ describe('dialeval memory aggregate', () => {
 });
 
 describe('dialeval memory judge', () => {
-  it('judges the sample artifact through the scripted endpoint; values derived by hand', async () => {
+  itMemory('judges the sample artifact through the scripted endpoint; values derived by hand', async () => {
     const out = join(dir, 'judge', 'exia_eval_stat_result.json');
     const summary = join(dir, 'judge', 'summary.json');
     const r = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', '--summary', summary, ...llmFlags()], { env: env() });
@@ -227,7 +228,7 @@ describe('dialeval memory run + judge + leaderboard', () => {
     expect(table.stdout).toMatch(/\nA\s+100\.00/);
   });
 
-  it('run --answer-prompts DIR --answer-prompt MEMZERO: the baseline answers with HaluMem\'s PROMPT_MEMZERO', async () => {
+  itMemory('run --answer-prompts DIR --answer-prompt MEMZERO: the baseline answers with HaluMem\'s PROMPT_MEMZERO', async () => {
     // HaluMem's answer prompts are CC-BY-NC-ND and not shipped: the user points at a directory (here the project's
     // reference copies in ../shared; scripts/extract-halumem-prompts.mjs produces one from a HaluMem checkout).
     const answerDir = join(MEMORY, 'answer_prompts');

@@ -3,9 +3,11 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFil
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { SHARED, hasReferenceData, itWithReferenceData, runCli } from './cli';
 
 const MWZ = join(SHARED, 'multiwoz');
+const HAS_MULTIWOZ = hasReferenceData('multiwoz');
+const itMultiwoz = itWithReferenceData('multiwoz');
 const work = mkdtempSync(join(tmpdir(), 'dialeval-mwz-'));
 const data = join(work, 'data');
 const emptyHome = join(work, 'home');
@@ -35,6 +37,7 @@ let augpt = '';
 let hdsa = '';
 
 beforeAll(() => {
+  if (!HAS_MULTIWOZ) return;
   buildDataDir();
   augpt = subset('augpt');
   hdsa = subset('hdsa');
@@ -45,7 +48,7 @@ function closeTo(a: number, b: number): boolean {
 }
 
 describe('dialeval multiwoz', () => {
-  it('--format json prints exactly mwzeval\'s output object (subset21 expected output, Python number format)', async () => {
+  itMultiwoz('--format json prints exactly mwzeval\'s output object (subset21 expected output, Python number format)', async () => {
     const r = await runCli(['multiwoz', augpt, '--data', data, '--bleu', '--success', '--richness', '--dst', '--format', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);
     const got = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
@@ -60,7 +63,7 @@ describe('dialeval multiwoz', () => {
     expect(r.stdout).toMatch(/"num_unigrams": 206[,}]/);
   });
 
-  it('table output (default metrics: BLEU, Inform/Success, richness), CIs, per-dialogue JSONL and a summary', async () => {
+  itMultiwoz('table output (default metrics: BLEU, Inform/Success, richness), CIs, per-dialogue JSONL and a summary', async () => {
     const perDialogue = join(work, 'per-dialogue.jsonl');
     const summary = join(work, 'summary.json');
     const r = await runCli(['multiwoz', augpt, '--data', data, '--ci', '--samples', '200', '--per-dialogue', perDialogue, '--summary', summary], { env });
@@ -80,14 +83,14 @@ describe('dialeval multiwoz', () => {
     expect(s.intervals.inform.lower).toBeLessThanOrEqual(81);
   });
 
-  it('--normalization 2023 and gold states for a file without states (with a warning)', async () => {
+  itMultiwoz('--normalization 2023 and gold states for a file without states (with a warning)', async () => {
     const r = await runCli(['multiwoz', hdsa, '--data', data, '--success', '--format', 'json', '--normalization', '2023'], { env });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning: Missing state predictions, using ground-truth dialog states/);
     expect(JSON.parse(r.stdout).success.inform.total).toBeTypeOf('number');
   });
 
-  it('bad input: errors name the dialogue id, turn index and field; exit 2', async () => {
+  itMultiwoz('bad input: errors name the dialogue id, turn index and field; exit 2', async () => {
     const bad = join(work, 'bad.json');
     writeFileSync(bad, JSON.stringify({ sng0433: [{ response: 'hello', state: {} }, { response: 7, state: {} }] }));
     const r = await runCli(['multiwoz', bad, '--data', data], { env });
@@ -108,13 +111,13 @@ describe('dialeval multiwoz', () => {
     expect(st.stderr).toMatch(/dialogue "sng0433", turn 0, field state\.hotel\.stars/);
   });
 
-  it('without data: the error gives the exact fetch command (exit 2)', async () => {
+  itMultiwoz('without data: the error gives the exact fetch command (exit 2)', async () => {
     const r = await runCli(['multiwoz', augpt, '--success'], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('run `dialeval resources fetch multiwoz`, or pass --data DIR, or set DIALEVAL_MULTIWOZ_DIR');
   });
 
-  it('compare: paired bootstrap of two files on their common dialogues', async () => {
+  itMultiwoz('compare: paired bootstrap of two files on their common dialogues', async () => {
     const r = await runCli(['multiwoz', 'compare', augpt, hdsa, '--data', data, '--samples', '200', '--format', 'json'], { env });
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout) as { dialogues: number; bleu: { mwz22: { comparison: { difference: number; pValue: number } } }; inform: unknown };
@@ -150,7 +153,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('dialeval resources fetch multiwoz', () => {
-  it('verifies every file; unverifiable bytes fail loudly (exit 1) and nothing is installed', async () => {
+  itMultiwoz('verifies every file; unverifiable bytes fail loudly (exit 1) and nothing is installed', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
     const r = await runCli(['resources', 'fetch', 'multiwoz', '--mirror', mirror], { env: { DIALEVAL_HOME: home } });
     expect(r.code).toBe(1);

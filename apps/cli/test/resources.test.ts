@@ -3,9 +3,9 @@ import { existsSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { itWithReferenceData, referencePath, runCli } from './cli';
 
-// A loopback stand-in for the raw-file host: `/<owner>/<repo>/<commit>/source-data/<dir>/<file>` -> ../shared/cgt/<dir>/<file>;
+// A loopback stand-in for the raw-file host: `/<owner>/<repo>/<commit>/source-data/<dir>/<file>` -> reference data cgt/<dir>/<file>;
 // with `?corrupt` semantics keyed by a header-less path prefix `/corrupt/...` for the corrupted variant.
 let server: Server;
 let mirror = '';
@@ -18,7 +18,7 @@ beforeAll(async () => {
     if (corrupt) url = url.slice('/corrupt'.length);
     const m = /^\/brandeis-llc\/mmdp-cgt\/[0-9a-f]{40}\/source-data\/(cga_originals|cga_new)\/(Group_\d\d_CGA\.csv)$/.exec(url);
     if (!m) return void res.writeHead(404).end();
-    let body = readFileSync(join(SHARED, 'cgt', m[1]!, m[2]!));
+    let body = readFileSync(referencePath(`cgt/${m[1]}/${m[2]}`));
     if (corrupt && m[2] === 'Group_03_CGA.csv') body = Buffer.concat([body, Buffer.from('x')]);
     res.writeHead(200).end(body);
   });
@@ -39,6 +39,13 @@ describe('dialeval resources', () => {
     expect(sets.find((s) => s.name === 'cgt')).toMatchObject({ installed: false });
   });
 
+  it('an unknown --format is a usage error naming the flag and the choices (exit 2, commander .choices())', async () => {
+    const r = await runCli(['resources', 'list', '--format', 'xml']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/--format <format>' argument 'xml' is invalid\. Allowed choices are table, json/);
+    expect(r.stdout).toBe('');
+  });
+
   it('path of a missing set says how to fetch it (exit 2)', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
     const r = await runCli(['resources', 'path', 'cgt'], { env: { DIALEVAL_HOME: home, DIALEVAL_CGT_DIR: '' } });
@@ -46,7 +53,7 @@ describe('dialeval resources', () => {
     expect(r.stderr).toContain('dialeval resources fetch cgt');
   });
 
-  it('fetch rejects a corrupted file and installs nothing; a good fetch installs and path finds it', async () => {
+  itWithReferenceData('cgt/cga_originals', 'cgt/cga_new')('fetch rejects a corrupted file and installs nothing; a good fetch installs and path finds it', async () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
     const env = { DIALEVAL_HOME: home, DIALEVAL_CGT_DIR: '' };
     const bad = await runCli(['resources', 'fetch', 'cgt', '--mirror', corruptMirror], { env });

@@ -4,9 +4,11 @@ import { join } from 'node:path';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { loadResourceDir, perfectAnswer, type GameResources } from '@eval/scorekeeping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { SHARED, hasReferenceData, itWithReferenceData, runCli } from './cli';
 
 const SK = join(SHARED, 'scorekeeping');
+const HAS_SCOREKEEPING = hasReferenceData('scorekeeping');
+const itScorekeeping = itWithReferenceData('scorekeeping');
 const EPISODES = join(SK, 'episodes', 'v2.0');
 const KEY_ENV = 'DIALEVAL_SCOREKEEPING_TEST_KEY';
 
@@ -29,7 +31,7 @@ function recorded(): string[] {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dialeval-sk-cli-'));
-  canonical = await loadResourceDir(SK);
+  canonical = HAS_SCOREKEEPING ? await loadResourceDir(SK) : undefined!;
   server = await startTestServer({
     respond: (req) => {
       const last = req.messages[req.messages.length - 1]!.content;
@@ -48,7 +50,7 @@ const env = () => ({ [KEY_ENV]: 'dummy-key', CI: '1', DIALEVAL_HOME: join(dir, '
 const llmFlags = () => ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
 
 describe('dialeval scorekeeping instances', () => {
-  it('writes in/instances.json byte for byte from the canonical resources (stdout and --out)', async () => {
+  itScorekeeping('writes in/instances.json byte for byte from the canonical resources (stdout and --out)', async () => {
     const r = await runCli(['scorekeeping', 'instances', '--resources', SK], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toBe(readFileSync(join(SK, 'in', 'instances.json'), 'utf8'));
@@ -58,7 +60,7 @@ describe('dialeval scorekeeping instances', () => {
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(SK, 'in', 'instances.json'), 'utf8'));
   });
 
-  it('the case-insensitive overlap check fails naming the file and field; --allow-overlaps warns', async () => {
+  itScorekeeping('the case-insensitive overlap check fails naming the file and field; --allow-overlaps warns', async () => {
     const r = await runCli(['scorekeeping', 'instances', '--resources', SK, '--check-values', 'case-insensitive'], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/travel-booking\/slot_values\.json, field class\[0\]: overlapping slot values/);
@@ -75,7 +77,7 @@ describe('dialeval scorekeeping instances', () => {
     expect(JSON.parse(r.stdout).experiments).toHaveLength(5);
   });
 
-  it('a resource directory missing a file is a clear error (exit 2)', async () => {
+  itScorekeeping('a resource directory missing a file is a clear error (exit 2)', async () => {
     const res = join(dir, 'broken-resources');
     cpSync(join(SK, 'resources'), join(res, 'resources'), { recursive: true });
     unlinkSync(join(res, 'resources', 'texts', 'letter-number', 'requests.json'));
@@ -86,7 +88,7 @@ describe('dialeval scorekeeping instances', () => {
 });
 
 describe('dialeval scorekeeping score', () => {
-  it('prints a recorded episode’s scores.json exactly as clembench wrote it (stdout and --out)', async () => {
+  itScorekeeping('prints a recorded episode’s scores.json exactly as clembench wrote it (stdout and --out)', async () => {
     // (every recorded episode is re-scored through the CLI by the results-directory test below)
     const dirs = recorded();
     expect(dirs.length).toBeGreaterThanOrEqual(3);
@@ -99,7 +101,7 @@ describe('dialeval scorekeeping score', () => {
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(join(dirs[1]!, 'scores.json'), 'utf8'));
   });
 
-  it('re-scores a results directory, writing scores.json beside every interactions.json; --check compares', async () => {
+  itScorekeeping('re-scores a results directory, writing scores.json beside every interactions.json; --check compares', async () => {
     const copy = join(dir, 'runs-copy');
     cpSync(EPISODES, copy, { recursive: true });
     for (const d of recorded()) unlinkSync(join(copy, d.slice(EPISODES.length), 'scores.json'));
@@ -112,7 +114,7 @@ describe('dialeval scorekeeping score', () => {
     expect(check.stdout).toContain(`${recorded().length} identical, 0 different`);
   });
 
-  it('a malformed interactions.json is an error naming the file and field (exit 2)', async () => {
+  itScorekeeping('a malformed interactions.json is an error naming the file and field (exit 2)', async () => {
     const bad = join(dir, 'bad-episode');
     mkdirSync(bad, { recursive: true });
     const logs = JSON.parse(readFileSync(join(recorded()[0]!, 'interactions.json'), 'utf8'));
@@ -149,7 +151,7 @@ describe('dialeval scorekeeping play and report', () => {
     expect(parsed.experiments.map((e: { experiment: string }) => e.experiment)).toEqual(['0_travel-booking', '3_things-places']);
   });
 
-  it('plays against an OpenAI-compatible endpoint through @eval/llm; a player failure aborts only its episode', async () => {
+  itScorekeeping('plays against an OpenAI-compatible endpoint through @eval/llm; a player failure aborts only its episode', async () => {
     const out = join(dir, 'run-llm');
     const args = ['scorekeeping', 'play', ...llmFlags(), '--cache', 'off', '--max-attempts', '1', '--resources', SK, '--out', out, '--experiments', 'travel-booking,restaurant,letter-number', '--episodes', '0'];
     const r = await runCli([...args, '--format', 'json'], { env: env() });
@@ -181,7 +183,7 @@ describe('dialeval scorekeeping play and report', () => {
     expect(server.chatRequests().length - before).toBe(5 + 6 + 6 + 1);
   });
 
-  it('--dry-run builds the first requests of every pending episode and writes nothing', async () => {
+  itScorekeeping('--dry-run builds the first requests of every pending episode and writes nothing', async () => {
     const out = join(dir, 'run-dry');
     const before = server.chatRequests().length;
     const r = await runCli(['scorekeeping', 'play', ...llmFlags(), '--dry-run', '--resources', SK, '--out', out, '--experiments', 'job-interview', '--episodes', '0-2'], { env: env() });
@@ -191,7 +193,7 @@ describe('dialeval scorekeeping play and report', () => {
     expect(existsSync(out)).toBe(false);
   });
 
-  it('--replay plays the recorded Answerer outputs again: same transcript (but timestamps) and same scores.json', async () => {
+  itScorekeeping('--replay plays the recorded Answerer outputs again: same transcript (but timestamps) and same scores.json', async () => {
     const out = join(dir, 'run-replay');
     const strip = (file: string) => {
       const logs = JSON.parse(readFileSync(file, 'utf8'));

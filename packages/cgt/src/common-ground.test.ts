@@ -1,7 +1,8 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { acceptTimes, cgaFileName, fbankWeights, loadCgaHistory, parsePythonFloat, replayCga, timeKey } from './common-ground';
-import { CGT } from './test/shared';
+import { describeWithReferenceData } from '../../../test-support/reference-data';
+import { CGA_NEW, CGA_ORIGINALS } from './test/shared';
 
 const HEADER = 'Begin Time - ss.msec,End Time - ss.msec,Common Ground';
 const csv = (...rows: string[]) => [HEADER, ...rows].join('\n');
@@ -121,10 +122,10 @@ describe('CommonGround replay (spec section 6)', () => {
   });
 });
 
-describe('the shared CGA files', () => {
+describeWithReferenceData('cgt/cga_originals', 'cgt/cga_new')('the shared CGA files', () => {
   it('cga_new (auto-accept): the statement at 27.72 of group 1 is accepted at once; in the originals it is not', async () => {
-    const original = await loadCgaHistory(join(CGT, 'cga_originals', cgaFileName(1)));
-    const auto = await loadCgaHistory(join(CGT, 'cga_new', cgaFileName(1)));
+    const original = await loadCgaHistory(join(CGA_ORIGINALS, cgaFileName(1)));
+    const auto = await loadCgaHistory(join(CGA_NEW, cgaFileName(1)));
     // originals: "24.42,27.72,S0: STATEMENT(red = 10)" only; cga_new adds "24.42,27.72,ACCEPT(S0)"
     expect(original.get(27.72)).toMatchObject({ cgType: 'STATEMENT', fbank: [] });
     expect(auto.get(27.72)).toMatchObject({ cgType: 'ACCEPT', fbank: ['red=10'] });
@@ -132,8 +133,8 @@ describe('the shared CGA files', () => {
 
   it('every group of both variants replays; every ACCEPT time of the originals is an ACCEPT time of cga_new', async () => {
     for (let g = 1; g <= 10; g++) {
-      const original = acceptTimes(await loadCgaHistory(join(CGT, 'cga_originals', cgaFileName(g))));
-      const auto = new Set(acceptTimes(await loadCgaHistory(join(CGT, 'cga_new', cgaFileName(g)))));
+      const original = acceptTimes(await loadCgaHistory(join(CGA_ORIGINALS, cgaFileName(g))));
+      const auto = new Set(acceptTimes(await loadCgaHistory(join(CGA_NEW, cgaFileName(g)))));
       expect(original.length).toBeGreaterThan(0);
       for (const t of original) expect(auto.has(t), `group ${g} ${t}`).toBe(true);
       expect(auto.size).toBeGreaterThan(original.length);
@@ -141,7 +142,7 @@ describe('the shared CGA files', () => {
   });
 
   it('group 1 has 7 accept times, 29.47 among them (spec 6.3)', async () => {
-    const times = acceptTimes(await loadCgaHistory(join(CGT, 'cga_originals', cgaFileName(1))));
+    const times = acceptTimes(await loadCgaHistory(join(CGA_ORIGINALS, cgaFileName(1))));
     expect(times.length).toBe(7);
     expect(times).toContain(29.47);
   });

@@ -5,7 +5,7 @@ import { InputError } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { cgaDirFor, goldAt, groupIdOf, parseGroupJson, readPredictions, readSettingDir, withReplayedGold } from './data';
 import { replayCga } from './common-ground';
-import { CGT, PREDICTIONS } from './test/shared';
+import { CGT, PREDICTIONS, itCgt } from './test/shared';
 
 const turn = (text: unknown) => ({ input: { role: 'user', content: 'q' }, output: { text, model: 'm', role: 'assistant' } });
 // Written entry by entry: a JS object would move integer-like keys ("7") to the front.
@@ -81,18 +81,18 @@ describe('parseGroupJson (evaluation input, spec section 2.2)', () => {
 });
 
 describe('reading folders', () => {
-  it('a setting folder: groups in numeric order (1..10, not 1, 10, 2)', async () => {
+  itCgt('a setting folder: groups in numeric order (1..10, not 1, 10, 2)', async () => {
     const s = await readSettingDir(join(PREDICTIONS, 'dp-gpt4o'));
     expect(s.name).toBe('dp-gpt4o');
     expect(s.groups.map((g) => g.id)).toEqual(['1', '2', '3', '4', '5', '6', '7', '8', '9', '10']);
   });
 
-  it('a folder of setting folders: every sub-folder with group files, sorted by name', async () => {
+  itCgt('a folder of setting folders: every sub-folder with group files, sorted by name', async () => {
     const all = await readPredictions(PREDICTIONS);
     expect(all.map((s) => s.name)).toEqual(['dp-gpt3.5', 'dp-gpt4o', 'text-gpt3.5', 'text-mm-gpt3.5', 'vision-4o-mini']);
   });
 
-  it('a single group file is one setting with one group', async () => {
+  itCgt('a single group file is one setting with one group', async () => {
     const [s] = await readPredictions(join(PREDICTIONS, 'dp-gpt4o', 'mmdp_gpt_output_gpt-3.5-0125_segmented_group_9.json'));
     expect(s!.name).toBe('dp-gpt4o');
     expect(s!.groups.map((g) => [g.id, g.rows.length])).toEqual([['9', 4]]);
@@ -106,7 +106,7 @@ describe('reading folders', () => {
 });
 
 describe('gold from the CGA annotations', () => {
-  it('cgaDirFor picks the variant sub-folder of a resource-set layout, else the folder itself', async () => {
+  itCgt('cgaDirFor picks the variant sub-folder of a resource-set layout, else the folder itself', async () => {
     expect(await cgaDirFor(CGT)).toBe(join(CGT, 'cga_originals'));
     expect(await cgaDirFor(CGT, 'new')).toBe(join(CGT, 'cga_new'));
     expect(await cgaDirFor(join(CGT, 'cga_new'))).toBe(join(CGT, 'cga_new'));
@@ -119,7 +119,7 @@ describe('gold from the CGA annotations', () => {
     expect(() => goldAt(h, 'abc')).toThrow(/row key is not a time/);
   });
 
-  it('withReplayedGold on cga_new changes the gold of some rows (auto-accepted statements)', async () => {
+  itCgt('withReplayedGold on cga_new changes the gold of some rows (auto-accepted statements)', async () => {
     const s = await readSettingDir(join(PREDICTIONS, 'dp-gpt4o'));
     const replayed = await withReplayedGold(s.groups, join(CGT, 'cga_new'));
     const changed = replayed.flatMap((g, i) => g.rows.filter((r, j) => [...r.gold].sort().join() !== [...s.groups[i]!.rows[j]!.gold].sort().join()));

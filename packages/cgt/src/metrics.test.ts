@@ -4,11 +4,11 @@ import { describe, expect, it } from 'vitest';
 import { groupFromRows } from './data';
 import { evaluateGroup } from './evaluate';
 import { accumulativePrf1, cumulativeDsc, meanPrf1, prf1 } from './metrics';
-import { CGT } from './test/shared';
+import { CGT, describeCgt } from './test/shared';
 
 const w = (o: Record<string, string>) => new Map(Object.entries(o));
 
-describe('the README example (readme_example.json, spec section 9.1)', () => {
+describeCgt('the README example (readme_example.json, spec section 9.1)', () => {
   const example = JSON.parse(readFileSync(join(CGT, 'readme_example.json'), 'utf8')) as {
     rows: Array<{ gold: Record<string, string>; pred: Record<string, string> }>;
     expected: {

@@ -1,13 +1,14 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { bootstrapMeanCI, cohenKappa, exactMean, fsum, harmonicMean, numpySum, pairedBootstrap, prf, ratioToDouble } from './stats';
 
-const SHARED = join(__dirname, '..', '..', '..', '..', 'shared');
+const CGT_EXPECTED = referencePath('cgt/expected.json');
+const itWithCgt = itWithReferenceData('cgt/expected.json');
 
 describe('exactMean (Python statistics.mean)', () => {
-  it('reproduces every group mean of the CGT reference output bit for bit', () => {
-    const expected = JSON.parse(readFileSync(join(SHARED, 'cgt', 'expected.json'), 'utf8'));
+  itWithCgt('reproduces every group mean of the CGT reference output bit for bit', () => {
+    const expected = JSON.parse(readFileSync(CGT_EXPECTED, 'utf8'));
     let checked = 0;
     let naiveDiffers = 0;
     for (const setting of Object.values<any>(expected.settings)) {
@@ -32,8 +33,8 @@ describe('exactMean (Python statistics.mean)', () => {
     expect(naiveDiffers).toBeGreaterThan(0);
   });
 
-  it('matches the spec example (dp-gpt4o group 1 mean_f1)', () => {
-    const expected = JSON.parse(readFileSync(join(SHARED, 'cgt', 'expected.json'), 'utf8'));
+  itWithCgt('matches the spec example (dp-gpt4o group 1 mean_f1)', () => {
+    const expected = JSON.parse(readFileSync(CGT_EXPECTED, 'utf8'));
     const rows: number[] = expected.settings['dp-gpt4o'].groups['1'].prf1_rows.map((r: any) => r.f1);
     expect(exactMean(rows)).toBe(0.8465608465608465);
   });

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { readJson } from '@eval/core';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import {
   convertRawPredictions,
   convertStatePredictions,
@@ -14,7 +15,8 @@ import {
 import { parseJsonPy } from './json';
 import { readTurnRecords } from './records';
 
-const PRED = join(__dirname, '../../../../shared/llm-judge/predictions');
+const PRED = referencePath('llm-judge/predictions');
+const itWithPredictions = itWithReferenceData('llm-judge/predictions');
 
 const SYSTEMS: Array<[string, string]> = [
   ['original', 'original'],
@@ -22,7 +24,7 @@ const SYSTEMS: Array<[string, string]> = [
   ['da-p', 'augmented-fine-infer-permute'],
 ];
 
-describe('conversion of raw predictions to per-turn records (spec 2.2)', () => {
+describeWithReferenceData('llm-judge/predictions')('conversion of raw predictions to per-turn records (spec 2.2)', () => {
   for (const [name, run] of SYSTEMS) {
     it(`${name}: reproduces predict_turn_label (with key order) and predict of all 732 sampled turns`, async () => {
       const sampled = await readTurnRecords(join(PRED, `${name}_sampled.json.gz`));
@@ -131,7 +133,7 @@ describe('TRADE test_dials.json as the dialogue source', () => {
 });
 
 describe('state-per-turn predictions (the @eval/multiwoz input format)', () => {
-  it('maps slot names, derives the turn label from consecutive states and takes text from the source', async () => {
+  itWithPredictions('maps slot names, derives the turn label from consecutive states and takes text from the source', async () => {
     const sampled = await readTurnRecords(join(PRED, 'original_sampled.json.gz'));
     const source = dialoguesFromRecords(sampled);
     const sng = sampled.filter((r) => r.dialogueId === 'SNG0073.json');
@@ -155,7 +157,7 @@ describe('state-per-turn predictions (the @eval/multiwoz input format)', () => {
     expect(warnings.dialoguesWithoutPredictions.length).toBe(99);
   });
 
-  it('unknown dialogues, extra turns and missing states are clear errors', async () => {
+  itWithPredictions('unknown dialogues, extra turns and missing states are clear errors', async () => {
     const source = dialoguesFromRecords(await readTurnRecords(join(PRED, 'original_sampled.json.gz')));
     expect(() => convertStatePredictions({ nope123: [{ state: {} }] }, source, { file: 'p.json' })).toThrow(/p\.json, record "nope123": dialogue "nope123" is not in the dialogue source/);
     expect(() => convertStatePredictions({ sng0073: Array.from({ length: 9 }, () => ({ state: {} })) }, source)).toThrow(/9 turns predicted but the dialogue has/);
@@ -172,8 +174,8 @@ describe('state-per-turn predictions (the @eval/multiwoz input format)', () => {
 });
 
 describe('MultiWOZ 2.1 data (the @eval/multiwoz resource) as the dialogue source', () => {
-  const MWZ = join(__dirname, '../../../../shared/multiwoz/derived');
-  it('loads the text and MWZ2.1 ground truth of the sampled dialogues with the turn structure of the reference records', async () => {
+  const MWZ = referencePath('multiwoz/derived');
+  itWithReferenceData('llm-judge/predictions', 'multiwoz/derived')('loads the text and MWZ2.1 ground truth of the sampled dialogues with the turn structure of the reference records', async () => {
     const { loadMultiwozDialogues } = await import('./multiwoz-source');
     const sampled = await readTurnRecords(join(PRED, 'original_sampled.json.gz'));
     const ids = [...new Set(sampled.map((r) => r.dialogueId))];

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { evaluateOutputFiles, type MethodEvaluation } from './evaluate';
 
-const SLICE = join(__dirname, '../../../../shared/llm-judge/slice');
+const SLICE = referencePath('llm-judge/slice');
 const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
 const sorted = (xs: readonly string[]) => [...xs].sort();
 
@@ -26,7 +27,7 @@ function sortedExpected(rows: any[]) {
   });
 }
 
-describe('re-aggregating the recorded slice outputs reproduces the expected results', () => {
+describeWithReferenceData('llm-judge/slice')('re-aggregating the recorded slice outputs reproduces the expected results', () => {
   it('Ours (two-step): every per-turn judgement, already-set and slice metric', async () => {
     const exp = expected('expected_ours.json');
     const files = [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')];

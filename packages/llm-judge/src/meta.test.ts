@@ -2,10 +2,11 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { evaluateOutputFiles } from './evaluate';
 import { humanCheck, readHumanJudgements } from './meta';
 
-const SLICE = join(__dirname, '../../../../shared/llm-judge/slice');
+const SLICE = referencePath('llm-judge/slice');
 
 describe('human-check meta-evaluation', () => {
   it('the paper formula, kappa and the confusion table (hand-derived example)', () => {
@@ -38,7 +39,7 @@ describe('human-check meta-evaluation', () => {
     expect(r.unknownFlags).toEqual([]);
   });
 
-  it('on the slice: Ours differs from RULE-M24 on its 6 incoherent turns; annotating them reproduces the formula', async () => {
+  itWithReferenceData('llm-judge/slice')('on the slice: Ours differs from RULE-M24 on its 6 incoherent turns; annotating them reproduces the formula', async () => {
     const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
     const d = ours.incoherent.mwz24;
     expect(d.length).toBe(6);

@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { ruleJudgements, ruleMetrics, ruleTurnLabel } from './metrics';
 import { recordFromJson, readTurnRecords } from './records';
 
-const PRED = join(__dirname, '../../../../shared/llm-judge/predictions');
+const PRED = referencePath('llm-judge/predictions');
 
 // specs/llm-judge.md §6.2: rule-only metrics over the 732 sampled turns.
 const TABLE = {
@@ -12,7 +13,7 @@ const TABLE = {
   'da-p': [75.0, 80.32786885245902, 73.77049180327869, 78.96174863387978, 38.52459016393443, 47.540983606557376, 38.3879781420765, 47.404371584699454],
 };
 
-describe('rule-only metrics (spec 6.2)', () => {
+describeWithReferenceData('llm-judge/predictions')('rule-only metrics (spec 6.2)', () => {
   for (const [name, row] of Object.entries(TABLE)) {
     it(`${name}: TSA M21/M24 in both normalisations and rule JGA (+1 and fixed) as exact floats`, async () => {
       const records = await readTurnRecords(join(PRED, `${name}_sampled.json.gz`));

@@ -1,10 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, hasReferenceData, referencePath } from '../../../test-support/reference-data';
 import { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
 import { toPlain } from './python';
 
-const CASES = JSON.parse(readFileSync(join(__dirname, '../../../../shared/llm-judge/parse_cases.json'), 'utf8')) as Array<{
+const PARSE_CASES = 'llm-judge/parse_cases.json';
+const CASES = (hasReferenceData(PARSE_CASES) ? JSON.parse(readFileSync(referencePath(PARSE_CASES), 'utf8')) : []) as Array<{
   stage: string;
   flag: string;
   predict_turn_label: Record<string, string>;
@@ -14,7 +15,7 @@ const CASES = JSON.parse(readFileSync(join(__dirname, '../../../../shared/llm-ju
   incorrect_kept?: string[];
 }>;
 
-describe('parse_cases.json: every parse path of the reference', () => {
+describeWithReferenceData(PARSE_CASES)('parse_cases.json: every parse path of the reference', () => {
   it('covers the four paths', () => {
     expect(new Set(CASES.map((c) => c.parsed_via))).toEqual(new Set(['fenced_json_block', 'python_literal_eval', 'fenced_json_block_of_lowercased_text', 'python_eval_lowercased']));
   });

@@ -1,12 +1,13 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { readOutputEntries, verifyPrompts } from './recorded';
 import { renderPrompt, SKIPPED_ACCURACY_OUTPUT } from './render';
 import { loadTemplates } from './templates';
 import type { TemplateRole } from './methods';
 
-const SHARED = join(__dirname, '../../../../shared/llm-judge');
-const TEMPLATES = join(SHARED, 'templates');
+const SHARED = referencePath('llm-judge');
+const TEMPLATES = referencePath('llm-judge/templates');
 
 const FILES: Array<[string, TemplateRole]> = [
   ['ours_acc_outputs.json', 'ours-accuracy'],
@@ -15,7 +16,7 @@ const FILES: Array<[string, TemplateRole]> = [
   ['cot_outputs.json', 'cot'],
 ];
 
-describe('prompt rendering parity with the recorded slice', () => {
+describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('prompt rendering parity with the recorded slice', () => {
   for (const [file, role] of FILES) {
     it(`${file}: every recorded prompt re-renders byte for byte with the ${role} template`, async () => {
       const templates = await loadTemplates([role], { dir: TEMPLATES });

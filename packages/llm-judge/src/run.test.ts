@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { createLlm } from '@eval/llm';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { evaluateOutputFiles, evaluationToJson } from './evaluate';
 import { importRecordedOutputs } from './import';
 import { readOutputEntries, serializeOutputEntries, type OutputEntry } from './recorded';
@@ -12,9 +13,8 @@ import { recordFromPy, type TurnRecord } from './records';
 import { runJudge } from './run';
 import { loadTemplates } from './templates';
 
-const SHARED = join(__dirname, '../../../../shared/llm-judge');
-const SLICE = join(SHARED, 'slice');
-const TEMPLATES = join(SHARED, 'templates');
+const SLICE = referencePath('llm-judge/slice');
+const TEMPLATES = referencePath('llm-judge/templates');
 const ACC = join(SLICE, 'ours_acc_outputs.json');
 const COMP = join(SLICE, 'ours_comp_outputs.json');
 
@@ -35,7 +35,7 @@ const json = (e: Parameters<typeof evaluationToJson>[0]) => {
   return j;
 };
 
-describe('runJudge through @eval/llm against the scripted server', () => {
+describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('runJudge through @eval/llm against the scripted server', () => {
   let server: TestServer;
   let dir: string;
   let accEntries: OutputEntry[];

@@ -5,10 +5,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchResourceSet, getResourceSet } from '@eval/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import type { TemplateRole } from './methods';
 import { loadTemplates, TEMPLATE_FILES, TEMPLATE_RESOURCE } from './templates';
 
-const TEMPLATES = join(__dirname, '../../../../shared/llm-judge/templates');
+const TEMPLATES = referencePath('llm-judge/templates');
+const HAS_TEMPLATES = hasReferenceData('llm-judge/templates');
+const itWithTemplates = itWithReferenceData('llm-judge/templates');
 const ROLES = Object.keys(TEMPLATE_FILES) as TemplateRole[];
 
 let dir: string;
@@ -19,7 +22,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'llm-judge-templates-'));
   // a loopback stand-in for raw.githubusercontent.com serving the repository paths of the pinned commit
   const set = getResourceSet(TEMPLATE_RESOURCE);
-  const byUrl = new Map(set.files.map((f) => [`/${set.repo}/${set.commit}/${f.source}`, readFileSync(join(TEMPLATES, f.path))]));
+  const byUrl = new Map((HAS_TEMPLATES ? set.files : []).map((f) => [`/${set.repo}/${set.commit}/${f.source}`, readFileSync(join(TEMPLATES, f.path))]));
   server = createServer((req, res) => {
     const body = byUrl.get(req.url ?? '');
     if (body) res.writeHead(200).end(body);
@@ -43,7 +46,7 @@ describe('template resource', () => {
     for (const f of set.files) expect(TEMPLATE_FILES[ROLES.find((r) => TEMPLATE_FILES[r][0] === f.path)!][1]).toBe(f.source);
   });
 
-  it('fetch (checksums verified) installs them where loadTemplates finds them, byte-identical', async () => {
+  itWithTemplates('fetch (checksums verified) installs them where loadTemplates finds them, byte-identical', async () => {
     const home = join(dir, 'home');
     const r = await fetchResourceSet(TEMPLATE_RESOURCE, { home, env: {}, mirror });
     expect(r.files).toBe(6);
@@ -54,7 +57,7 @@ describe('template resource', () => {
     }
   });
 
-  it('reads a clone of the reference repository too (repository paths)', async () => {
+  itWithTemplates('reads a clone of the reference repository too (repository paths)', async () => {
     const clone = join(dir, 'clone');
     for (const role of ROLES) {
       const [installed, repoPath] = TEMPLATE_FILES[role];

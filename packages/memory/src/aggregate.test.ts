@@ -5,7 +5,7 @@ import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, qaBreakdown, timeConsum
 import { computeTimeConsuming, recordsFromJson } from './files';
 import { pythonJsonDumps } from './python';
 import type { EvalRecords } from './schema';
-import { SAMPLE_ARTIFACT, SHARED_MEMORY } from './test/shared';
+import { SAMPLE_ARTIFACT, SHARED_MEMORY, describeMemory, itMemory } from './test/shared';
 
 interface Fixture {
   records: EvalRecords;
@@ -16,7 +16,7 @@ function fixture(name: string): Fixture {
   return JSON.parse(readFileSync(join(SHARED_MEMORY, name), 'utf8')) as Fixture;
 }
 
-describe('aggregateEvalResults: parity with the shared fixtures', () => {
+describeMemory('aggregateEvalResults: parity with the shared fixtures', () => {
   for (const name of ['aggregate_fixture_sessions0-11.json', 'aggregate_fixture_with_invalid.json']) {
     it(`${name}: exact floats and key order of overall_score`, () => {
       const f = fixture(name);
@@ -58,7 +58,7 @@ describe('aggregateEvalResults: parity with the shared fixtures', () => {
 });
 
 describe('time_consuming', () => {
-  it('reproduces the spec values for the sample artifact (sums 394027.62 ms and 14017.659999999998 ms)', async () => {
+  itMemory('reproduces the spec values for the sample artifact (sums 394027.62 ms and 14017.659999999998 ms)', async () => {
     const t = await computeTimeConsuming(SAMPLE_ARTIFACT);
     expect(t).toStrictEqual({
       add_dialogue_duration_time: 6.567127,
@@ -189,7 +189,7 @@ describe('aggregateEvalResults: hand-derived cases', () => {
 });
 
 describe('loadEvalRecords', () => {
-  it('pools a directory of per-user files (micro-average) and accepts a {records} wrapper', async () => {
+  itMemory('pools a directory of per-user files (micro-average) and accepts a {records} wrapper', async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
     const { loadEvalRecords } = await import('./files');

@@ -19,7 +19,7 @@ import {
   type HaluMemAnswerPrompts,
 } from './answer-prompts';
 import { ExtractRetrieveBaseline, FullContextBaseline } from './baselines/index';
-import { SHARED_MEMORY } from './test/shared';
+import { HAS_MEMORY, SHARED_MEMORY, describeMemory } from './test/shared';
 
 // The project's reference copies of HaluMem's answer-side texts (CC-BY-NC-ND: read from ../shared, never copied here).
 const ANSWER_DIR = join(SHARED_MEMORY, 'answer_prompts');
@@ -30,11 +30,11 @@ let tmp: string;
 let prompts: HaluMemAnswerPrompts;
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'memory-answer-prompts-'));
-  prompts = await loadAnswerPrompts(ANSWER_DIR);
+  if (HAS_MEMORY) prompts = await loadAnswerPrompts(ANSWER_DIR);
 });
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 
-describe('loadAnswerPrompts', () => {
+describeMemory('loadAnswerPrompts', () => {
   it('returns every file of the shared directory byte for byte', () => {
     expect(prompts.dir).toBe(ANSWER_DIR);
     for (const system of ANSWER_PROMPT_SYSTEMS) expect(prompts.answerPrompts[system]).toBe(shared(answerPromptFile(system)));
@@ -68,7 +68,7 @@ describe('loadAnswerPrompts', () => {
   });
 });
 
-describe('rendering', () => {
+describeMemory('rendering', () => {
   it('renders PROMPT_MEMZERO as PROMPT_MEMZERO.format(context=..., question=...)', () => {
     const template = prompts.answerPrompts.MEMZERO;
     const context = 'Memories for user Lena Ortiz:\n\n    2024-03-01: Lena moved to {Porto} with {{two}} cats';
@@ -116,7 +116,7 @@ describe('rendering', () => {
   });
 });
 
-describe('baselines with a HaluMem answer prompt', () => {
+describeMemory('baselines with a HaluMem answer prompt', () => {
   const calls: ChatMessage[][] = [];
   const model: ChatModel = {
     id: 'scripted',
@@ -142,7 +142,7 @@ describe('baselines with a HaluMem answer prompt', () => {
   });
 });
 
-describe('scripts/extract-halumem-prompts.mjs', () => {
+describeMemory('scripts/extract-halumem-prompts.mjs', () => {
   const run = (...args: string[]) => spawnSync(process.execPath, [SCRIPT, ...args], { encoding: 'utf8' });
   /** A Python string literal holding `text` the way HaluMem writes its constants (triple-quoted, no escapes). */
   const triple = (text: string) => {

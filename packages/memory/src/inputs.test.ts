@@ -19,7 +19,7 @@ import {
   EVALUATION_PROMPT_FOR_UPDATE_MEMORY,
 } from './judge-prompts.generated';
 import type { RunArtifactUser } from './schema';
-import { SAMPLE_ARTIFACT, SHARED_MEMORY } from './test/shared';
+import { SAMPLE_ARTIFACT, SHARED_MEMORY, describeMemory } from './test/shared';
 
 async function sampleUser(): Promise<RunArtifactUser> {
   const users: RunArtifactUser[] = [];
@@ -33,7 +33,7 @@ interface Examples {
   examples: Array<{ judge: string; ssession_id: number; prompt: string }>;
 }
 
-describe('judge templates', () => {
+describeMemory('judge templates', () => {
   const cases: Array<[string, string]> = [
     ['EVALUATION_PROMPT_FOR_MEMORY_INTEGRITY', EVALUATION_PROMPT_FOR_MEMORY_INTEGRITY],
     ['EVALUATION_PROMPT_FOR_MEMORY_ACCURACY', EVALUATION_PROMPT_FOR_MEMORY_ACCURACY],
@@ -49,7 +49,7 @@ describe('judge templates', () => {
   });
 });
 
-describe('buildJudgeInputs on the shared sample artifact (parity with rendered_prompt_examples.json)', () => {
+describeMemory('buildJudgeInputs on the shared sample artifact (parity with rendered_prompt_examples.json)', () => {
   const expected = JSON.parse(readFileSync(join(SHARED_MEMORY, 'rendered_prompt_examples.json'), 'utf8')) as Examples;
   let inputs: JudgeInputs;
 

@@ -8,11 +8,11 @@ import { aggregateEvalResults } from './aggregate';
 import { recordsFromJson } from './files';
 import { callJudge, judgeRunArtifact } from './judge';
 import { fixtureRecords, parseJudgePrompt, recordedAnswers } from './test/replay-judge';
-import { SAMPLE_ARTIFACT } from './test/shared';
+import { HAS_MEMORY, SAMPLE_ARTIFACT, describeMemory } from './test/shared';
 
 const KEY_ENV = 'MEMORY_JUDGE_TEST_KEY';
-const { records: recorded, expected } = fixtureRecords();
-const answer = recordedAnswers(recorded);
+const { records: recorded, expected } = HAS_MEMORY ? fixtureRecords() : { records: undefined!, expected: undefined! };
+const answer = HAS_MEMORY ? recordedAnswers(recorded) : () => undefined;
 
 let dir: string;
 let server: TestServer;
@@ -75,7 +75,7 @@ const stripValid = (r: Record<string, unknown>) => {
   return rest;
 };
 
-describe('judgeRunArtifact over the shared sample artifact (scripted server replaying the recorded GPT-4o judgements)', () => {
+describeMemory('judgeRunArtifact over the shared sample artifact (scripted server replaying the recorded GPT-4o judgements)', () => {
   it('completes, reproduces the fixture overall_score exactly and writes HaluMem-shaped files', async () => {
     fresh();
     const before = server.chatRequests().length;
@@ -249,7 +249,7 @@ describe('judgeRunArtifact over the shared sample artifact (scripted server repl
   });
 });
 
-describe('errors that say nothing about the item', () => {
+describeMemory('errors that say nothing about the item', () => {
   it('a rejected key stops the run instead of storing failures for every record', async () => {
     fresh();
     const rejecting = await startTestServer({ apiKey: 'the-right-key' });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { SHARED, itMultiwoz } from '../test/helpers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
@@ -13,8 +14,8 @@ describe('sacreBLEU 13a tokenizer (spec § 5.2)', () => {
     expect(tokenize13a('  ')).toBe('');
   });
 
-  it('the hand-written ASCII scanner equals the regular expressions (58,325 responses, 142 references, random strings)', () => {
-    const shared = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz');
+  itMultiwoz('the hand-written ASCII scanner equals the regular expressions (58,325 responses, 142 references, random strings)', () => {
+    const shared = SHARED;
     const texts: string[] = [];
     for (const name of ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar']) {
       const j = JSON.parse(gunzipSync(readFileSync(join(shared, 'fixtures', 'normalized', `${name}.responses.json.gz`))).toString('utf8')) as Record<string, string[]>;
@@ -54,8 +55,8 @@ describe('corpus BLEU (exp smoothing, brevity penalty)', () => {
     expect(segmentBleuStats('the the the', 'the cat').correct[0]).toBe(1);
   });
 
-  it('n-gram counting by sorted integer keys = by hash maps (used beyond 8,192 distinct tokens)', () => {
-    const shared = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz');
+  itMultiwoz('n-gram counting by sorted integer keys = by hash maps (used beyond 8,192 distinct tokens)', () => {
+    const shared = SHARED;
     const hyps = JSON.parse(gunzipSync(readFileSync(join(shared, 'fixtures', 'normalized', 'augpt.responses.json.gz'))).toString('utf8')) as Record<string, string[]>;
     const refs = JSON.parse(gunzipSync(readFileSync(join(shared, 'fixtures', 'normalized', 'ubar.responses.json.gz'))).toString('utf8')) as Record<string, string[]>;
     const pairs = Object.keys(hyps).flatMap((id) => hyps[id]!.map((h, i) => [h, refs[id]?.[i] ?? ''] as const)).slice(0, 3000);

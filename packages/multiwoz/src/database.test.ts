@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { shared, sharedDatabase } from '../test/helpers';
+import { itDatabase, itMultiwoz, shared, sharedDatabase } from '../test/helpers';
 import { VenueDatabase } from './database';
 
 interface Query {
@@ -11,7 +11,7 @@ interface Query {
 
 describe('venue database queries = mwzeval (fixtures/db_queries, 6000 queries per version)', () => {
   for (const version of ['2022', '2023'] as const) {
-    it(`v${version}`, () => {
+    itMultiwoz(`v${version}`, () => {
       const db = new VenueDatabase(sharedDatabase(version), { normalization: version });
       const queries = shared<Query[]>(`fixtures/db_queries.v${version}.json.gz`);
       const bad = queries.filter((q) => JSON.stringify(db.query(q.domain, q.constraints)) !== JSON.stringify(q.result));
@@ -24,14 +24,14 @@ describe('venue database queries = mwzeval (fixtures/db_queries, 6000 queries pe
     });
   }
 
-  it('columns after clean-up are the keys of the first item (spec § 7.2)', () => {
+  itDatabase('columns after clean-up are the keys of the first item (spec § 7.2)', () => {
     const db = new VenueDatabase(sharedDatabase('2022'));
     expect([...db.columns('restaurant')].sort()).toEqual(['address', 'area', 'food', 'id', 'name', 'phone', 'postcode', 'pricerange', 'type']);
     expect([...db.columns('train')].sort()).toEqual(['arrive', 'day', 'departure', 'destination', 'duration', 'leave', 'price', 'trainid']);
     expect([...db.columns('attraction')]).toContain('entrancefee');
   });
 
-  it('dontcare-like values and non-column keys are ignored; domains without a database give []', () => {
+  itDatabase('dontcare-like values and non-column keys are ignored; domains without a database give []', () => {
     const db = new VenueDatabase(sharedDatabase('2022'));
     const all = db.query('hotel', {});
     expect(all).toHaveLength(db.size('hotel'));

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import {
   type BeliefState,
   foodToCanonical,
@@ -16,7 +17,7 @@ import {
 } from './normalize';
 import { PythonValueError } from '@eval/core/python';
 
-const SHARED = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz');
+const SHARED = referencePath('multiwoz');
 
 describe('time_to_canonical (spec § 4.3.2 examples)', () => {
   const examples: Array<[string, string]> = [
@@ -107,7 +108,7 @@ describe('state slot names and values (spec §§ 4.2-4.3)', () => {
   });
 });
 
-describe('fixtures/normalized: states of 6 systems after normalisation, v2022 and v2023', () => {
+describeWithReferenceData('multiwoz')('fixtures/normalized: states of 6 systems after normalisation, v2022 and v2023', () => {
   for (const version of ['2022', '2023'] as const) {
     for (const name of ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar']) {
       it(`v${version} ${name}`, () => {

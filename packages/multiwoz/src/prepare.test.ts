@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { deflateRawSync } from 'node:zlib';
 import { pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, SHARED, shared } from '../test/helpers';
+import { FIXTURES, SHARED, itMultiwoz, shared } from '../test/helpers';
 import { CANONICAL_SLOT_NAMES, type BeliefState } from './normalize';
 import {
   type DialogActs22,
@@ -56,7 +56,7 @@ describe('references and gold states from MultiWOZ 2.2 (load_multiwoz22), on a f
     expect(delexicalize22('\u{1f642} at 5 pm', [['A', 'leaveat', '5 pm', 5, 9]])).toBe('\u{1f642} at [leaveat]');
   });
 
-  it("output format = the mwzeval-generated files of derived/subset21 (json.dump indent=2, keys, slot and placeholder names)", () => {
+  itMultiwoz("output format = the mwzeval-generated files of derived/subset21 (json.dump indent=2, keys, slot and placeholder names)", () => {
     const refs = shared<Record<string, string[]>>('derived/subset21/mwz22_refs.json');
     const gold = shared<Record<string, BeliefState[]>>('derived/subset21/gold_states.json');
     // the transcribed mwzeval files are exactly what our writer produces for their content
@@ -104,7 +104,7 @@ describe('goals from MultiWOZ 2.1 (spec § 10.1)', () => {
     });
   });
 
-  it('prepareMultiwozResource writes references, gold states and goals; the goals equal derived/goals_test_reconstructed.json byte for byte', async () => {
+  itMultiwoz('prepareMultiwozResource writes references, gold states and goals; the goals equal derived/goals_test_reconstructed.json byte for byte', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mwz-prepare-'));
     mkdirSync(join(dir, 'sources', 'MultiWOZ_2.2', 'test'), { recursive: true });
     symlinkSync(join(MINI, 'dialog_acts.json'), join(dir, SOURCE_FILES.dialogActs22));

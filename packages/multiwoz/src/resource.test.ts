@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChecksumError, fetchResourceSet, getResourceSet, gitBlobSha1, registerResourceSet, sha256Hex } from '@eval/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, SHARED, subset21Predictions } from '../test/helpers';
+import { FIXTURES, SHARED, itMultiwoz, subset21Predictions } from '../test/helpers';
 import { MULTIWOZ_RESOURCE } from './data';
 import { evaluateMultiwozFile } from './evaluator';
 import { prepareMultiwozResource } from './prepare';
@@ -40,7 +40,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((r) => server.close(() => r())));
 
 describe('the multiwoz resource set', () => {
-  it('pins sha256 values that match the byte-identical copies in ../shared', () => {
+  itMultiwoz('pins sha256 values that match the byte-identical copies in ../shared', () => {
     const withSha = set.files.filter((f) => f.sha256);
     expect(withSha.map((f) => f.path)).toEqual([
       'database/attraction_db.json',
@@ -68,7 +68,7 @@ describe('the multiwoz resource set', () => {
     expect(set.description).toMatch(/sha256 unknown/);
   });
 
-  it('fetch fails loudly (and installs nothing) when the MultiWOZ 2.2 bytes do not match their blob ids', async () => {
+  itMultiwoz('fetch fails loudly (and installs nothing) when the MultiWOZ 2.2 bytes do not match their blob ids', async () => {
     const home = mkdtempSync(join(tmpdir(), 'mwz-home-'));
     const error = await fetchResourceSet(MULTIWOZ_RESOURCE, { home, env: {}, mirror, prepare: prepareMultiwozResource }).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(ChecksumError);
@@ -76,7 +76,7 @@ describe('the multiwoz resource set', () => {
     expect(existsSync(join(home, 'resources', MULTIWOZ_RESOURCE))).toBe(false);
   });
 
-  it('with the 2.2 files re-pinned to our fixture: fetch from four repositories, prepare, evaluate from the installed layout', async () => {
+  itMultiwoz('with the 2.2 files re-pinned to our fixture: fetch from four repositories, prepare, evaluate from the installed layout', async () => {
     const name = 'multiwoz-fixture';
     registerResourceSet({
       ...set,

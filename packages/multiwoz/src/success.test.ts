@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { sharedDatabase } from '../test/helpers';
+import { describeDatabase, sharedDatabase } from '../test/helpers';
 import { VenueDatabase } from './database';
 import type { BeliefState } from './normalize';
 import { aggregateSuccess, dialogSuccess, estimateActiveDomains, type Goal } from './success';
@@ -26,7 +26,7 @@ describe('active domain estimation (spec § 7.1.1), hand-derived', () => {
   });
 });
 
-describe('dialogue success (spec § 7.3), hand-built dialogue against the real database', () => {
+describeDatabase('dialogue success (spec § 7.3), hand-built dialogue against the real database', () => {
   const db = new VenueDatabase(sharedDatabase('2022'));
   const goal: Goal = {
     hotel: { informable: { area: 'north', type: 'guesthouse', pricerange: 'cheap' }, requestable: ['PHONE', 'REFERENCE'] },

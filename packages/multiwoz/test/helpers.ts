@@ -2,18 +2,26 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
+import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { type MultiwozData, type RawDatabase, multiwozDataFrom } from '../src/index';
 
-export const SHARED = join(__dirname, '..', '..', '..', '..', 'shared', 'multiwoz');
+export const SHARED = referencePath('multiwoz');
+/** Whether ../shared/multiwoz is there; `describeMultiwoz`/`itMultiwoz` skip (marked) when it is not. */
+export const HAS_MULTIWOZ = hasReferenceData('multiwoz');
+export const describeMultiwoz = describeWithReferenceData('multiwoz');
+export const itMultiwoz = itWithReferenceData('multiwoz');
+/** The venue databases alone (also in a fetched `multiwoz` resource set). */
+export const itDatabase = itWithReferenceData('multiwoz/data/database');
+export const describeDatabase = describeWithReferenceData('multiwoz/data/database');
 export const FIXTURES = join(__dirname, 'fixtures');
 
 const cache = new Map<string, unknown>();
 
-/** Parsed JSON (gzip transparently) of a file under ../shared/multiwoz, cached per test file. */
+/** Parsed JSON (gzip transparently) of a file under ../shared/multiwoz (or the resource cache), cached per test file. */
 export function shared<T = unknown>(rel: string): T {
   let v = cache.get(rel);
   if (v === undefined) {
-    const buf = readFileSync(join(SHARED, rel));
+    const buf = readFileSync(referencePath(`multiwoz/${rel}`));
     v = JSON.parse((rel.endsWith('.gz') ? gunzipSync(buf) : buf).toString('utf8'));
     cache.set(rel, v);
   }

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { type MultiwozReport, MultiwozEvaluator, type EvaluatorOptions } from '../src/index';
-import { diffResults, shared, sharedData, subset21Predictions } from './helpers';
+import { describeMultiwoz, diffResults, shared, sharedData, subset21Predictions } from './helpers';
 
 type Version = '2022' | '2023';
 const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
@@ -44,7 +44,7 @@ function mwzeval(r: MultiwozReport) {
   return { bleu: r.bleu, success: r.success, richness: r.richness, dst: r.dst };
 }
 
-describe('expected/v2022: full test set, v2022 evaluator (8 systems)', () => {
+describeMultiwoz('expected/v2022: full test set, v2022 evaluator (8 systems)', () => {
   for (const name of EXPECTED_SYSTEMS) {
     it(name, () => {
       const expected = shared<Record<string, unknown>>(`expected/v2022/${name}.json`);
@@ -55,7 +55,7 @@ describe('expected/v2022: full test set, v2022 evaluator (8 systems)', () => {
   }
 });
 
-describe('expected/v2023: full test set, v2023 evaluator', () => {
+describeMultiwoz('expected/v2023: full test set, v2023 evaluator', () => {
   for (const name of ['augpt', 'ubar']) {
     it(name, () => {
       expect(diffResults(mwzeval(fullReport('2023', name)), shared(`expected/v2023/${name}.json`))).toEqual([]);
@@ -63,7 +63,7 @@ describe('expected/v2023: full test set, v2023 evaluator', () => {
   }
 });
 
-describe('expected/subset21: BLEU, Success (gold states where the file has none), richness, DST', () => {
+describeMultiwoz('expected/subset21: BLEU, Success (gold states where the file has none), richness, DST', () => {
   for (const name of EXPECTED_SYSTEMS) {
     it(name, () => {
       const expected = shared<Record<string, unknown>>(`expected/subset21/${name}.json`);
@@ -96,7 +96,7 @@ interface PerDialogFixture {
   dialogs: Record<string, { active_domains: string[][]; match: Record<string, boolean>; success: Record<string, boolean> }>;
 }
 
-describe('fixtures/per_dialog: per-dialogue match, success and active domains', () => {
+describeMultiwoz('fixtures/per_dialog: per-dialogue match, success and active domains', () => {
   for (const version of ['2022', '2023'] as const) {
     for (const name of PER_DIALOG_SYSTEMS) {
       it(`v${version} ${name}`, () => {
@@ -143,7 +143,7 @@ const SPEC_TABLE: Array<[string, number, number, string, string, number, number]
   ['uniconv', 66.7, 58.7, '14.17', '1.79', 337, 2932],
 ];
 
-describe('spec § 12 table (v2022, 13 end-to-end systems)', () => {
+describeMultiwoz('spec § 12 table (v2022, 13 end-to-end systems)', () => {
   for (const [name, inform, success, avgLen, cbe, uni, tri] of SPEC_TABLE) {
     it(name, () => {
       const r = fullReport('2022', name);

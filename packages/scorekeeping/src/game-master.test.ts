@@ -8,15 +8,15 @@ import { chatModelAnswerer, perfectModel, scriptedAnswerer, scriptFromInteractio
 import { parsePyJson } from './pyjson';
 import { loadResourceDir } from './resources';
 import { formatScoresJson, scoreEpisode } from './scorer';
-import { experimentOf, recordedEpisodeDirs, SHARED } from './test-support/shared';
+import { CANONICAL_DIR, describeShared, experimentOf, HAS_CANONICAL, HAS_SHARED, itCanonical, recordedEpisodeDirs, SHARED } from './test-support/shared';
 import { hasContinuation } from './text';
 import type { Answerer, AnswererCall, Interactions } from './types';
 
-const canonical = await loadResourceDir(SHARED);
-const instances = await readInstancesFile(join(SHARED, 'in/instances.json'));
-const travel0 = instances.experiments[0]!.game_instances[0]!;
+const canonical = HAS_CANONICAL ? await loadResourceDir(CANONICAL_DIR) : undefined!;
+const instances = HAS_SHARED ? await readInstancesFile(join(SHARED, 'in/instances.json')) : undefined!;
+const travel0 = instances?.experiments[0]!.game_instances[0]!;
 /** The Questioner's request for the first slot (`to`) of travel-booking game 0. */
-const firstRequest = `TRAVEL-AGENT: ${canonical.experiments['travel-booking'].requests.to![travel0.requests.to!]}`;
+const firstRequest = HAS_SHARED ? `TRAVEL-AGENT: ${canonical.experiments['travel-booking'].requests.to![travel0.requests.to!]}` : '';
 
 /** An Answerer from a policy over the call (round, slot, probe, try). */
 function policy(fn: (call: AnswererCall, messages: ChatMessage[]) => string, name = 'policy'): Answerer {
@@ -32,7 +32,7 @@ const strip = (logs: Interactions) => {
   return { ...rest, turns: logs.turns.map((t) => t.map((e) => ({ from: e.from, to: e.to, action: { type: e.action.type, content: e.action.content } }))) };
 };
 
-describe('game master replay parity: recorded clembench episodes replayed through the scripted player', () => {
+describeShared('game master replay parity: recorded clembench episodes replayed through the scripted player', () => {
   const dirs = recordedEpisodeDirs();
   it.each(dirs.map((d) => [d.split(/[\\/]/).slice(-3).join('/'), d]))('%s', async (_name, dir) => {
     const logs = parsePyJson(readFileSync(join(dir, 'interactions.json'), 'utf8')) as Interactions;
@@ -61,7 +61,7 @@ describe('game master replay parity: recorded clembench episodes replayed throug
   });
 });
 
-describe('worked examples of spec §9 (travel-booking game 0)', () => {
+describeShared('worked examples of spec §9 (travel-booking game 0)', () => {
   const probesTable = (logs: Interactions) => logs.probes.map((round) => round.map((p) => [p.gt, p.value, p.tries]));
 
   it('A — perfect player', async () => {
@@ -178,7 +178,7 @@ describe('worked examples of spec §9 (travel-booking game 0)', () => {
   });
 });
 
-describe('game master behaviour', () => {
+describeShared('game master behaviour', () => {
   it('the Answerer sees the prompt, "Ok.", the QA pairs and one probe; probes never enter the history', async () => {
     const seen: Array<{ call: AnswererCall; messages: ChatMessage[] }> = [];
     const perfect = chatModelAnswerer(perfectModel(canonical));
@@ -294,7 +294,7 @@ describe('parsing rules (spec §3)', () => {
     expect(hasContinuation('x\n\nASIDE: y')).toBe(true);
   });
 
-  it('tags are case-sensitive prefixes; yes/no case-insensitive prefixes after removing every ASIDE:', () => {
+  itCanonical('tags are case-sensitive prefixes; yes/no case-insensitive prefixes after removing every ASIDE:', () => {
     const w = canonical.words;
     expect(parseProbeAnswer('Aside: no', w)).toBe('NA');
     expect(parseProbeAnswer(' ASIDE: no', w)).toBe('NA');
@@ -309,7 +309,7 @@ describe('parsing rules (spec §3)', () => {
     expect(parseSlotAnswer('Answer: x', w)).toBe('NA');
   });
 
-  it('probe texts: two spaces on the first try, the reprompt prefixes after', () => {
+  itCanonical('probe texts: two spaces on the first try, the reprompt prefixes after', () => {
     const q = 'ME: Q? Answer this question with yes or no and then stop.';
     expect([1, 2, 3, 4, 5].map((t) => probeText(q, t, canonical.words, canonical.reprompts))).toEqual([
       'ME:  Q? Answer this question with yes or no and then stop.',

@@ -9,14 +9,14 @@ import { readInstancesFile } from './instances';
 import { chatModelAnswerer, perfectAnswer } from './players';
 import { loadResourceDir } from './resources';
 import { partitionEpisodes, playAndRecordEpisode, modelPairName, selectEpisodes } from './run';
-import { SHARED } from './test-support/shared';
+import { SHARED, describeShared } from './test-support/shared';
 
 const temps: string[] = [];
 afterEach(async () => {
   await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
-describe('end to end through @eval/llm and its scripted OpenAI-compatible server', () => {
+describeShared('end to end through @eval/llm and its scripted OpenAI-compatible server', () => {
   it('a full run of all five experiments with the perfect player completes; every episode scores Main Score 100', { timeout: 300_000 }, async () => {
     const resources = await loadResourceDir(SHARED);
     const instances = await readInstancesFile(join(SHARED, 'in/instances.json'));

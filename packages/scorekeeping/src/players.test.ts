@@ -7,12 +7,12 @@ import { chatModelAnswerer, mockAnswer, mockModel, perfectAnswer, perfectModel, 
 import { PythonRandom } from '@eval/core/python';
 import { loadResourceDir } from './resources';
 import { scoreEpisode } from './scorer';
-import { SHARED } from './test-support/shared';
+import { CANONICAL_DIR, describeCanonical, HAS_CANONICAL, SHARED, itShared } from './test-support/shared';
 
-const canonical = await loadResourceDir(SHARED);
+const canonical = HAS_CANONICAL ? await loadResourceDir(CANONICAL_DIR) : undefined!;
 
-describe('perfect player', () => {
-  it('scores Main Score 100 on all 50 canonical instances and all 50 default-text instances', async () => {
+describeCanonical('perfect player', () => {
+  itShared('scores Main Score 100 on all 50 canonical instances and all 50 default-text instances', async () => {
     const sets = [
       { resources: canonical, instances: await readInstancesFile(join(SHARED, 'in/instances.json')) },
       { resources: defaultResources(), instances: generateInstances(defaultResources()) },
@@ -48,7 +48,7 @@ describe('perfect player', () => {
   });
 });
 
-describe('mock player (clembench Answerer._custom_response)', () => {
+describeCanonical('mock player (clembench Answerer._custom_response)', () => {
   it('draws prefix, tag and continuation from a CPython random stream (hand-derived from the same draws)', () => {
     const rng = new PythonRandom(3);
     const check = new PythonRandom(3);
@@ -80,7 +80,7 @@ describe('mock player (clembench Answerer._custom_response)', () => {
   });
 });
 
-describe('scripted player', () => {
+describeCanonical('scripted player', () => {
   it('fails clearly when the script has no answer for a call (recorded as a player failure)', async () => {
     const inst = generateInstances(canonical).experiments[0]!.game_instances[0]!;
     const script = { rounds: [{ probes: [['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.']] }] };

@@ -5,7 +5,7 @@ import { fetchResourceSet, getResourceSet } from '@eval/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultResources } from './defaults';
 import { EXPERIMENTS, loadResourceDir, requiredResourceFiles, resolveGameResources, resourcePaths, writeResourceDir } from './resources';
-import { SHARED } from './test-support/shared';
+import { CANONICAL_DIR, itCanonical } from './test-support/shared';
 
 const temps: string[] = [];
 async function tempDir(): Promise<string> {
@@ -18,8 +18,8 @@ afterEach(async () => {
 });
 
 describe('resource directory (clembench layout)', () => {
-  it('loads the canonical texts', async () => {
-    const res = await loadResourceDir(SHARED);
+  itCanonical('loads the canonical texts', async () => {
+    const res = await loadResourceDir(CANONICAL_DIR);
     expect(res.isDefault).toBe(false);
     expect(res.words.tags['job-interview']).toBe('RECRUITER');
     expect(res.reprompts).toHaveLength(5);
@@ -70,22 +70,22 @@ describe('resource directory (clembench layout)', () => {
     await expect(loadResourceDir(dir)).rejects.toThrow(/requests\.json: invalid JSON/);
   });
 
-  it('resolves --resources, the environment variable, then falls back to the labelled defaults', async () => {
+  itCanonical('resolves --resources, the environment variable, then falls back to the labelled defaults', async () => {
     const home = await tempDir();
     const env = { DIALEVAL_HOME: home } as NodeJS.ProcessEnv;
     const fallback = await resolveGameResources({ env });
     expect(fallback.resources.isDefault).toBe(true);
     expect(fallback.dir).toBeUndefined();
-    const fromEnv = await resolveGameResources({ env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: SHARED } });
-    expect(fromEnv.dir).toBe(SHARED);
+    const fromEnv = await resolveGameResources({ env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR } });
+    expect(fromEnv.dir).toBe(CANONICAL_DIR);
     expect(fromEnv.resources.words.tags['travel-booking']).toBe('TRAVEL-AGENT');
-    const explicit = await resolveGameResources({ dir: SHARED, env });
+    const explicit = await resolveGameResources({ dir: CANONICAL_DIR, env });
     expect(explicit.resources.isDefault).toBe(false);
-    expect((await resolveGameResources({ dir: 'default', env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: SHARED } })).resources.isDefault).toBe(true);
+    expect((await resolveGameResources({ dir: 'default', env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR } })).resources.isDefault).toBe(true);
     await expect(resolveGameResources({ dir: join(home, 'nope'), env })).rejects.toThrow(/is not a directory/);
   });
 
-  it('the clembench-privateshared resource set pins every file with its checksum (fetch from a local mirror)', async () => {
+  itCanonical('the clembench-privateshared resource set pins every file with its checksum (fetch from a local mirror)', async () => {
     const set = getResourceSet('clembench-privateshared');
     expect(set.repo).toBe('clp-research/clembench');
     expect(set.commit).toBe('a717f23808f4865631ffde81c37b60c7da3f5ec3');
@@ -98,14 +98,14 @@ describe('resource directory (clembench layout)', () => {
       if (!String(url).startsWith(prefix)) return new Response('not found', { status: 404 });
       const rel = String(url).slice(prefix.length);
       requested.push(rel);
-      return new Response(await readFile(join(SHARED, rel)));
+      return new Response(await readFile(join(CANONICAL_DIR, rel)));
     }) as typeof fetch;
     const result = await fetchResourceSet('clembench-privateshared', { home, mirror: 'http://mirror.invalid', fetch: fakeFetch });
     expect(result.files).toBe(set.files.length);
     expect(requested).toContain('in/instances.json');
     const installed = await resolveGameResources({ env: { DIALEVAL_HOME: home } as NodeJS.ProcessEnv });
     expect(installed.dir).toBe(result.dir);
-    expect(installed.resources).toEqual({ ...(await loadResourceDir(SHARED)), source: result.dir });
+    expect(installed.resources).toEqual({ ...(await loadResourceDir(CANONICAL_DIR)), source: result.dir });
   });
 });
 

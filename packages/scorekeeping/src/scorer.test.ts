@@ -4,11 +4,11 @@ import { cohenKappa } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { parsePyJson } from './pyjson';
 import { formatScoresJson, scoreEpisode, scoreInteractionsFile } from './scorer';
-import { recordedEpisodeDirs } from './test-support/shared';
+import { describeShared, recordedEpisodeDirs } from './test-support/shared';
 
 const episodes = recordedEpisodeDirs();
 
-describe('scorer parity: re-scoring every recorded clembench episode reproduces its scores.json', () => {
+describeShared('scorer parity: re-scoring every recorded clembench episode reproduces its scores.json', () => {
   it('finds the recorded episodes', () => {
     expect(episodes.length).toBeGreaterThanOrEqual(3);
   });

@@ -20,9 +20,9 @@ import {
   readPredictions,
   withReplayedGold,
 } from '@eval/cgt';
-import type { CgtCommandOptions } from '../commands/cgt';
+import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun } from '../run-record';
-import { UsageError, checkFormat, choiceFlag, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
+import { UsageError, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
 function repr(x: PyNumber | number | null | undefined): string {
@@ -162,15 +162,16 @@ function csv(results: SettingResult[]): string {
 }
 
 export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void> {
-  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'reference'] as const, 'table');
-  const invalidPrediction = choiceFlag<InvalidPredictionMode>('--invalid-prediction', opts.invalidPrediction, ['error', 'empty'], 'error');
-  const variant = choiceFlag<CgaVariant>('--cga-variant', opts.cgaVariant, ['originals', 'new'], 'originals');
+  // choice flags are validated (and defaulted) by commander's .choices() in commands/cgt.ts
+  const format = opts.format;
+  const invalidPrediction: InvalidPredictionMode = opts.invalidPrediction;
+  const variant: CgaVariant = opts.cgaVariant;
   const samples = intFlag('--bootstrap', opts.bootstrap, { min: 0 }) ?? 1000;
   const options: CgtOptions = {
-    dsc: choiceFlag('--mode', opts.mode, ['strict', 'lenient'] as const, 'strict'),
-    mean: choiceFlag('--mean', opts.mean, ['exact', 'naive'] as const, 'exact'),
-    prf1: choiceFlag('--prf1', opts.prf1, ['reference', 'standard'] as const, 'reference'),
-    emptyGroup: choiceFlag('--empty-group', opts.emptyGroup, ['error', 'skip'] as const, 'error'),
+    dsc: opts.mode,
+    mean: opts.mean,
+    prf1: opts.prf1,
+    emptyGroup: opts.emptyGroup,
     bootstrap: samples === 0 ? false : { samples, seed: (intFlag('--seed', opts.seed, { min: 0 }) ?? 0), confidence: confidenceFlag(opts.confidence) },
   };
 

@@ -2,9 +2,9 @@ import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type LoadedRun, type RunBenchmark, type RunComparison, EvalError, compareRuns, meanOfValues, readRun } from '@eval/core';
-import type { CompareCommandOptions } from '../commands/compare';
+import type { CompareCommandOptions } from '../flags/compare';
 import { formatMarkdownTable } from '../markdown';
-import { UsageError, checkFormat, csvLine, emit, formatNumber, formatTable, intFlag } from '../util';
+import { UsageError, csvLine, emit, formatNumber, formatTable, intFlag } from '../util';
 
 /** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
 const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -138,7 +138,7 @@ function progressOnTty(): ((done: number, total: number) => void) | undefined {
 
 /** `dialeval compare A B [C ...]`. */
 export async function runCompare(dirs: string[], opts: CompareCommandOptions): Promise<void> {
-  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'markdown'] as const, 'table');
+  const format = opts.format;
   if (dirs.length < 2) throw new UsageError('compare needs at least two run directories');
   const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
   const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;

@@ -1,8 +1,8 @@
 import { demos } from '../demo/index';
-import { UsageError, checkFormat, emit } from '../util';
+import { UsageError, emit } from '../util';
 
-export async function runDemo(opts: { format?: string; only?: string }): Promise<void> {
-  const format = checkFormat(opts.format, ['text', 'json'] as const, 'text');
+export async function runDemo(opts: { format: 'text' | 'json'; only?: string }): Promise<void> {
+  const format = opts.format;
   const wanted = opts.only ? opts.only.split(',').map((s) => s.trim()) : undefined;
   const unknown = wanted?.filter((w) => !demos.some((d) => d.name === w)) ?? [];
   if (unknown.length > 0) throw new UsageError(`unknown demo(s): ${unknown.join(', ')} (available: ${demos.map((d) => d.name).join(', ')})`);

@@ -40,7 +40,7 @@ import {
   type TemplateRole,
   type TurnRecord,
 } from '@eval/llm-judge';
-import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../commands/llm-judge';
+import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../flags/llm-judge';
 import { llmOptionsFromFlags } from '../llm-options';
 import { runLlmRecord } from '../run-llm';
 import { openRun } from '../run-record';

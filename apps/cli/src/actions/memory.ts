@@ -31,7 +31,7 @@ import {
   type QaGroupScore,
   type TimeConsuming,
 } from '@eval/memory';
-import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
+import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../flags/memory';
 import { llmOptionsFromFlags } from '../llm-options';
 import { runLlmRecord } from '../run-llm';
 import { openRun } from '../run-record';

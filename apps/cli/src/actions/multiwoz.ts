@@ -21,7 +21,7 @@ import {
   mwzevalResults,
   resolveMultiwozDataDir,
 } from '@eval/multiwoz';
-import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../commands/multiwoz';
+import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 import { openRun } from '../run-record';
 import { UsageError, confidenceFlag, emit, formatTable, intFlag } from '../util';
 

@@ -1,9 +1,9 @@
 import { fetchResourceSet, getResourceSet, listResourceSets, resolveResourceDir, resourceStatus } from '@eval/core';
 import { preparers } from '../preparers';
-import { checkFormat, emit, formatTable } from '../util';
+import { emit, formatTable } from '../util';
 
-export async function resourcesList(opts: { format?: string }): Promise<void> {
-  const format = checkFormat(opts.format, ['table', 'json'] as const, 'table');
+export async function resourcesList(opts: { format: 'table' | 'json' }): Promise<void> {
+  const format = opts.format;
   const rows = await Promise.all(
     listResourceSets().map(async (set) => {
       const status = await resourceStatus(set.name);

@@ -1,8 +1,8 @@
 import { type RunListing, listRuns } from '@eval/core';
 import { relative } from 'node:path';
-import type { RunsCommandOptions } from '../commands/runs';
+import type { RunsCommandOptions } from '../flags/runs';
 import { formatMarkdownTable } from '../markdown';
-import { checkFormat, csvLine, emit, formatNumber, formatTable } from '../util';
+import { csvLine, emit, formatNumber, formatTable } from '../util';
 
 /** At most this many metric columns in the table and markdown (all of them in JSON and CSV). */
 const MAX_METRIC_COLUMNS = 6;
@@ -25,7 +25,7 @@ function metricNames(rows: RunListing[]): string[] {
 
 /** `dialeval runs [DIR]`. */
 export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptions): Promise<void> {
-  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'markdown'] as const, 'table');
+  const format = opts.format;
   const dir = dirArg ?? (process.env.DIALEVAL_RUNS || '.');
   const rows = await listRuns(dir, {
     benchmark: opts.benchmark,

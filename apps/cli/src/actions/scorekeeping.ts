@@ -44,12 +44,12 @@ import {
   type OverlapCheckMode,
   type RunSummary,
 } from '@eval/scorekeeping';
-import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
+import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../flags/scorekeeping';
 import { llmOptionsFromFlags } from '../llm-options';
+import { csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 import { runLlmRecord } from '../run-llm';
 import { openRun, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
-import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
 
@@ -180,7 +180,7 @@ async function recordedRun(dir: string): Promise<{ instances: InstancesFile; fil
 }
 
 export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<void> {
-  const format = checkFormat(flags.format, ['text', 'json'] as const, 'text');
+  const format = flags.format;
   const experiments = parseExperiments(flags.experiments);
   const episodes = flags.episodes !== undefined ? parseEpisodeList(flags.episodes) : undefined;
   const episodeConcurrency = intFlag('--episode-concurrency', flags.episodeConcurrency, { min: 1 })!;
@@ -424,7 +424,7 @@ function reportCsv(report: BenchmarkReport): string {
 }
 
 export async function scorekeepingReport(dir: string, flags: ScorekeepingReportFlags): Promise<void> {
-  const format = checkFormat(flags.format, ['table', 'json', 'csv'] as const, 'table');
+  const format = flags.format;
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
   const records = await loadRunScores(dir);

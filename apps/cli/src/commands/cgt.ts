@@ -1,21 +1,6 @@
 import { type Command, Option } from 'commander';
-import { type RunFlags, addRunOptions } from '../run-record';
-
-export interface CgtCommandOptions extends RunFlags {
-  gold?: string | boolean;
-  cgaVariant?: string;
-  mode?: string;
-  format?: string;
-  out?: string;
-  details?: boolean;
-  invalidPrediction?: string;
-  emptyGroup?: string;
-  mean?: string;
-  prf1?: string;
-  bootstrap?: string;
-  seed?: string;
-  confidence?: string;
-}
+import { addRunOptions } from '../run-record';
+import type { CgtCommandOptions } from '../flags/cgt';
 
 export function registerCgt(program: Command): void {
   const cmd = program

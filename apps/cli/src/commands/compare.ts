@@ -1,15 +1,5 @@
 import { type Command, Option } from 'commander';
-
-export interface CompareCommandOptions {
-  format?: string;
-  resamples?: string;
-  seed?: string;
-  allPairs?: boolean;
-  force?: boolean;
-  metric?: string[];
-  recompute?: string;
-  out?: string;
-}
+import type { CompareCommandOptions } from '../flags/compare';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

@@ -1,63 +1,9 @@
 import { type Command, Option } from 'commander';
-import { addLlmOptions, type LlmFlags } from '../llm-options';
-import { addRunOptions, type RunFlags } from '../run-record';
+import { addRunOptions } from '../run-record';
+import { addLlmOptions } from '../llm-options';
+import type { LlmJudgeRunFlags, LlmJudgeImportFlags, LlmJudgeReportFlags, LlmJudgeConvertFlags } from '../flags/llm-judge';
 
 export const LLM_JUDGE_METHODS = ['ours', 'twodim-cot', 'direct', 'cot'] as const;
-
-/** Options shared by every subcommand that integrates judge outputs and computes metrics. */
-export interface LlmJudgeMetricFlags {
-  onParseFailure?: string;
-  completenessValueAware?: boolean;
-  gptJga?: string;
-  ruleJga?: string;
-  ruleNormalization?: string;
-}
-
-/** Where per-turn records come from: a record file, or predictions converted on the fly. */
-export interface LlmJudgeInputFlags {
-  records?: string;
-  rawPredictions?: string;
-  states?: string;
-  dialogues?: string;
-  dialoguesM24?: string;
-  data?: string;
-}
-
-export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
-  method: string;
-  templates?: string;
-  out: string;
-  journal?: string;
-  systemMessage?: string;
-  format?: string;
-  summary?: string;
-}
-
-export interface LlmJudgeImportFlags {
-  templates?: string;
-  model: string;
-  cacheDir?: string;
-  temperature?: number;
-  systemMessage?: string;
-  role?: string;
-  verifyOnly?: boolean;
-  format?: string;
-}
-
-export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
-  outputs?: string[];
-  records?: string;
-  human?: string;
-  turns?: string;
-  format?: string;
-  out?: string;
-  perTurn?: boolean;
-}
-
-export interface LlmJudgeConvertFlags extends LlmJudgeInputFlags {
-  out: string;
-  summary?: string;
-}
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

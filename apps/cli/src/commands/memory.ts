@@ -1,51 +1,7 @@
 import { type Command, Option } from 'commander';
-import { addLlmOptions, type LlmFlags } from '../llm-options';
-import { addRunOptions, type RunFlags } from '../run-record';
-
-export interface MemoryRunFlags extends LlmFlags {
-  system: string;
-  data: string;
-  out: string;
-  maxUsers?: string;
-  topKUpdate?: string;
-  topKQuestion?: string;
-  systemOption?: string[];
-  answerPrompts?: string;
-  answerPrompt?: string;
-  fresh?: boolean;
-  summary?: string;
-}
-
-export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
-  out?: string;
-  workDir?: string;
-  routing?: string;
-  maxUsers?: string;
-  attempts?: string;
-  format?: string;
-  summary?: string;
-  acceptBooleanIncluded?: boolean;
-  typeAccuracyExcludesInterference?: boolean;
-  onEmpty?: string;
-}
-
-export interface MemoryAggregateFlags extends RunFlags {
-  artifact?: string;
-  format?: string;
-  out?: string;
-  writeStat?: string;
-  acceptBooleanIncluded?: boolean;
-  typeAccuracyExcludesInterference?: boolean;
-  onEmpty?: string;
-}
-
-export interface MemoryLeaderboardFlags {
-  names?: string;
-  format?: string;
-  out?: string;
-  acceptBooleanIncluded?: boolean;
-  onEmpty?: string;
-}
+import { addRunOptions } from '../run-record';
+import { addLlmOptions } from '../llm-options';
+import type { MemoryRunFlags, MemoryJudgeFlags, MemoryAggregateFlags, MemoryLeaderboardFlags } from '../flags/memory';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 

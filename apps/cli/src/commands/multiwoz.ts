@@ -1,38 +1,7 @@
 import { type Command, Option } from 'commander';
-import { type RunFlags, addRunOptions } from '../run-record';
+import { addRunOptions } from '../run-record';
+import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 
-export interface MultiwozCommandOptions extends RunFlags {
-  bleu?: boolean;
-  success?: boolean;
-  richness?: boolean;
-  dst?: boolean;
-  data?: string;
-  normalization?: string;
-  format?: string;
-  out?: string;
-  references?: string;
-  addSlotDomains?: boolean;
-  strictDst?: boolean;
-  ci?: boolean;
-  samples?: string;
-  seed?: string;
-  confidence?: string;
-  perDialogue?: string;
-  summary?: string;
-}
-
-export interface MultiwozCompareOptions {
-  bleu?: boolean;
-  success?: boolean;
-  data?: string;
-  normalization?: string;
-  format?: string;
-  out?: string;
-  addSlotDomains?: boolean;
-  samples?: string;
-  seed?: string;
-  confidence?: string;
-}
 
 const dataOption = () =>
   new Option('--data <dir>', "data directory in mwzeval's data/ layout (default: $DIALEVAL_MULTIWOZ_DIR, else the fetched `multiwoz` resource set)");

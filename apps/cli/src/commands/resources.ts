@@ -1,4 +1,4 @@
-import type { Command } from 'commander';
+import { type Command, Option } from 'commander';
 
 export function registerResources(program: Command): void {
   const resources = program
@@ -7,8 +7,8 @@ export function registerResources(program: Command): void {
   resources
     .command('list')
     .description('list the known resource sets and whether each is installed')
-    .option('--format <format>', 'table or json', 'table')
-    .action(async (opts: { format: string }) => {
+    .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
+    .action(async (opts: { format: 'table' | 'json' }) => {
       const { resourcesList } = await import('../actions/resources');
       await resourcesList(opts);
     });

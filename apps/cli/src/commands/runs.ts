@@ -1,12 +1,5 @@
 import { type Command, Option } from 'commander';
-
-export interface RunsCommandOptions {
-  benchmark?: string;
-  sort?: string;
-  ascending?: boolean;
-  format?: string;
-  out?: string;
-}
+import type { RunsCommandOptions } from '../flags/runs';
 
 export function registerRuns(program: Command): void {
   program

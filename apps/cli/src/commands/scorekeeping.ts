@@ -1,50 +1,7 @@
 import { type Command, Option } from 'commander';
-import { addLlmOptions, type LlmFlags } from '../llm-options';
-import { addRunOptions, type RunFlags } from '../run-record';
-
-export interface ScorekeepingInstancesFlags {
-  resources?: string;
-  seed: string;
-  perExperiment: string;
-  indent?: string;
-  lang: string;
-  checkValues: 'case-sensitive' | 'case-insensitive' | 'off';
-  allowOverlaps?: boolean;
-  out?: string;
-}
-
-export interface ScorekeepingPlayFlags extends LlmFlags, RunFlags {
-  out: string;
-  player?: 'perfect' | 'mock';
-  replay?: string;
-  mockSeed: string;
-  resources?: string;
-  instances?: string;
-  instancesSeed: string;
-  experiments?: string;
-  episodes?: string;
-  episodeConcurrency: string;
-  sequentialProbes?: boolean;
-  coda: 'log-only' | 'send' | 'off';
-  fixProbeSpacing?: boolean;
-  yesNo: 'prefix' | 'word';
-  slotMatch: 'substring' | 'word-boundary';
-  strip: boolean;
-  retryFailed: boolean;
-  summary?: string;
-  format: string;
-}
-
-export interface ScorekeepingScoreFlags extends RunFlags {
-  out?: string;
-  slots?: string;
-  check?: boolean;
-}
-
-export interface ScorekeepingReportFlags extends RunFlags {
-  format: string;
-  out?: string;
-}
+import { addRunOptions } from '../run-record';
+import { addLlmOptions } from '../llm-options';
+import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingScoreFlags, ScorekeepingReportFlags } from '../flags/scorekeeping';
 
 export function registerScorekeeping(program: Command): void {
   const sk = program
@@ -92,7 +49,7 @@ export function registerScorekeeping(program: Command): void {
       .option('--no-strip', 'keep surrounding whitespace of model answers (clembench backends strip it)')
       .option('--no-retry-failed', 'on resume, keep episodes aborted by a player failure instead of playing them again')
       .option('--summary <file>', 'write a machine-readable run summary (JSON)')
-      .option('--format <format>', 'text or json', 'text'),
+      .addOption(new Option('--format <format>', 'text or json').choices(['text', 'json']).default('text')),
     { temperature: 0 },
   )).action(async (opts: ScorekeepingPlayFlags) => {
     const { scorekeepingPlay } = await import('../actions/scorekeeping');
@@ -113,7 +70,7 @@ export function registerScorekeeping(program: Command): void {
   addRunOptions(sk.command('report'))
     .argument('<run-dir>', 'results directory (clembench layout)')
     .description('benchmark figures per model and experiment: % Played, Quality Score (± std), clemscore, accuracy by probing round')
-    .option('--format <format>', 'table, json or csv', 'table')
+    .addOption(new Option('--format <format>', 'table, json or csv').choices(['table', 'json', 'csv']).default('table'))
     .option('--out <file>', 'write the report here instead of stdout')
     .action(async (dir: string, opts: ScorekeepingReportFlags) => {
       const { scorekeepingReport } = await import('../actions/scorekeeping');

@@ -1,9 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 
-/** Reference data of the project (never copied into the repo): ../shared relative to the repository root. */
-export const SHARED = join(__dirname, '..', '..', '..', '..', '..', 'shared');
-export const CGT = join(SHARED, 'cgt');
+/** Reference data of the project (never copied into the repo): ../shared/cgt; guard tests that read it. */
+export const CGT = referencePath('cgt');
+/** The CGA annotations (also in the `cgt` resource set). */
+export const CGA_ORIGINALS = referencePath('cgt/cga_originals');
+export const CGA_NEW = referencePath('cgt/cga_new');
+/** Whether ../shared/cgt is there; `describeCgt`/`itCgt` skip (marked) when it is not. */
+export const HAS_CGT = hasReferenceData('cgt');
+export const describeCgt = describeWithReferenceData('cgt');
+export const itCgt = itWithReferenceData('cgt');
 export const PREDICTIONS = join(CGT, 'predictions');
 
 /** The settings of expected.json, in its order. */

@@ -4,13 +4,16 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { ChecksumError, ResourceMissingError } from '../errors';
 import { fetchResourceSet, getResourceSet, registerResourceSet, resolveResourceDir, resourceStatus, sha256Hex } from './index';
 
-const SHARED = join(__dirname, '..', '..', '..', '..', '..', 'shared');
+/** The CGA files of ../shared/cgt (or of a fetched `cgt` set): the mirror's content. */
+const cga = (rel: string) => referencePath(`cgt/${rel}`);
+const itWithCga = itWithReferenceData('cgt/cga_originals', 'cgt/cga_new');
 
 /**
- * A local stand-in for raw.githubusercontent.com: serves `/<repo>/<commit>/source-data/cga_*` from ../shared/cgt,
+ * A local stand-in for raw.githubusercontent.com: serves `/<repo>/<commit>/source-data/cga_*` from the reference data,
  * and a corrupted copy of one file under a second commit.
  */
 let server: Server;
@@ -28,7 +31,7 @@ beforeAll(async () => {
       res.writeHead(404).end('not found');
       return;
     }
-    let body = readFileSync(join(SHARED, 'cgt', m[3]!, m[4]!));
+    let body = readFileSync(cga(`${m[3]}/${m[4]}`));
     if (m[2] === CORRUPT_COMMIT && m[4] === 'Group_05_CGA.csv') {
       body = Buffer.from(body);
       body[10] = body[10]! ^ 1;
@@ -48,14 +51,14 @@ function tempHome(): string {
 }
 
 describe('resource sets', () => {
-  it('pins sha256 values that match the byte-identical copies in ../shared', () => {
+  itWithCga('pins sha256 values that match the byte-identical copies in ../shared', () => {
     for (const f of cgt.files) {
-      const local = join(SHARED, 'cgt', f.path);
+      const local = cga(f.path);
       expect(sha256Hex(readFileSync(local)), f.path).toBe(f.sha256);
     }
   });
 
-  it('fetches, verifies and installs a set; resolves it from the cache', async () => {
+  itWithCga('fetches, verifies and installs a set; resolves it from the cache', async () => {
     const home = tempHome();
     const env = {};
     await expect(resolveResourceDir('cgt', { home, env, flag: '--gold' })).rejects.toThrow(
@@ -67,7 +70,7 @@ describe('resource sets', () => {
     expect(seen).toHaveLength(cgt.files.length);
     const dir = await resolveResourceDir('cgt', { home, env, required: ['cga_originals/Group_01_CGA.csv'] });
     expect(dir).toBe(result.dir);
-    for (const f of cgt.files) expect(readFileSync(join(dir, f.path))).toEqual(readFileSync(join(SHARED, 'cgt', f.path)));
+    for (const f of cgt.files) expect(readFileSync(join(dir, f.path))).toEqual(readFileSync(cga(f.path)));
     expect((await resourceStatus('cgt', { home, env })).installed).toBe(true);
     // A second fetch is a no-op without --force.
     const before = requests.length;
@@ -76,7 +79,7 @@ describe('resource sets', () => {
     expect(requests.length).toBe(before);
   });
 
-  it('rejects a corrupted download and leaves nothing half-installed', async () => {
+  itWithCga('rejects a corrupted download and leaves nothing half-installed', async () => {
     const home = tempHome();
     registerResourceSet({ ...cgt, name: 'cgt-corrupt-test', commit: CORRUPT_COMMIT, envVar: 'DIALEVAL_CGT_CORRUPT_TEST' });
     const error = await fetchResourceSet('cgt-corrupt-test', { home, env: {}, mirror }).catch((e) => e);
@@ -87,7 +90,7 @@ describe('resource sets', () => {
     expect(readdirSync(resources)).toEqual([]);
   });
 
-  it('a failed re-fetch keeps the previous installation intact', async () => {
+  itWithCga('a failed re-fetch keeps the previous installation intact', async () => {
     const home = tempHome();
     await fetchResourceSet('cgt', { home, env: {}, mirror });
     registerResourceSet({ ...cgt, commit: CORRUPT_COMMIT });
@@ -97,7 +100,7 @@ describe('resource sets', () => {
       registerResourceSet(cgt);
     }
     const dir = await resolveResourceDir('cgt', { home, env: {} });
-    expect(readFileSync(join(dir, 'cga_originals/Group_05_CGA.csv'))).toEqual(readFileSync(join(SHARED, 'cgt/cga_originals/Group_05_CGA.csv')));
+    expect(readFileSync(join(dir, 'cga_originals/Group_05_CGA.csv'))).toEqual(readFileSync(cga('cga_originals/Group_05_CGA.csv')));
   });
 
   it('resolves explicit option, then environment variable, then cache', async () => {

@@ -2,12 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { normalizeResponse } from '../normalize';
 import { mosesDetokenize, mosesTokenize } from './moses';
 import * as generated from './perluniprops.generated';
 
-const SACREMOSES = join(__dirname, '..', '..', '..', '..', '..', 'shared', 'multiwoz', 'data', 'sacremoses');
-const SHARED = join(SACREMOSES, '..', '..');
+const SACREMOSES = referencePath('multiwoz/data/sacremoses');
+const SHARED = referencePath('multiwoz');
+const itMultiwoz = itWithReferenceData('multiwoz');
 
 function expand(ranges: generated.CodePointRanges): Set<number> {
   const out = new Set<number>();
@@ -27,7 +29,7 @@ const INDIC = [
   0x11d42, 0x1e94a,
 ];
 
-describe('perluniprops classes (generated) = the sacremoses data files', () => {
+describeWithReferenceData('multiwoz/data/sacremoses')('perluniprops classes (generated) = the sacremoses data files', () => {
   for (const name of ['IsAlnum', 'IsAlpha', 'IsLower', 'IsN', 'IsSc', 'IsSo'] as const) {
     it(name, () => {
       const text = readFileSync(join(SACREMOSES, 'perluniprops', `${name}.txt`), 'utf8');
@@ -98,7 +100,7 @@ describe('Moses tokenize/detokenize', () => {
     expect(unknown).toEqual(['foo_bar']);
   });
 
-  it('the Unicode-class path (non-ASCII text) tokenizes like the ASCII fast path on the same text', () => {
+  itMultiwoz('the Unicode-class path (non-ASCII text) tokenizes like the ASCII fast path on the same text', () => {
     // A leading non-ASCII word forces the Unicode regexes; it cannot interact with text that starts with a letter/digit.
     const texts = new Set<string>();
     for (const name of ['augpt', 'damd']) {
@@ -110,7 +112,7 @@ describe('Moses tokenize/detokenize', () => {
     expect(bad.slice(0, 3)).toEqual([]);
   });
 
-  it('normalizes all responses of the 8 reference systems exactly as mwzeval (fixtures/normalized)', () => {
+  itMultiwoz('normalizes all responses of the 8 reference systems exactly as mwzeval (fixtures/normalized)', () => {
     const names = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
     let total = 0;
     const mismatches: string[] = [];

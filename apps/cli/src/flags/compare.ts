@@ -1,0 +1,12 @@
+/** Parsed flags of `dialeval compare` (types only): declared by `commands/compare.ts`, read by `actions/compare.ts`. */
+export interface CompareCommandOptions {
+  /** `.choices()` in the command: one of these, defaulting to table. */
+  format: 'table' | 'json' | 'csv' | 'markdown';
+  resamples?: string;
+  seed?: string;
+  allPairs?: boolean;
+  force?: boolean;
+  metric?: string[];
+  recompute?: string;
+  out?: string;
+}

@@ -1,0 +1,48 @@
+/** Parsed flags of `dialeval memory` (types only): declared by `commands/memory.ts`, read by `actions/memory.ts`. */
+import type { LlmFlags } from '../llm-options';
+import type { RunFlags } from '../run-record';
+
+export interface MemoryRunFlags extends LlmFlags {
+  system: string;
+  data: string;
+  out: string;
+  maxUsers?: string;
+  topKUpdate?: string;
+  topKQuestion?: string;
+  systemOption?: string[];
+  answerPrompts?: string;
+  answerPrompt?: string;
+  fresh?: boolean;
+  summary?: string;
+}
+
+export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
+  out?: string;
+  workDir?: string;
+  routing?: string;
+  maxUsers?: string;
+  attempts?: string;
+  format?: string;
+  summary?: string;
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}
+
+export interface MemoryAggregateFlags extends RunFlags {
+  artifact?: string;
+  format?: string;
+  out?: string;
+  writeStat?: string;
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}
+
+export interface MemoryLeaderboardFlags {
+  names?: string;
+  format?: string;
+  out?: string;
+  acceptBooleanIncluded?: boolean;
+  onEmpty?: string;
+}

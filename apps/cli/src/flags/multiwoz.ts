@@ -1,0 +1,35 @@
+import type { RunFlags } from '../run-record';
+/** Parsed flags of `dialeval multiwoz` (types only): declared by `commands/multiwoz.ts`, read by `actions/multiwoz.ts`. */
+
+export interface MultiwozCommandOptions extends RunFlags {
+  bleu?: boolean;
+  success?: boolean;
+  richness?: boolean;
+  dst?: boolean;
+  data?: string;
+  normalization?: string;
+  format?: string;
+  out?: string;
+  references?: string;
+  addSlotDomains?: boolean;
+  strictDst?: boolean;
+  ci?: boolean;
+  samples?: string;
+  seed?: string;
+  confidence?: string;
+  perDialogue?: string;
+  summary?: string;
+}
+
+export interface MultiwozCompareOptions {
+  bleu?: boolean;
+  success?: boolean;
+  data?: string;
+  normalization?: string;
+  format?: string;
+  out?: string;
+  addSlotDomains?: boolean;
+  samples?: string;
+  seed?: string;
+  confidence?: string;
+}
