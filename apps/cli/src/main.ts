@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EvalError } from '@eval/core';
 import { commands } from './commands/index';
+import { configFailure, filesystemFailure } from './failures';
 import { UsageError } from './util';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -45,6 +46,16 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const config = configFailure(error);
+    if (config) {
+      process.stderr.write(`dialeval: configuration error (${config.cause}): ${(error as Error).message}\nfix: ${config.fix}\n`);
+      return EXIT.usage;
+    }
+    const fs = filesystemFailure(error);
+    if (fs) {
+      process.stderr.write(`dialeval: error: ${fs}\n`);
+      return EXIT.usage;
     }
     const code = exitCodeFor(error);
     const message = EvalError.isInstance(error) ? error.message : ((error as Error)?.stack ?? String(error));

@@ -178,28 +178,62 @@ describe('dialeval llm-judge import + run', () => {
     expect(existsSync(join(dir, 'dry'))).toBe(false);
   });
 
-  it('a failed call is reported and the run completes (turn skipped, exit 0)', async () => {
+  it('a failed call is never a score: exit 1 naming dialogue and turn, nothing at the final paths; the rerun makes exactly that call', async () => {
+    let failNow = true;
     const failing = await startTestServer({
       respond: (req) => {
         const prompt = req.messages[req.messages.length - 1]!.content;
-        if (prompt.includes('"User": i want to leave after 17:15')) return { status: 400, error: 'scripted failure' };
+        if (failNow && prompt.includes('"User": i want to leave after 17:15')) return { status: 500, error: 'scripted failure' };
         return answers.get(prompt) ?? { status: 400, error: 'unknown prompt' };
       },
     });
     try {
-      const r = await runCli(
-        ['llm-judge', 'run', '--method', 'cot', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', failing.baseURL, '--api-key-env', KEY_ENV, '--model', 'm', '--max-attempts', '1', '--cache-dir', join(dir, 'cache-fail'), '--out', join(dir, 'fail'), '--format', 'json'],
-        { env: env() },
-      );
-      expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/1 call\(s\) failed/);
-      expect(r.stderr).toMatch(/1 of 42 turn\(s\) skipped: SNG0073\.json-1/);
-      const res = JSON.parse(r.stdout);
-      expect(res.summary.llmFailures).toBe(1);
-      expect(res.metrics.turns).toBe(41);
+      const out = join(dir, 'fail');
+      const args = ['llm-judge', 'run', '--method', 'cot', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', failing.baseURL, '--api-key-env', KEY_ENV, '--model', 'm', '--max-attempts', '2', '--cache-dir', join(dir, 'cache-fail'), '--out', out, '--format', 'json'];
+      const r = await runCli(args, { env: env() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/error: dialogue SNG0073\.json turn 1 \(single-step call\): HTTP 500/);
+      expect(r.stderr).toMatch(/1 call\(s\) failed after every retry/);
+      expect(r.stderr).toMatch(/run the same command again/);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(existsSync(join(out, 'cot_outputs.json'))).toBe(false);
+      expect(existsSync(join(out, 'cot_result.json'))).toBe(false);
+      // report refuses the journal-only directory (no outputs), and an output file with the failed call's empty output
+      failNow = false;
+      const before = failing.chatRequests().length;
+      const again = await runCli(args, { env: env() });
+      expect(again.code).toBe(0);
+      // 41 answers from the journal, the one failed call made again (it is neither cached nor journaled as done)
+      expect(failing.chatRequests().length - before).toBe(1);
+      const res = JSON.parse(again.stdout);
+      const e = expected('expected_cot.json').metrics_percent;
+      expect(res.metrics.turns).toBe(42);
+      expect(res.metrics.tsaGpt).toBe(e.TSA_gpt);
     } finally {
       await failing.close();
     }
+  });
+
+  it('report refuses outputs with a failed call (empty output) or missing turns unless --allow-partial', async () => {
+    const entries = JSON.parse(readFileSync(join(SLICE, 'cot_outputs.json'), 'utf8')) as unknown[][];
+    const failed = entries.map((e, i) => (i === 3 ? [e[0], '', e[2]] : e));
+    const failedFile = join(dir, 'cot_failed_outputs.json');
+    writeFileSync(failedFile, JSON.stringify(failed));
+    let r = await runCli(['llm-judge', 'report', '--outputs', `cot=${failedFile}`], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to report incomplete judge outputs: cot \(.*cot_failed_outputs\.json\): 1 turn\(s\) whose LLM call failed/);
+    expect(r.stdout).toBe('');
+    r = await runCli(['llm-judge', 'report', '--outputs', `cot=${failedFile}`, '--allow-partial'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^PARTIAL: /);
+    // a run stopped part-way: the entries of the first dialogue only; with --records the missing turns are counted
+    const dialogueOf = (e: unknown[]) => (e[0] as { flag: string }).flag.replace(/-\d+$/, '');
+    const kept = entries.filter((e) => dialogueOf(e) === dialogueOf(entries[0]!));
+    const cutFile = join(dir, 'cot_cut_outputs.json');
+    writeFileSync(cutFile, JSON.stringify(kept));
+    r = await runCli(['llm-judge', 'report', '--outputs', `cot=${cutFile}`, '--records', recordsFile], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${42 - kept.length} of the 42 turns of --records are not judged`);
   });
 
   it('bad input: records out of order, missing templates', async () => {

@@ -1,6 +1,6 @@
 import type { ChatOptions } from '@eval/core';
 import { EvalError } from '@eval/core';
-import type { Llm, RunSummary } from '@eval/llm';
+import type { Llm, RunJobsResult, RunSummary } from '@eval/llm';
 import { evaluateOutputs, type EvaluateOptions, type MethodEvaluation, type MethodOutputs } from './evaluate';
 import { METHODS, methodRoles, type JudgeMethod, type TemplateRole } from './methods';
 import type { OutputEntry } from './recorded';
@@ -29,10 +29,27 @@ export interface RunJudgeOptions extends EvaluateOptions {
   journal?: string;
   /** Run name (journal records, dry-run file name); default `llm-judge-<method>`. */
   name?: string;
+  /** Stops the run (items not started are counted as not run). */
+  signal?: AbortSignal;
+}
+
+/**
+ * Errors no retry can fix and that say nothing about the turn: no API key, a replay-mode cache miss, an endpoint that
+ * rejects the key (401/403) or does not know the model (404), a refused connection or an unknown host.
+ */
+export function isConfigurationError(error: unknown): boolean {
+  if (!EvalError.isInstance(error)) return false;
+  if (['missing_api_key', 'cache_miss', 'llm_config'].includes(error.code)) return true;
+  if (error.code !== 'llm_call_failed') return false;
+  const status = (error as { status?: number }).status;
+  return status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message);
 }
 
 export interface CallFailure {
   flag: string;
+  /** The dialogue and turn of the failed call. */
+  dialogueId: string;
+  turnIndex: number;
   stage: CallStage;
   error: string;
 }
@@ -87,16 +104,39 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
     }
   }
 
-  const { results, summary } = await llm.runJobs<Job, string>({
-    name: options.name ?? `llm-judge-${method}`,
-    items: jobs,
-    id: (job) => job.id,
-    journal: options.journal,
-    run: async (job, ctx) => {
-      const res = await ctx.model.chat(judgeMessages(job.prompt, systemMessage), { ...chat, signal: ctx.signal });
-      return res.text;
-    },
-  });
+  // A configuration error (no key, a rejected key, an unknown model, nothing listening, a replay-cache miss) says
+  // nothing about the turn: the run stops at the first one instead of recording it for every call.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  let fatal: unknown;
+  let ran: RunJobsResult<string>;
+  try {
+    ran = await llm.runJobs<Job, string>({
+      name: options.name ?? `llm-judge-${method}`,
+      items: jobs,
+      id: (job) => job.id,
+      journal: options.journal,
+      signal: controller.signal,
+      run: async (job, ctx) => {
+        try {
+          const res = await ctx.model.chat(judgeMessages(job.prompt, systemMessage), { ...chat, signal: ctx.signal });
+          return res.text;
+        } catch (error) {
+          if (isConfigurationError(error)) {
+            fatal ??= error;
+            controller.abort(error);
+          }
+          throw error;
+        }
+      },
+    });
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  if (fatal) throw fatal;
+  const { results, summary } = ran;
 
   const byId = new Map(results.map((r) => [r.id, r]));
   const failedCalls: CallFailure[] = [];
@@ -108,7 +148,7 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
       return undefined;
     }
     if (!r.ok) {
-      failedCalls.push({ flag: job.record.flag, stage: job.stage, error: r.error });
+      failedCalls.push({ flag: job.record.flag, dialogueId: job.record.dialogueId, turnIndex: job.record.turnIndex, stage: job.stage, error: r.error });
       return { record: job.record, output: '', prompt: job.prompt, index };
     }
     return { record: job.record, output: r.value, prompt: job.prompt, index };

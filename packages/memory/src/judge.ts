@@ -4,7 +4,7 @@
  * values, a per-user result cache with resume, and the pooled micro-average (spec §5).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ChatModel } from '@eval/core';
 import { EvalError, InputError, writeFileAtomic } from '@eval/core';
@@ -66,13 +66,14 @@ export async function callJudge(
 
 /**
  * Errors that stop a judge run rather than being recorded as a failed judgement: no API key, a cache miss in replay
- * mode, a closed runtime, or an endpoint that rejects the key (401/403) or does not know the model (404).
+ * mode, a closed runtime, an endpoint that rejects the key (401/403) or does not know the model (404), a refused
+ * connection or an unknown host.
  */
 export function isRunFatal(error: unknown): boolean {
   if (!EvalError.isInstance(error)) return false;
-  if (['missing_api_key', 'cache_miss', 'closed'].includes(error.code)) return true;
+  if (['missing_api_key', 'cache_miss', 'closed', 'llm_config'].includes(error.code)) return true;
   const status = (error as { status?: number }).status;
-  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404);
+  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message));
 }
 
 /** Appends the judge fields to a copy of the input's record (failure values when `result` is undefined). */
@@ -134,8 +135,13 @@ export interface JudgeUserResult {
   /** All judgements have a result (value or failure); false after a budget stop, an abort or a dry run. */
   complete: boolean;
   records: EvalRecords;
-  /** Judgements recorded as failed (stored with the reference's failure values). */
+  /** Judgements whose answer stayed unusable after every attempt (stored with the reference's failure values). */
   failed: number;
+  /**
+   * Judgements whose call failed for good (HTTP errors, timeouts after every retry): not a judge answer, so never
+   * stored as a failure value; the user stays incomplete and the next run retries exactly these (from the journal).
+   */
+  callFailures: Array<{ id: string; error: string }>;
   /** Judgements not run (budget, abort, dry run). */
   notRun: number;
   calls: number;
@@ -153,10 +159,10 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   let fatal: unknown;
-  let results: Array<{ id: string; ok: true; value: Record<string, unknown> } | { id: string; ok: false; error: string }>;
+  let results: Array<{ id: string; ok: true; value: Record<string, unknown> | null } | { id: string; ok: false; error: string }>;
   let summary: RunSummary;
   try {
-    ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown>>({
+    ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown> | null>({
       name: `memory-judge ${user.user_name}`,
       items: jobs,
       id: (input) => input.id,
@@ -165,6 +171,8 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
         try {
           return await callJudge(ctx.model, renderJudgePrompt(input), options.settings);
         } catch (error) {
+          // The judge answered, but never usably: the reference stores its failure values (journaled as null).
+          if (EvalError.isInstance(error) && error.code === 'judge_unusable') return null;
           if (isRunFatal(error)) {
             fatal ??= error;
             controller.abort(error);
@@ -181,12 +189,13 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
   if (fatal) throw fatal;
   const map = new Map<string, Record<string, unknown> | undefined>();
   let failed = 0;
+  const callFailures: Array<{ id: string; error: string }> = [];
   for (const r of results) {
-    if (r.ok) map.set(r.id, r.value);
-    else {
+    if (!r.ok) callFailures.push({ id: r.id, error: r.error });
+    else if (r.value === null) {
       map.set(r.id, undefined);
       failed++;
-    }
+    } else map.set(r.id, r.value);
   }
   const complete = jobs.every((j) => map.has(j.id));
   return {
@@ -195,7 +204,8 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
     complete,
     records: complete ? assembleUserRecords(inputs, map) : emptyRecords(),
     failed,
-    notRun: jobs.length - map.size,
+    callFailures,
+    notRun: jobs.length - map.size - callFailures.length,
     calls: jobs.length,
     summary,
   };
@@ -243,7 +253,14 @@ export interface JudgeRunOptions {
   aggregate?: AggregateOptions;
   signal?: AbortSignal;
   /** Called after each user (cached, judged or left incomplete). */
-  onUser?: (event: { index: number; uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number }) => void;
+  onUser?: (event: {
+    index: number;
+    uuid: string;
+    userName: string;
+    status: 'cached' | 'judged' | 'incomplete';
+    failed: number;
+    callFailures: Array<{ id: string; error: string }>;
+  }) => void;
 }
 
 export interface JudgeRunResult {
@@ -251,15 +268,38 @@ export interface JudgeRunResult {
   complete: boolean;
   out: string;
   workDir: string;
-  users: Array<{ uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number; calls: number }>;
+  users: Array<{
+    uuid: string;
+    userName: string;
+    status: 'cached' | 'judged' | 'incomplete';
+    failed: number;
+    calls: number;
+    /** Judgements whose call failed for good (the user is incomplete; the next run retries them). */
+    callFailures: Array<{ id: string; error: string }>;
+  }>;
   /** Pooled over every per-user file of the work directory (as the reference pools `tmp2/`). */
   overall?: OverallScore;
   records?: EvalRecords;
   failedJudgements: number;
+  /** Judgements whose call failed for good, over all users (none of them is scored). */
+  callFailures: number;
   summaries: RunSummary[];
 }
 
 const SETTINGS_FILE = '.memory-judge-settings';
+
+/**
+ * Marker file a judge run leaves in its work directory while some users are not judged (call failures, budget, abort):
+ * `aggregate` refuses such a directory unless told to accept partial figures. Removed when a run completes.
+ */
+export const INCOMPLETE_MARKER = '.memory-judge-incomplete';
+
+/** The reason a work directory is marked incomplete (its marker's text), or undefined. */
+export async function incompleteWorkDir(dir: string): Promise<string | undefined> {
+  const file = join(dir, INCOMPLETE_MARKER);
+  if (!existsSync(file)) return undefined;
+  return (await readFile(file, 'utf8')).trim() || 'marked incomplete';
+}
 
 async function checkWorkDirSettings(workDir: string, settings: Record<string, unknown>): Promise<void> {
   const file = join(workDir, SETTINGS_FILE);
@@ -295,15 +335,15 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       maxTokens: options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
     });
   }
-  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, summaries: [] };
+  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, callFailures: 0, summaries: [] };
   let index = 0;
   for await (const { user } of readRunArtifact(options.artifact)) {
     if (options.maxUsers !== undefined && index >= options.maxUsers) break;
     index++;
     const userFile = join(workDir, `${user.uuid}.json`);
     if (existsSync(userFile)) {
-      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0 });
-      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0 });
+      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0, callFailures: [] });
+      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, callFailures: [] });
       continue;
     }
     const judged = await judgeUser(user, options.llm, {
@@ -314,11 +354,12 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
     });
     result.summaries.push(judged.summary);
     result.failedJudgements += judged.failed;
+    result.callFailures += judged.callFailures.length;
     const status = judged.complete ? 'judged' : 'incomplete';
     if (judged.complete && !dryRun) await writeFileAtomic(userFile, formatUserRecords(judged.records));
     else result.complete = false;
-    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls });
-    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed });
+    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls, callFailures: judged.callFailures });
+    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, callFailures: judged.callFailures });
     if (options.signal?.aborted || judged.summary.stoppedByBudget) {
       result.complete = false;
       break;
@@ -326,8 +367,14 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
   }
   if (!result.complete || dryRun) {
     result.complete = false;
+    if (!dryRun) {
+      const open = result.users.filter((u) => u.status === 'incomplete');
+      const lines = open.map((u) => `user ${u.userName} (${u.uuid}): ${u.callFailures.length} failed call(s)`);
+      await writeFileAtomic(join(workDir, INCOMPLETE_MARKER), `${['judge run incomplete', ...lines].join('\n')}\n`);
+    }
     return result;
   }
+  await rm(join(workDir, INCOMPLETE_MARKER), { force: true });
   const { records } = await loadEvalRecords(workDir);
   const timeConsuming = await computeTimeConsuming(options.artifact);
   const overall = aggregateEvalResults(records, { ...options.aggregate, timeConsuming });

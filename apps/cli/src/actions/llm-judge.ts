@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { EvalError, readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import { createLlm } from '@eval/llm';
 import {
   JUDGE_METHODS,
@@ -177,6 +177,22 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       else await emit(text);
       return;
     }
+    const journal = flags.journal ?? join(out, `${stem}.journal.jsonl`);
+    if (run.failedCalls.length > 0 || !run.evaluation) {
+      // A failed call is not a judgement and a stopped run is not a result: nothing goes to the final paths (a later
+      // `report` could not tell it from a complete run); the answered calls are in the journal and the cache.
+      for (const f of run.failedCalls.slice(0, 10)) warn(`error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call): ${f.error}`);
+      if (run.failedCalls.length > 10) warn(`error: ${run.failedCalls.length - 10} more failed call(s)`);
+      if (flags.summary) await writeJsonAtomic(flags.summary, { method, title: METHODS[method].title, model: llmOptions.model, input: source, turns: records.length, complete: false, failedCalls: run.failedCalls, notRun: run.notRun, llm: u, options });
+      const why = [
+        run.failedCalls.length > 0 ? `${run.failedCalls.length} call(s) failed after every retry (their turns are not scored)` : '',
+        run.notRun > 0 ? `${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'run stopped'})` : '',
+      ].filter(Boolean);
+      throw new EvalError(
+        'run_incomplete',
+        `llm-judge run incomplete: ${why.join('; ')}; no outputs or result written in ${out}; the ${u.done} answered call(s) are kept in ${journal}: run the same command again to make exactly the missing calls`,
+      );
+    }
     const written: string[] = [];
     if ('accuracy' in run.outputs) {
       const [accFile, compFile] = outputFiles(out, method) as [string, string];
@@ -201,18 +217,6 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       options,
       ...(warnings ? { conversionWarnings: warnings } : {}),
     };
-    if (run.failedCalls.length > 0) {
-      warn(`${run.failedCalls.length} call(s) failed; their turns are reported as skipped (run again to retry them; answered calls come from the cache/journal): ${run.failedCalls
-        .slice(0, 3)
-        .map((f) => `${f.stage} ${f.flag}: ${f.error}`)
-        .join('; ')}`);
-    }
-    if (!run.evaluation) {
-      warn(`${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'not run'}); the outputs written so far are partial, no metrics computed`);
-      if (flags.summary) await writeJsonAtomic(flags.summary, summary);
-      process.exitCode = 1;
-      return;
-    }
     const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
     const resultFile = join(out, `${stem}_result.json`);
     await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
@@ -323,6 +327,17 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
 
   // rule-only rows: from --records, else from the turns of the first method's input
   const ruleRecords = flags.records ? await readTurnRecords(flags.records) : evaluations[0] ? collectRecords(evaluations[0]) : [];
+
+  const partial = evaluations.flatMap((e, i) => incompleteness(e, sources[i]!.files, flags.records ? ruleRecords : undefined));
+  if (partial.length > 0) {
+    if (!flags.allowPartial) {
+      throw new EvalError(
+        'partial_result',
+        `refusing to report incomplete judge outputs: ${partial.join('; ')}; run \`dialeval llm-judge run\` again to finish them, or pass --allow-partial for partial figures`,
+      );
+    }
+    warn(`PARTIAL: these figures are computed over incomplete judge outputs: ${partial.join('; ')}`);
+  }
   const rules = ruleRecords.length > 0 ? ruleMetrics(ruleRecords, { ruleJga: options.ruleJga }) : undefined;
 
   let human: ReturnType<typeof humanCheck> | undefined;
@@ -351,11 +366,12 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
       methods: evaluations.map((e) => evaluationToJson(e, { perTurn: Boolean(flags.perTurn) })),
       ...(rules ? { rules } : {}),
       ...(human ? { humanCheck: human } : {}),
+      ...(partial.length > 0 ? { partial } : {}),
     };
     await emit(stringifyJson(body, 2), flags.out);
     return;
   }
-  const lines: string[] = [];
+  const lines: string[] = partial.length > 0 ? ['PARTIAL: the judge outputs are incomplete; these figures are not those of a complete run', ''] : [];
   if (evaluations.length > 0) {
     lines.push(formatTable(METRIC_HEADER, evaluations.map((e) => metricRow(e.method, e.metrics, e.summary.skippedTurns))));
   }
@@ -393,6 +409,26 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
     );
   }
   await emit(lines.join('\n'), flags.out);
+}
+
+/**
+ * Why a method's outputs are not a complete run, if they are not: calls that failed (the empty output the reference
+ * writes for them), dialogues with turns missing (a run stopped part-way), or turns of `--records` not judged.
+ */
+function incompleteness(e: MethodEvaluation, files: string[], records: TurnRecord[] | undefined): string[] {
+  const out: string[] = [];
+  const where = `${e.method} (${files.join(', ')})`;
+  if (e.summary.llmFailures > 0) out.push(`${where}: ${e.summary.llmFailures} turn(s) whose LLM call failed (empty output)`);
+  const turns = new Map<string, number[]>();
+  for (const r of e.records) turns.set(r.dialogueId, [...(turns.get(r.dialogueId) ?? []), r.turnIndex]);
+  const gaps = [...turns].filter(([, t]) => t.some((x, i) => x !== i)).map(([d]) => d);
+  if (gaps.length > 0) out.push(`${where}: turns missing in ${gaps.length} dialogue(s) (${gaps.slice(0, 3).join(', ')}${gaps.length > 3 ? ', ...' : ''})`);
+  if (records) {
+    const have = new Set(e.records.map((r) => r.flag));
+    const missing = records.filter((r) => !have.has(r.flag));
+    if (missing.length > 0) out.push(`${where}: ${missing.length} of the ${records.length} turns of --records are not judged (e.g. ${missing[0]!.flag})`);
+  }
+  return out;
 }
 
 /** Every turn record of an evaluation's input, in its order (judged or not). */

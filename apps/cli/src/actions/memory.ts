@@ -1,3 +1,4 @@
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EvalError, InputError, type ChatModel, writeFileAtomic, writeJsonAtomic } from '@eval/core';
@@ -12,6 +13,7 @@ import {
   loadAnswerPrompts,
   emptyRecords,
   formatStatResult,
+  incompleteWorkDir,
   judgeRunArtifact,
   leaderboardRow,
   leaderboardTable,
@@ -153,6 +155,11 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
           process.stderr.write(`user ${e.index} ${e.name} (${e.uuid}): ${e.status === 'resumed' ? 'already done, resumed' : `${e.sessions} sessions, ${e.questions} questions`}\n`);
         }
       },
+    }).catch((error: unknown) => {
+      if (error instanceof Error && EvalError.isInstance(error) && error.code === 'llm_call_failed') {
+        error.message += `; the users finished so far are kept in ${resolve(flags.out)}.partial: run the same command again to resume with this user`;
+      }
+      throw error;
     });
     await system.close?.();
     const summary = {
@@ -246,9 +253,11 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       onUser: (e) => {
         if (tty() || e.status !== 'judged') {
           process.stderr.write(
-            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} judgement(s) failed` : ''}\n`,
+            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} unusable judge answer(s) recorded as the reference does` : ''}${e.callFailures.length ? `, ${e.callFailures.length} judgement call(s) failed (not scored)` : ''}\n`,
           );
         }
+        for (const f of e.callFailures.slice(0, 5)) process.stderr.write(`error: user ${e.userName} (${e.uuid}) ${describeJudgeItem(f.id)}: ${f.error}\n`);
+        if (e.callFailures.length > 5) process.stderr.write(`error: user ${e.userName} (${e.uuid}): ${e.callFailures.length - 5} more failed judgement call(s)\n`);
       },
     });
     const summary = {
@@ -260,6 +269,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       routing,
       users: result.users,
       failedJudgements: result.failedJudgements,
+      callFailures: result.users.flatMap((u) => u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error }))),
       llm: llm.usage(),
       runs: result.summaries,
       ...(result.overall ? { overall_score: result.overall } : {}),
@@ -270,8 +280,15 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       return;
     }
     if (!result.complete || !result.overall) {
-      const stopped = result.summaries.some((s) => s.stoppedByBudget) ? 'stopped by --max-cost' : 'interrupted';
-      throw new EvalError('judge_incomplete', `judging ${stopped}: finished judgements are kept in ${result.workDir}; run the same command again to resume`);
+      const stopped = result.summaries.some((s) => s.stoppedByBudget)
+        ? 'stopped by --max-cost'
+        : result.callFailures > 0
+          ? `incomplete: ${result.callFailures} judgement call(s) failed after every retry (not scored)`
+          : 'interrupted';
+      throw new EvalError(
+        'judge_incomplete',
+        `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
+      );
     }
     if (flags.format === 'json') await emit(overallJson(result.overall));
     else {
@@ -283,6 +300,14 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   } finally {
     await llm.close();
   }
+}
+
+/** `question/s3/q2` → `session 3 question 2` (the ids of @eval/memory's judge inputs). */
+function describeJudgeItem(id: string): string {
+  const m = /^(integrity|accuracy|update|question)\/s([^/]+)\/([mqe])(\d+)$/.exec(id);
+  if (!m) return id;
+  const what = m[3] === 'q' ? 'question' : m[3] === 'e' ? 'extracted memory' : 'memory point';
+  return `session ${m[2]} ${what} ${m[4]} (${m[1]} judge)`;
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -301,6 +326,20 @@ async function loadPooled(paths: string[]): Promise<{ records: EvalRecords; stor
 }
 
 export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
+  const partial: string[] = [];
+  for (const p of paths) {
+    const reason = existsSync(p) && statSync(p).isDirectory() ? await incompleteWorkDir(p) : undefined;
+    if (reason) partial.push(`${p}: ${reason.split('\n').join('; ')}`);
+  }
+  if (partial.length > 0) {
+    if (!flags.allowPartial) {
+      throw new EvalError(
+        'partial_result',
+        `refusing to aggregate an incomplete judge run (some users are not judged yet): ${partial.join(' | ')}; run \`dialeval memory judge\` again to finish it, or pass --allow-partial for partial figures`,
+      );
+    }
+    process.stderr.write(`PARTIAL: these figures leave out users whose judging is not finished: ${partial.join(' | ')}\n`);
+  }
   const { records, stored } = await loadPooled(paths);
   // time_consuming comes from the run artifact (--artifact), else from a single HaluMem stat file that stores it
   const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
@@ -317,7 +356,7 @@ export async function memoryAggregate(paths: string[], flags: MemoryAggregateFla
     };
     return emit(JSON.stringify(report, null, 2), flags.out);
   }
-  return emit(overallText(overall, records), flags.out);
+  return emit(`${partial.length > 0 ? 'PARTIAL: judging is not finished; these figures leave out unjudged users\n\n' : ''}${overallText(overall, records)}`, flags.out);
 }
 
 function systemName(path: string): string {

@@ -51,6 +51,7 @@ export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags {
   format?: string;
   out?: string;
   perTurn?: boolean;
+  allowPartial?: boolean;
 }
 
 export interface LlmJudgeConvertFlags extends LlmJudgeInputFlags {
@@ -153,7 +154,8 @@ export function registerLlmJudge(program: Command): void {
       .option('--turns <n>', 'N of the human-check formula (default: the number of turns judged, e.g. 732)')
       .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
       .option('--per-turn', 'with --format json: include every turn\'s judgement')
-      .option('--out <file>', 'write the report to FILE (atomically) instead of stdout'),
+      .option('--out <file>', 'write the report to FILE (atomically) instead of stdout')
+      .option('--allow-partial', 'report incomplete outputs (failed calls, missing turns) with a PARTIAL line; without it they are refused, exit 1'),
   ).action(async (dirs: string[], opts: LlmJudgeReportFlags) => {
     const { llmJudgeReport } = await import('../actions/llm-judge');
     await llmJudgeReport(dirs, opts);

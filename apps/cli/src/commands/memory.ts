@@ -30,6 +30,7 @@ export interface MemoryJudgeFlags extends LlmFlags {
 
 export interface MemoryAggregateFlags {
   artifact?: string;
+  allowPartial?: boolean;
   format?: string;
   out?: string;
   writeStat?: string;
@@ -124,7 +125,8 @@ export function registerMemory(program: Command): void {
           .default('text'),
       )
       .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
-      .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)'),
+      .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)')
+      .option('--allow-partial', 'aggregate a judge work directory that is marked incomplete (the output then says PARTIAL); without it such input is refused, exit 1'),
     'error',
   ).action(async (paths: string[], opts: MemoryAggregateFlags) => {
     const { memoryAggregate } = await import('../actions/memory');
