@@ -95,6 +95,8 @@ export {
 export {
   runEpisodes,
   playAndRecordEpisode,
+  EpisodeErroredError,
+  ERRORED_FILE,
   partitionEpisodes,
   summarizeOutcomes,
   episodeDirOf,

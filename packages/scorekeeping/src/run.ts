@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EvalError, pythonFloatRepr, readText, writeFileAtomic } from '@eval/core';
 import { playEpisode, type GameMasterOptions } from './game-master';
@@ -143,6 +144,27 @@ export interface RecordEpisodeOptions {
   modelName: string;
   game?: Omit<GameMasterOptions, 'signal' | 'modelName'>;
   signal?: AbortSignal;
+  /**
+   * An episode stopped by a failure of the player's calls (not by the model's answers): `record` writes it as
+   * clembench does (aborted, with the `Abort Reason`; reports count it as errored); `error` (default) writes nothing
+   * and throws an {@link EpisodeErroredError}, so the episode is played again by the next run.
+   */
+  onPlayerFailure?: 'record' | 'error';
+}
+
+/** Marker written in the directory of an episode stopped by failed calls (`{ experiment, game_id, reason }`). */
+export const ERRORED_FILE = 'errored.json';
+
+/** An episode stopped by failed calls of the player: nothing is written; play it again. */
+export class EpisodeErroredError extends EvalError {
+  readonly experiment: string;
+  readonly gameId: number;
+  constructor(experiment: string, gameId: number, reason: string) {
+    super('episode_errored', `experiment ${experiment} episode ${gameId}: ${reason} (errored: not scored, played again by the next run)`);
+    this.name = 'EpisodeErroredError';
+    this.experiment = experiment;
+    this.gameId = gameId;
+  }
 }
 
 /** The episode's directory in the results layout. */
@@ -178,10 +200,17 @@ export async function playAndRecordEpisode(ref: EpisodeRef, options: RecordEpiso
     modelName: options.modelName,
     signal: options.signal,
   });
+  const erroredFile = join(dir, ERRORED_FILE);
+  if (result.abortReason?.startsWith('player failure') && (options.onPlayerFailure ?? 'error') === 'error') {
+    // No transcript or scores at the final paths; the marker lets `report` see the episode is missing and why.
+    await writeFileAtomic(erroredFile, `${JSON.stringify({ experiment: ref.experiment, game_id: ref.instance.game_id, reason: result.abortReason }, null, 2)}\n`);
+    throw new EpisodeErroredError(ref.experiment, ref.instance.game_id, result.abortReason);
+  }
   const experimentFile = join(dir, '..', `experiment_${ref.experiment}.json`);
   if (!existsSync(experimentFile)) await writeFileAtomic(experimentFile, pyDumps({ name: ref.experiment }));
   const scores = scoreEpisode(result.interactions, { nSlots: Object.keys(ref.instance.slots).length });
   await writeEpisode(dir, ref.instance, result, scores);
+  await rm(erroredFile, { force: true });
   return {
     experiment: ref.experiment,
     gameId: ref.instance.game_id,
@@ -237,6 +266,7 @@ export async function runEpisodes(options: RunEpisodesOptions): Promise<RunSumma
         modelName,
         game: options.game,
         signal: options.signal,
+        onPlayerFailure: 'record',
       });
       outcomes.push(outcome);
       options.onEpisode?.(outcome, ++done, refs.length);

@@ -13,6 +13,7 @@ import {
   formatInstances,
   formatScoresJson,
   generateInstances,
+  isRunStoppingError,
   loadRunScores,
   mockModel,
   modelPairName,
@@ -38,6 +39,7 @@ import {
   type RunSummary,
 } from '@eval/scorekeeping';
 import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
+import { configFailure } from '../failures';
 import { llmOptionsFromFlags } from '../llm-options';
 import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
@@ -238,22 +240,39 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     const { pending, finished } = await partitionEpisodes(refs, outDir, modelPair, retryPlayerFailures);
     const { createLlm } = await import('@eval/llm');
     const llm = createLlm(llmOptions);
+    // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once: it says
+    // nothing about the episode and would error every one of them.
+    const stop = new AbortController();
+    let fatal: unknown;
+    const isFatal = (error: unknown) => isRunStoppingError(error) || configFailure(error) !== undefined;
     try {
       const { results, summary: llmSummary } = await llm.runJobs({
         name: 'scorekeeping',
         items: pending,
         id: (r) => `${r.experiment}/episode_${r.instance.game_id}`,
-        run: (ref, ctx) =>
-          playAndRecordEpisode(ref, {
-            outDir,
-            modelPair,
-            resources,
-            answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
-            modelName,
-            game,
-            signal: ctx.signal,
-          }),
+        signal: stop.signal,
+        run: async (ref, ctx) => {
+          try {
+            return await playAndRecordEpisode(ref, {
+              outDir,
+              modelPair,
+              resources,
+              answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
+              modelName,
+              game: { ...game, isFatal },
+              signal: ctx.signal,
+              onPlayerFailure: 'error',
+            });
+          } catch (error) {
+            if (configFailure(error)) {
+              fatal ??= error;
+              stop.abort(error);
+            }
+            throw error;
+          }
+        },
       });
+      if (fatal) throw fatal;
       llmUsage = llmSummary;
       if (llm.dryRun) {
         await emit(
@@ -268,7 +287,11 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
       for (const f of failed) extra.push(`error: ${f.id}: ${f.error}`);
       const notRun = refs.length - finished.length - played.length - failed.length;
       if (llmSummary.stoppedByBudget || notRun > 0 || failed.length > 0) {
-        const why = llmSummary.stoppedByBudget ? 'stopped by --max-cost' : failed.length > 0 ? `${failed.length} episode(s) failed` : 'interrupted';
+        const why = llmSummary.stoppedByBudget
+          ? 'stopped by --max-cost'
+          : failed.length > 0
+            ? `${failed.length} episode(s) errored (their calls failed after every retry; not scored, not counted in % Played)`
+            : 'interrupted';
         const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair));
         process.stderr.write(`${runText(summary, report, extra)}\n`);
         throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
@@ -414,6 +437,20 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const records = await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
-  const text = format === 'json' ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2) : format === 'csv' ? reportCsv(report) : reportTable(report);
+  if (report.errored.length > 0) {
+    const list = report.errored.slice(0, 5).map((e) => `${e.model} ${e.experiment} ${e.episode} (${e.reason})`);
+    const what = `${report.errored.length} episode(s) were stopped by failed calls, not by the model, and are left out of every figure: ${list.join('; ')}${report.errored.length > 5 ? '; ...' : ''}`;
+    if (!flags.allowPartial) {
+      throw new EvalError('partial_result', `refusing to report incomplete results: ${what}; play them again (\`dialeval scorekeeping play\` with the same --out), or pass --allow-partial for partial figures`);
+    }
+    process.stderr.write(`PARTIAL: ${what}\n`);
+  }
+  const partialLine = report.errored.length > 0 ? `PARTIAL: ${report.errored.length} errored episode(s) left out until played again\n\n` : '';
+  const text =
+    format === 'json'
+      ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)
+      : format === 'csv'
+        ? reportCsv(report)
+        : `${partialLine}${reportTable(report)}`;
   await emit(text, flags.out);
 }

@@ -43,6 +43,7 @@ export interface ScorekeepingScoreFlags {
 export interface ScorekeepingReportFlags {
   format: string;
   out?: string;
+  allowPartial?: boolean;
 }
 
 export function registerScorekeeping(program: Command): void {
@@ -114,6 +115,7 @@ export function registerScorekeeping(program: Command): void {
     .description('benchmark figures per model and experiment: % Played, Quality Score (± std), clemscore, accuracy by probing round')
     .option('--format <format>', 'table, json or csv', 'table')
     .option('--out <file>', 'write the report here instead of stdout')
+    .option('--allow-partial', 'report although some episodes errored (stopped by failed calls; left out of every figure) with a PARTIAL line; without it they are refused, exit 1')
     .action(async (dir: string, opts: ScorekeepingReportFlags) => {
       const { scorekeepingReport } = await import('../actions/scorekeeping');
       await scorekeepingReport(dir, opts);
