@@ -21,13 +21,13 @@ const FIXES: Record<ConfigFailure['cause'], string> = {
 /** Recognises a configuration error (missing key, 401/403/404, refused connection, DNS, replay miss), else undefined. */
 export function configFailure(error: unknown): ConfigFailure | undefined {
   if (!EvalError.isInstance(error)) return undefined;
-  const e = error as EvalError & { cause?: unknown; fix?: unknown; status?: number };
+  const e = error as EvalError & { cause?: unknown; fix?: unknown; status?: number; errno?: unknown };
   // @eval/llm's typed configuration error carries its own cause and fix.
   if (typeof e.fix === 'string' && typeof e.cause === 'string' && e.cause in FIXES) return { cause: e.cause as ConfigFailure['cause'], fix: e.fix };
   if (e.code === 'missing_api_key') return { cause: 'missing-key', fix: FIXES['missing-key'] };
   if (e.code === 'cache_miss') return { cause: 'replay-miss', fix: FIXES['replay-miss'] };
   if (e.code !== 'llm_call_failed') return undefined;
-  const cause = configCauseOfMessage(e.message, e.status);
+  const cause = configCauseOfMessage(typeof e.errno === 'string' ? `${e.message} ${e.errno}` : e.message, e.status);
   return cause ? { cause, fix: FIXES[cause] } : undefined;
 }
 

@@ -49,7 +49,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const config = configFailure(error);
     if (config) {
-      process.stderr.write(`dialeval: configuration error (${config.cause}): ${(error as Error).message}\nfix: ${config.fix}\n`);
+      const message = (error as Error).message;
+      process.stderr.write(`dialeval: configuration error (${config.cause}): ${message}\n${message.includes(config.fix) ? '' : `fix: ${config.fix}\n`}`);
       return EXIT.usage;
     }
     const fs = filesystemFailure(error);

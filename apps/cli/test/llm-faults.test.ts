@@ -1,0 +1,212 @@
+// Issue 13 through the CLI: configuration errors stop every LLM command early with cause and fix (exit 2, no stack
+// trace), failed calls are never scored (exit 1, the item named, retried by the next run), filesystem errors name the
+// path (exit 2). Everything against the scripted server on 127.0.0.1.
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startTestServer, type TestReply, type TestServer } from '@eval/llm/testing';
+import { readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MEMORY_DEMO_USER } from '../src/demo/memory';
+import { SHARED, runCli } from './cli';
+
+const SLICE = join(SHARED, 'llm-judge', 'slice');
+const TEMPLATES = join(SHARED, 'llm-judge', 'templates');
+const ARTIFACT = join(SHARED, 'memory', 'sample_run_artifact_martin_mark_sessions0-11.jsonl');
+const SK = join(SHARED, 'scorekeeping');
+const KEY_ENV = 'DIALEVAL_FAULTS_TEST_KEY';
+
+let dir: string;
+let records: string;
+let dataset: string;
+/** What the server answers to every chat request (set per test). */
+let reply: (prompt: string) => TestReply = () => 'ok';
+let server: TestServer;
+/** A base URL where nothing listens (a server started and closed again). */
+let refusedURL: string;
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'dialeval-faults-'));
+  const entries = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
+  const by = new Map<string, TurnRecord[]>();
+  for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
+  records = join(dir, 'records.json');
+  writeFileSync(records, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
+  dataset = join(dir, 'tiny.jsonl');
+  writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
+  server = await startTestServer({ respond: (req) => reply(req.messages[req.messages.length - 1]!.content) });
+  const closed = await startTestServer({});
+  refusedURL = closed.baseURL;
+  await closed.close();
+});
+afterAll(async () => {
+  await server?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const env = (extra: Record<string, string> = {}) => ({ [KEY_ENV]: 'dummy', CI: '1', OPENAI_BASE_URL: '', DIALEVAL_HOME: join(dir, 'home'), ...extra });
+let n = 0;
+const fresh = () => join(dir, `case-${++n}`);
+
+/** The four LLM commands, each on a small input, writing below `out`. */
+function commands(out: string): Record<string, string[]> {
+  return {
+    'llm-judge run': ['llm-judge', 'run', '--method', 'direct', '--records', records, '--templates', TEMPLATES, '--out', join(out, 'lj')],
+    'memory judge': ['memory', 'judge', ARTIFACT, '--out', join(out, 'mem', 'stat.json')],
+    'memory run': ['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(out, 'run.jsonl')],
+    'scorekeeping play': ['scorekeeping', 'play', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0-3', '--out', join(out, 'sk')],
+  };
+}
+
+const llm = (baseURL: string, out: string, extra: string[] = []) => ['--base-url', baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--concurrency', '2', '--max-attempts', '1', ...extra];
+
+describe('configuration errors stop every LLM command early: exit 2, cause and fix, no stack trace', () => {
+  const cases: Array<{ name: string; cause: RegExp; fix: RegExp; status?: number }> = [
+    { name: '401 everywhere', status: 401, cause: /configuration error \(unauthorized\): .*HTTP 401/, fix: /fix: .*--api-key-env/ },
+    { name: '403 everywhere', status: 403, cause: /configuration error \(forbidden\): .*HTTP 403/, fix: /fix: .*--model/ },
+    { name: '404 everywhere (unknown model)', status: 404, cause: /configuration error \(model-not-found\): .*HTTP 404/, fix: /fix: .*--model.*\/v1/ },
+  ];
+  for (const c of cases) {
+    for (const command of Object.keys(commands(''))) {
+      it(`${c.name}: ${command}`, async () => {
+        reply = () => ({ status: c.status, error: `scripted ${c.status}` });
+        const out = fresh();
+        const before = server.chatRequests().length;
+        const r = await runCli([...commands(out)[command]!, ...llm(server.baseURL, out)], { env: env() });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(c.cause);
+        expect(r.stderr).toMatch(c.fix);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+        // stopped after the first few failures (2 in flight at most), not after one per item
+        expect(server.chatRequests().length - before).toBeLessThanOrEqual(4);
+        // nothing at a final path
+        expect(existsSync(join(out, 'lj', 'direct_outputs.json'))).toBe(false);
+        expect(existsSync(join(out, 'mem', 'stat.json'))).toBe(false);
+        expect(existsSync(join(out, 'run.jsonl'))).toBe(false);
+      });
+    }
+  }
+
+  for (const command of Object.keys(commands(''))) {
+    it(`refused connection: ${command}`, async () => {
+      const out = fresh();
+      const r = await runCli([...commands(out)[command]!, ...llm(refusedURL, out)], { env: env() });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/configuration error \(connection-refused\)/);
+      expect(r.stderr).toMatch(/fix: .*--base-url/);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    });
+
+    it(`no API key for OpenAI: ${command}`, async () => {
+      const out = fresh();
+      const args = [...commands(out)[command]!, '--api-key-env', 'DIALEVAL_FAULTS_NO_SUCH_KEY', '--model', 'gpt-4o-mini', '--cache-dir', join(out, 'cache')];
+      const r = await runCli(args, { env: env() });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/configuration error \(missing-key\): .*DIALEVAL_FAULTS_NO_SUCH_KEY/);
+      expect(r.stderr).toMatch(/fix: /);
+      expect(r.stderr).not.toMatch(/\n\s+at |ENOENT|scandir/);
+    });
+
+    it(`replay-mode cache miss: ${command}`, async () => {
+      const out = fresh();
+      const before = server.chatRequests().length;
+      const r = await runCli([...commands(out)[command]!, ...llm(server.baseURL, out, ['--cache', 'replay'])], { env: env() });
+      expect(r.code, r.stderr).toBe(2);
+      expect(r.stderr).toMatch(/configuration error \(replay-miss\)/);
+      expect(r.stderr).toMatch(/fix: .*--cache use/);
+      expect(server.chatRequests().length).toBe(before);
+    });
+  }
+});
+
+describe('filesystem errors name the path, exit 2', () => {
+  it('--out that is a file, an unwritable --out directory', async () => {
+    const file = join(dir, 'a-file');
+    writeFileSync(file, 'x');
+    let r = await runCli(['scorekeeping', 'play', '--player', 'perfect', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0', '--out', join(file, 'sub')], { env: env() });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stderr).toMatch(/a-file.*: a part of the path is a file, not a directory \(ENOTDIR\)|a-file.*\(EEXIST\)/);
+    expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
+    if (process.getuid?.() !== 0) {
+      const locked = join(dir, 'locked');
+      rmSync(locked, { recursive: true, force: true });
+      mkdirSync(locked);
+      chmodSync(locked, 0o500);
+      try {
+        r = await runCli(['scorekeeping', 'instances', '--resources', SK, '--out', join(locked, 'instances.json')], { env: env() });
+        expect(r.code, r.stderr).toBe(2);
+        expect(r.stderr).toMatch(/locked.*permission denied \(EACCES\)/);
+        expect(r.stderr).not.toMatch(/\n\s+at /);
+      } finally {
+        chmodSync(locked, 0o700);
+      }
+    }
+  });
+});
+
+describe('failed calls are never scored; the rerun retries exactly them', () => {
+  it('memory judge under 500s: exit 1 naming user, session and item; no stat result; the work dir is marked incomplete; the rerun asks exactly the failed ones', async () => {
+    const out = fresh();
+    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
+    const verdict = (prompt: string): TestReply => {
+      if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) return fence({ reasoning: 'scripted', score: '2' });
+      if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
+      if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) return fence({ reason: 'scripted', evaluation_result: 'Correct' });
+      return fence({ reasoning: 'scripted', evaluation_result: 'Correct' });
+    };
+    // every 7th distinct prompt fails with a 500 on its only attempt
+    const failing = new Set<string>();
+    let i = 0;
+    reply = (prompt) => {
+      if (!failing.has(prompt) && i++ % 7 === 3) failing.add(prompt);
+      return failing.has(prompt) ? { status: 500, error: 'scripted outage' } : verdict(prompt);
+    };
+    const stat = join(out, 'stat.json');
+    const args = ['memory', 'judge', ARTIFACT, '--out', stat, ...llm(server.baseURL, out)];
+    const r = await runCli(args, { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: user Martin Mark \([0-9a-f-]+\) session \d+ (question|memory point|extracted memory) \d+ \(\w+ judge\): HTTP 500/);
+    expect(r.stderr).toMatch(/judgement call\(s\) failed after every retry \(not scored\).*run the same command again/s);
+    expect(existsSync(stat)).toBe(false);
+    const workDir = join(out, 'stat.tmp2');
+    expect(readdirSync(workDir).filter((f) => f.endsWith('.json'))).toEqual([]);
+    expect(readFileSync(join(workDir, '.memory-judge-incomplete'), 'utf8')).toMatch(/user Martin Mark .*: \d+ failed call\(s\)/);
+    // the outage is over: only the failed judgements are asked again
+    const failed = failing.size;
+    reply = verdict;
+    const before = server.chatRequests().length;
+    const again = await runCli([...args, '--format', 'json'], { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    expect(server.chatRequests().length - before).toBe(failed);
+    const o = JSON.parse(again.stdout);
+    // every judge says 2 / Correct: recall 147/147 as in memory.test.ts's hand derivation
+    expect(o.memory_integrity['recall(all)']).toBe(1);
+    expect(o.question_answering['correct_qa_ratio(all)']).toBe(1);
+    expect(existsSync(join(workDir, '.memory-judge-incomplete'))).toBe(false);
+  });
+
+  it('memory aggregate refuses a work directory marked incomplete unless --allow-partial', async () => {
+    const work = fresh();
+    mkdirSync(work);
+    writeFileSync(join(work, 'u1.json'), readFileSync(join(SHARED, 'memory', 'aggregate_fixture_sessions0-11.json')));
+    writeFileSync(join(work, '.memory-judge-incomplete'), 'judge run incomplete\nuser X (u2): 3 failed call(s)\n');
+    const r = await runCli(['memory', 'aggregate', work], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to aggregate an incomplete judge run.*user X \(u2\): 3 failed call\(s\)/);
+    const p = await runCli(['memory', 'aggregate', work, '--allow-partial'], { env: env() });
+    expect(p.code, p.stderr).toBe(0);
+    expect(p.stdout).toMatch(/^PARTIAL: /);
+    expect(p.stderr).toMatch(/^PARTIAL: /);
+  });
+
+  it('memory run: a call failing for good names user, session and question, and says how to resume', async () => {
+    const out = fresh();
+    reply = (prompt) => (prompt.includes('"memories"') ? '```json\n{"memories": []}\n```' : { status: 500, error: 'boom' });
+    const r = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(out, 'run.jsonl'), ...llm(server.baseURL, out)], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/user Lena Ortiz \([^)]+\), session \d+, question \d+ ".*" \(answer\): HTTP 500/);
+    expect(r.stderr).toMatch(/run the same command again to resume/);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(existsSync(join(out, 'run.jsonl'))).toBe(false);
+  });
+});
