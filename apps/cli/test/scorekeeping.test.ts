@@ -232,12 +232,14 @@ describe('dialeval scorekeeping play and report', () => {
     expect(bad.stderr).toMatch(/episodes of 2 different models .* would be reported under one name "some-model-t0\.0--some-model-t0\.0"/);
   });
 
-  it('--dry-run builds the first requests of every pending episode and writes nothing', async () => {
+  it('--dry-run counts calls from the game structure (no re-prompt / every re-prompt) and writes nothing', async () => {
     const out = join(dir, 'run-dry');
     const before = server.chatRequests().length;
     const r = await runCli(['scorekeeping', 'play', ...llmFlags(), '--dry-run', '--resources', SK, '--out', out, '--experiments', 'job-interview', '--episodes', '0-2'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/dry run: 3 episode\(s\) planned/);
+    // job-interview has 5 slots: 5 requests + 6 rounds x 5 probes = 35 calls per episode; 5 x 30 probes + 5 at most
+    expect(r.stdout).toMatch(new RegExp(`calls: ${3 * 35} realistic .*, at most ${3 * (5 + 5 * 30)} `));
     expect(server.chatRequests().length).toBe(before);
     expect(existsSync(out)).toBe(false);
   });

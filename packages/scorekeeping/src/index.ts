@@ -96,6 +96,7 @@ export {
   runEpisodes,
   playAndRecordEpisode,
   EpisodeErroredError,
+  episodeCallRange,
   ERRORED_FILE,
   partitionEpisodes,
   summarizeOutcomes,

@@ -46,6 +46,19 @@ export function selectEpisodes(instances: InstancesFile, filter: { experiments?:
   return out;
 }
 
+/**
+ * The model calls one episode makes, from the game's structure: one request per slot (`request_order`) and, in each
+ * probing round (0 to the number of slots), one call per probe. `min`: every probe answered parsably on its first try
+ * (a complete episode); `max`: every probe re-prompted until its last try (`reprompts` tries, 5 in clembench). An
+ * episode the model aborts makes fewer calls than `min`.
+ */
+export function episodeCallRange(instance: GameInstance, reprompts: number): { min: number; max: number } {
+  const requests = instance.request_order.length;
+  let probes = 0;
+  for (let round = 0; round <= requests; round++) probes += Object.keys(instance.probes[String(round)] ?? {}).length;
+  return { min: requests + probes, max: requests + reprompts * probes };
+}
+
 export type EpisodeStatus = 'played' | 'skipped';
 
 export interface EpisodeOutcome {

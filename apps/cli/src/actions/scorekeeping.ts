@@ -9,6 +9,7 @@ import {
   checkSlotValues,
   describeOverlap,
   EXPERIMENTS,
+  episodeCallRange,
   findEpisodeFiles,
   formatInstances,
   formatScoresJson,
@@ -275,8 +276,26 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
       if (fatal) throw fatal;
       llmUsage = llmSummary;
       if (llm.dryRun) {
+        // Calls from the game's structure: requests + probes per round, with the fewest and the most re-prompts.
+        const tries = resources.reprompts.length;
+        let min = 0;
+        let max = 0;
+        for (const ref of pending) {
+          const r = episodeCallRange(ref.instance, tries);
+          min += r.min;
+          max += r.max;
+        }
+        const d = llmSummary.dryRun;
+        const perCall = d && d.calls > 0 && d.costKnown ? d.cost / d.calls : undefined;
+        const usd = (x: number) => `$${x.toFixed(4)}`;
         await emit(
-          `dry run: ${pending.length} episode(s) planned (${finished.length} already done); only the first request of each episode can be built before the model answers; nothing was played or written`,
+          [
+            `dry run: ${pending.length} episode(s) planned (${finished.length} already done); nothing was played or written`,
+            `calls: ${min} realistic (every episode played to the end, every probe answered on its first try: slots requests + one call per probe and round), at most ${max} (every probe re-prompted to its last, ${tries}th, try); episodes the model aborts make fewer`,
+            perCall === undefined
+              ? `cost: unknown (no price for ${modelName}; pass --prices FILE)`
+              : `cost: at least ${usd(perCall * min)} realistic, at least ${usd(perCall * max)} at most calls (the cost of each episode's first request, the only one that can be built before the model answers, times the calls; later calls carry the growing conversation, so the real cost is higher)`,
+          ].join('\n'),
         );
         return;
       }
