@@ -209,4 +209,63 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(join(out, 'run.jsonl'))).toBe(false);
   });
+
+  it('llm-judge run under mixed faults (429 with retry-after, 500s, truncated bodies, a hang, persistent 500s): every turn accounted for', async () => {
+    const answers = new Map<string, string>();
+    for (const e of await readOutputEntries(join(SLICE, 'direct_outputs.json'))) if (e.prompt) answers.set(e.prompt, e.output);
+    const prompts = [...answers.keys()];
+    const persistent = new Set(prompts.slice(0, 3));
+    let outage = true;
+    const mixed = await startTestServer({
+      respond: (req, ctx) => {
+        const prompt = req.messages[req.messages.length - 1]!.content;
+        const k = prompts.indexOf(prompt);
+        if (outage && persistent.has(prompt)) return { status: 500, error: 'persistent outage' };
+        if (ctx.attempt === 0 && k % 5 === 1) return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
+        if (ctx.attempt === 0 && k % 5 === 2) return { status: 503, error: 'overloaded' };
+        if (ctx.attempt === 0 && k % 5 === 3) return { raw: '{"id": "x", "choices": [{"mess' };
+        if (ctx.attempt === 0 && k === 9) return { hang: true };
+        return answers.get(prompt) ?? { status: 400, error: 'unknown prompt' };
+      },
+    });
+    try {
+      const out = fresh();
+      const summary = join(out, 'summary.json');
+      const args = ['llm-judge', 'run', '--method', 'direct', '--records', records, '--templates', TEMPLATES, '--out', join(out, 'lj'), '--base-url', mixed.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--max-attempts', '3', '--timeout', '300', '--summary', summary];
+      const r = await runCli(args, { env: env() });
+      expect(r.code).toBe(1);
+      const s1 = JSON.parse(readFileSync(summary, 'utf8'));
+      // every one of the 42 calls is accounted for: answered, or failed with its reason
+      expect(s1.llm.done + s1.llm.failed).toBe(42);
+      expect(s1.failedCalls).toHaveLength(3);
+      for (const f of s1.failedCalls) expect(f.error).toMatch(/HTTP 500: .*persistent outage \(after 3 attempts\)/);
+      expect(r.stderr.match(/error: dialogue \S+ turn \d+ \(single-step call\): HTTP 500/g)).toHaveLength(3);
+      expect(existsSync(join(out, 'lj', 'direct_outputs.json'))).toBe(false);
+      // the outage is over: exactly the 3 failed calls are made again, the result is the recorded slice's
+      outage = false;
+      const before = mixed.chatRequests().length;
+      const again = await runCli([...args, '--format', 'json'], { env: env() });
+      expect(again.code, again.stderr).toBe(0);
+      expect(mixed.chatRequests().length - before).toBe(3);
+      const e = JSON.parse(readFileSync(join(SHARED, 'llm-judge', 'slice', 'expected_direct.json'), 'utf8')).metrics_percent;
+      expect(JSON.parse(again.stdout).metrics.tsaGpt).toBe(e.TSA_gpt);
+    } finally {
+      await mixed.close();
+    }
+  });
+
+  it('llm-judge run stopped by the budget leaves nothing at the final paths; report refuses the directory', async () => {
+    reply = (prompt) => `\`\`\`json\n{"judgement": "yes", "prompt_chars": ${prompt.length}}\n\`\`\``;
+    const out = fresh();
+    const prices = join(dir, 'prices.json');
+    writeFileSync(prices, JSON.stringify({ 'test-model': { input: 1000, output: 1000 } }));
+    const r = await runCli([...commands(out)['llm-judge run']!, ...llm(server.baseURL, out, ['--prices', prices, '--max-cost', '0.5'])], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/call\(s\) not made \(budget reached\).*no outputs or result written/s);
+    expect(existsSync(join(out, 'lj', 'direct_outputs.json'))).toBe(false);
+    expect(existsSync(join(out, 'lj', 'direct_result.json'))).toBe(false);
+    const report = await runCli(['llm-judge', 'report', join(out, 'lj')], { env: env() });
+    expect(report.code).toBe(2);
+    expect(report.stderr).toMatch(/no judge outputs found/);
+  });
 });
