@@ -25,6 +25,7 @@ export interface LlmFlags {
   prices?: string;
   llmSummary?: string;
   progress?: boolean;
+  repeats?: number;
 }
 
 export const CACHE_MODE_CHOICES = ['use', 'refresh', 'off', 'replay'] as const;
@@ -65,7 +66,7 @@ export interface LlmFlagDefaults {
 /**
  * Adds the LLM flags every LLM subcommand shares: --model, --base-url, --api-key-env, --concurrency, --cache-dir,
  * --cache use|refresh|off|replay, --max-cost, --dry-run, --batch, --temperature, --seed, plus --dry-run-file, --max-tokens,
- * --timeout, --max-attempts, --prices FILE, --llm-summary FILE and --no-progress.
+ * --timeout, --max-attempts, --prices FILE, --llm-summary FILE, --repeats N and --no-progress.
  */
 export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}): Command {
   const model = new Option('--model <name>', 'model name sent to the endpoint (part of every cache key)');
@@ -94,6 +95,11 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
     .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(positiveInt('--max-attempts')))
     .option('--prices <file>', 'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one')
     .option('--llm-summary <file>', 'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE')
+    .addOption(
+      new Option('--repeats <n>', 'run every call N times (the repeat index is part of the cache key; repeat 0 is a single run\'s): figures as mean and std across repeats')
+        .argParser(positiveInt('--repeats'))
+        .default(1),
+    )
     .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)');
   if (defaults.temperature !== undefined) command.setOptionValueWithSource('temperature', defaults.temperature, 'default');
   return command;

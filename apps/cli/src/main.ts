@@ -14,6 +14,10 @@ const BAD_INPUT_CODES = new Set([
   'file_not_found',
   'resource_missing',
   'unknown_resource',
+  'llm_config',
+  'missing_api_key',
+  'fs_error',
+  'invalid_utf8',
 ]);
 
 /** Exit code for an error: 2 for bad input or usage, 1 for evaluation failures. */

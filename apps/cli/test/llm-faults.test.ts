@@ -62,9 +62,9 @@ const llm = (baseURL: string, out: string, extra: string[] = []) => ['--base-url
 
 describe('configuration errors stop every LLM command early: exit 2, cause and fix, no stack trace', () => {
   const cases: Array<{ name: string; cause: RegExp; fix: RegExp; status?: number }> = [
-    { name: '401 everywhere', status: 401, cause: /configuration error \(unauthorized\): .*HTTP 401/, fix: /fix: .*--api-key-env/ },
-    { name: '403 everywhere', status: 403, cause: /configuration error \(forbidden\): .*HTTP 403/, fix: /fix: .*--model/ },
-    { name: '404 everywhere (unknown model)', status: 404, cause: /configuration error \(model-not-found\): .*HTTP 404/, fix: /fix: .*--model.*\/v1/ },
+    { name: '401 everywhere', status: 401, cause: /configuration error \(unauthorized\): .*HTTP 401/, fix: /fix: .*--api-key-env/i },
+    { name: '403 everywhere', status: 403, cause: /configuration error \(forbidden\): .*HTTP 403/, fix: /fix: .*--model/i },
+    { name: '404 everywhere (unknown model)', status: 404, cause: /configuration error \(model-not-found\): .*HTTP 404/, fix: /fix: .*--model.*\/v1/i },
   ];
   for (const c of cases) {
     for (const command of Object.keys(commands(''))) {
@@ -93,7 +93,7 @@ describe('configuration errors stop every LLM command early: exit 2, cause and f
       const r = await runCli([...commands(out)[command]!, ...llm(refusedURL, out)], { env: env() });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/configuration error \(connection-refused\)/);
-      expect(r.stderr).toMatch(/fix: .*--base-url/);
+      expect(r.stderr).toMatch(/fix: .*--base-url/i);
       expect(r.stderr).not.toMatch(/\n\s+at /);
     });
 
@@ -103,7 +103,7 @@ describe('configuration errors stop every LLM command early: exit 2, cause and f
       const r = await runCli(args, { env: env() });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/configuration error \(missing-key\): .*DIALEVAL_FAULTS_NO_SUCH_KEY/);
-      expect(r.stderr).toMatch(/fix: /);
+      expect(r.stderr).toMatch(/fix: /i);
       expect(r.stderr).not.toMatch(/\n\s+at |ENOENT|scandir/);
     });
 
@@ -113,7 +113,7 @@ describe('configuration errors stop every LLM command early: exit 2, cause and f
       const r = await runCli([...commands(out)[command]!, ...llm(server.baseURL, out, ['--cache', 'replay'])], { env: env() });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/configuration error \(replay-miss\)/);
-      expect(r.stderr).toMatch(/fix: .*--cache use/);
+      expect(r.stderr).toMatch(/fix: .*--cache use/i);
       expect(server.chatRequests().length).toBe(before);
     });
   }

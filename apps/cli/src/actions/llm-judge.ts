@@ -1,7 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { EvalError, readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
-import { createLlm } from '@eval/llm';
 import {
   JUDGE_METHODS,
   METHODS,
@@ -35,6 +34,8 @@ import {
 } from '@eval/llm-judge';
 import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../commands/llm-judge';
 import { llmOptionsFromFlags } from '../llm-options';
+import { withLlm } from '../llm-run';
+import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { UsageError, emit, formatTable } from '../util';
 
 /** File stem of a method's outputs (`ours_acc_outputs.json`, `twodim_cot_comp_outputs.json`, `direct_outputs.json`). */
@@ -146,14 +147,15 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   const method = flags.method;
   const llmOptions = llmOptionsFromFlags(flags);
   const options = evaluateOptions(flags);
+  const repeats = flags.repeats ?? 1;
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
   const { records, source, warnings } = await loadRecords(flags);
   if (warnings) warnConversion(warnings);
   if (records.length === 0) throw new UsageError('no turns to judge');
   const out = resolve(flags.out);
   const stem = STEM[method];
-  const llm = createLlm(llmOptions);
-  try {
+  const journal = flags.journal ?? join(out, `${stem}.journal.jsonl`);
+  await withLlm(llmOptions, 'run the same command again: it makes exactly the failed and missing calls (answered ones come from the journal and the cache)', async (llm) => {
     const run = await runJudge({
       method,
       records,
@@ -161,29 +163,31 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       llm,
       systemMessage: flags.systemMessage,
       chat: { temperature: flags.temperature ?? 0 },
-      journal: llm.dryRun ? undefined : (flags.journal ?? join(out, `${stem}.journal.jsonl`)),
+      journal: llm.dryRun ? undefined : journal,
+      repeats,
       ...options,
     });
     const u = run.llm;
     if (llm.dryRun) {
       const d = u.dryRun!;
+      const { realistic, upper } = d.estimate;
+      const cost = (x: number) => (d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
       const text = [
-        `dry run of ${METHODS[method].title} on ${records.length} turn(s): ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
-        `~${d.promptTokens} prompt tokens + ~${d.completionTokens} completion tokens${d.completionTokensAssumed ? ' (assumed per call)' : ''}`,
-        `estimated cost: ${d.costKnown ? `$${d.cost.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`}`,
+        `dry run of ${METHODS[method].title} on ${records.length} turn(s)${repeats > 1 ? ` x ${repeats} repeats` : ''}: ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
+        `realistic: ${realistic.calls} call(s), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, estimated cost: ${cost(realistic.cost)} (${realistic.explanation})`,
+        `upper bound: ${upper.calls} call(s), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, at most ${cost(upper.cost)} (${upper.explanation})`,
         `requests written to ${d.requestsFile}`,
       ].join('\n');
-      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, dryRun: d }, null, 2));
+      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, repeats, dryRun: d }, null, 2));
       else await emit(text);
       return;
     }
-    const journal = flags.journal ?? join(out, `${stem}.journal.jsonl`);
     if (run.failedCalls.length > 0 || !run.evaluation) {
       // A failed call is not a judgement and a stopped run is not a result: nothing goes to the final paths (a later
       // `report` could not tell it from a complete run); the answered calls are in the journal and the cache.
-      for (const f of run.failedCalls.slice(0, 10)) warn(`error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call): ${f.error}`);
+      for (const f of run.failedCalls.slice(0, 10)) warn(`error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call${repeats > 1 ? `, repeat ${f.repeat}` : ''}): ${f.error}`);
       if (run.failedCalls.length > 10) warn(`error: ${run.failedCalls.length - 10} more failed call(s)`);
-      if (flags.summary) await writeJsonAtomic(flags.summary, { method, title: METHODS[method].title, model: llmOptions.model, input: source, turns: records.length, complete: false, failedCalls: run.failedCalls, notRun: run.notRun, llm: u, options });
+      if (flags.summary) await writeJsonAtomic(flags.summary, { method, title: METHODS[method].title, model: llmOptions.model, input: source, turns: records.length, repeats, complete: false, failedCalls: run.failedCalls, notRun: run.notRun, llm: u, options });
       const why = [
         run.failedCalls.length > 0 ? `${run.failedCalls.length} call(s) failed after every retry (their turns are not scored)` : '',
         run.notRun > 0 ? `${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'run stopped'})` : '',
@@ -194,16 +198,21 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       );
     }
     const written: string[] = [];
-    if ('accuracy' in run.outputs) {
-      const [accFile, compFile] = outputFiles(out, method) as [string, string];
-      await writeFileAtomic(accFile, serializeOutputEntries(run.outputs.accuracy));
-      await writeFileAtomic(compFile, serializeOutputEntries(run.outputs.completeness));
-      written.push(accFile, compFile);
-    } else {
-      const [file] = outputFiles(out, method) as [string];
-      await writeFileAtomic(file, serializeOutputEntries(run.outputs.outputs));
-      written.push(file);
+    for (const r of run.repeats ?? [{ repeat: 0, outputs: run.outputs }]) {
+      // repeat 0 at the reference's file names; further repeats beside them (<name>.repeat<r>.json)
+      const named = (file: string) => (r.repeat === 0 ? file : file.replace(/\.json$/, `.repeat${r.repeat}.json`));
+      if ('accuracy' in r.outputs) {
+        const [accFile, compFile] = outputFiles(out, method).map(named) as [string, string];
+        await writeFileAtomic(accFile, serializeOutputEntries(r.outputs.accuracy));
+        await writeFileAtomic(compFile, serializeOutputEntries(r.outputs.completeness));
+        written.push(accFile, compFile);
+      } else {
+        const file = named(outputFiles(out, method)[0]!);
+        await writeFileAtomic(file, serializeOutputEntries(r.outputs.outputs));
+        written.push(file);
+      }
     }
+    const repeatStats = run.repeats ? judgeRepeatStats(run.repeats.map((r) => r.evaluation!)) : undefined;
     const summary = {
       method,
       title: METHODS[method].title,
@@ -215,6 +224,7 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       notRun: run.notRun,
       llm: u,
       options,
+      ...(repeatStats ? { repeats: repeatStats } : {}),
       ...(warnings ? { conversionWarnings: warnings } : {}),
     };
     const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
@@ -223,21 +233,41 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
     if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
     for (const line of failureLines(run.evaluation)) warn(line);
     if (flags.format === 'json') {
-      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile }, 2));
+      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile, ...(repeatStats ? { repeats: repeatStats } : {}) }, 2));
       return;
     }
     await emit(
       [
         formatTable(METRIC_HEADER, [metricRow(method, run.evaluation.metrics, run.evaluation.summary.skippedTurns)]),
+        ...(repeatStats ? ['', repeatTable(method, repeatStats)] : []),
         '',
         `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
         `outputs: ${written.join(', ')}`,
         `result: ${resultFile}`,
       ].join('\n'),
     );
-  } finally {
-    await llm.close();
-  }
+  });
+}
+
+const REPEAT_FIGURES = ['tsaGpt', 'tsaRuleMwz21', 'tsaRuleMwz24', 'coherenceMwz21', 'coherenceMwz24', 'gptJga', 'ruleJgaMwz21', 'ruleJgaMwz24'] as const;
+
+/** Each figure's mean and std across repeats, and the judge's self-agreement on the turns judged in every repeat. */
+function judgeRepeatStats(evaluations: MethodEvaluation[]): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+  const figures: Record<string, Spread> = {};
+  for (const f of REPEAT_FIGURES) figures[f] = spread(evaluations.map((e) => e.metrics[f]));
+  const flags = evaluations[0]!.records.map((r) => r.flag);
+  const byRepeat = evaluations.map((e) => new Map(e.turns.map((t) => [t.flag, t.judge] as const)));
+  return { n: evaluations.length, figures, selfAgreement: selfAgreement(flags.map((flag) => byRepeat.map((m) => m.get(flag)))) };
+}
+
+function repeatTable(method: string, stats: ReturnType<typeof judgeRepeatStats>): string {
+  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(2)} ± ${s.std === null ? '—' : s.std.toFixed(2)}`);
+  const a = stats.selfAgreement;
+  return [
+    `over ${stats.n} repeats (mean ± std):`,
+    formatTable(['method', ...REPEAT_FIGURES], [[method, ...REPEAT_FIGURES.map((f) => ms(stats.figures[f]!))]]),
+    `judge self-agreement: ${a.agreement === null ? '—' : `${(a.agreement * 100).toFixed(2)}%`} of ${a.items} turn(s) judged alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
+  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
