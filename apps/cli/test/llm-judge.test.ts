@@ -238,6 +238,31 @@ describe('dialeval llm-judge import + run', () => {
     expect(r.stderr).toContain(`${42 - kept.length} of the 42 turns of --records are not judged`);
   });
 
+  it('--repeats 3: repeat 0 reuses a single run\'s cache entries, the others are new calls; mean ± std and self-agreement', async () => {
+    const out = join(dir, 'repeats');
+    const base = ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(dir, 'cache-repeats')];
+    const single = await runCli([...base, '--out', join(out, 'single')], { env: env() });
+    expect(single.code, single.stderr).toBe(0);
+    const before = server.chatRequests().length;
+    const summaryFile = join(out, 'llm-summary.json');
+    const r = await runCli([...base, '--out', out, '--repeats', '3', '--format', 'json', '--llm-summary', summaryFile], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // 42 turns x 3 repeats: repeat 0 hits the single run's cache entries (same key), repeats 1 and 2 are new calls
+    expect(server.chatRequests().length - before).toBe(2 * 42);
+    const llmSummary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    expect(llmSummary).toMatchObject({ items: 126, done: 126, failed: 0, cacheHits: 42, calls: 84, repeats: 3 });
+    const res = JSON.parse(r.stdout);
+    const e = expected('expected_direct.json').metrics_percent;
+    // the scripted judge answers a prompt the same way every time: every repeat gives the slice's figures, std 0
+    expect(res.repeats.n).toBe(3);
+    expect(res.repeats.figures.tsaGpt).toEqual({ values: [e.TSA_gpt, e.TSA_gpt, e.TSA_gpt], mean: e.TSA_gpt, std: 0 });
+    // every judged turn judged alike in all three repeats: agreement 1, Fleiss' kappa 1 (both labels occur)
+    expect(res.repeats.selfAgreement).toEqual({ items: res.metrics.turns, agreement: 1, fleissKappa: 1 });
+    expect(existsSync(join(out, 'direct_outputs.json'))).toBe(true);
+    expect(existsSync(join(out, 'direct_outputs.repeat2.json'))).toBe(true);
+    expect(r.stderr).toMatch(/direct \(42 x 3 repeats\)|126 item\(s\)/);
+  });
+
   it('bad input: records out of order, missing templates', async () => {
     const bad = join(dir, 'bad_records.json');
     const recs = JSON.parse(readFileSync(recordsFile, 'utf8'));
