@@ -20,8 +20,18 @@ export async function withLlm<T>(options: LlmOptions, resume: string, body: (llm
   } finally {
     release();
     summaries = llm.summaries();
+    const usage = llm.usage();
     await llm.close();
-    if (summaries.length > 0 && !llm.dryRun) process.stderr.write(`${formatSummary(summaries, { resume })}\n`);
-    if (summaryFile && summaries.length > 0) await writeJsonAtomic(summaryFile, summaries.length === 1 ? summaries[0] : summaries);
+    if (summaries.length > 0) {
+      if (!llm.dryRun) process.stderr.write(`${formatSummary(summaries, { resume })}\n`);
+      if (summaryFile) await writeJsonAtomic(summaryFile, summaries.length === 1 ? summaries[0] : summaries);
+    } else if (usage.calls + usage.cacheHits + usage.failedCalls > 0) {
+      // calls made through llm.model directly (no runJobs): the usage totals
+      const cost = usage.costKnown ? `$${usage.cost.toFixed(4)}` : 'unknown (no price for the model)';
+      process.stderr.write(
+        `LLM usage\n  calls: ${usage.calls} made, ${usage.cacheHits} cached, ${usage.retries} retried, ${usage.failedCalls} failed\n  tokens: ${usage.totalTokens} (${usage.promptTokens} prompt, ${usage.completionTokens} completion)\n  cost: ${cost}\n`,
+      );
+      if (summaryFile) await writeJsonAtomic(summaryFile, usage);
+    }
   }
 }

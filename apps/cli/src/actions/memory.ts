@@ -2,7 +2,7 @@ import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EvalError, InputError, type ChatModel, writeFileAtomic, writeJsonAtomic } from '@eval/core';
-import { createLlm, type Llm } from '@eval/llm';
+import type { Llm } from '@eval/llm';
 import {
   ExtractRetrieveBaseline,
   FullContextBaseline,
@@ -32,6 +32,7 @@ import {
 } from '@eval/memory';
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
 import { llmOptionsFromFlags } from '../llm-options';
+import { withLlm } from '../llm-run';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
@@ -135,9 +136,22 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
   const topKQuestion = intFlag('--top-k-question', flags.topKQuestion, { min: 1 }) ?? 20;
   const options = parseSystemOptions(flags.systemOption);
   const answerPrompt = await haluMemAnswerPrompt(flags);
-  let llm: Llm | undefined;
-  if (flags.model) llm = createLlm(llmOptionsFromFlags(flags));
-  try {
+  if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory run (a run artifact holds one answer per question); repeat the judging with `memory judge --repeats` instead');
+  if (flags.model) {
+    await withLlm(llmOptionsFromFlags(flags), `run the same command again: finished users are kept in ${resolve(flags.out)}.partial`, (llm) => runSystem(flags, llm, options, answerPrompt, maxUsers, topKUpdate, topKQuestion));
+  } else await runSystem(flags, undefined, options, answerPrompt, maxUsers, topKUpdate, topKQuestion);
+}
+
+async function runSystem(
+  flags: MemoryRunFlags,
+  llm: Llm | undefined,
+  options: Record<string, string>,
+  answerPrompt: Awaited<ReturnType<typeof haluMemAnswerPrompt>>,
+  maxUsers: number | undefined,
+  topKUpdate: number,
+  topKQuestion: number,
+): Promise<void> {
+  {
     const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens }, answerPrompt?.text);
     if (flags.fresh) await discardPartialRun(flags.out);
     const started = Date.now();
@@ -184,8 +198,6 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
       `${system.name}: ${result.users} user(s) run${result.resumed ? `, ${result.resumed} resumed` : ''}; ` +
         `${result.sessions} sessions, ${result.updatePoints} update points, ${result.questions} questions -> ${result.out}\n`,
     );
-  } finally {
-    await llm?.close();
   }
 }
 
@@ -239,8 +251,8 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
   const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
   const attempts = intFlag('--attempts', flags.attempts, { min: 1 }) ?? 3;
-  const llm = createLlm(llmOptions);
-  try {
+  if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory judge yet (llm-judge run has it)');
+  await withLlm(llmOptions, 'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked', async (llm) => {
     const result = await judgeRunArtifact({
       artifact,
       llm,
@@ -276,7 +288,18 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
     };
     if (flags.summary) await writeJsonAtomic(flags.summary, summary);
     if (llm.dryRun) {
-      process.stdout.write(`dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written\n`);
+      const sum = (which: 'realistic' | 'upper', f: 'calls' | 'promptTokens' | 'completionTokens' | 'cost') =>
+        result.summaries.reduce((a, s) => a + (s.dryRun?.estimate[which][f] ?? 0), 0);
+      const known = result.summaries.every((s) => s.dryRun?.costKnown !== false);
+      const usd = (x: number) => (known ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
+      const first = result.summaries.find((s) => s.dryRun)?.dryRun?.estimate;
+      process.stdout.write(
+        [
+          `dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written`,
+          `realistic: ${sum('realistic', 'calls')} calls, ~${sum('realistic', 'promptTokens')} prompt + ~${sum('realistic', 'completionTokens')} completion tokens, ${usd(sum('realistic', 'cost'))}${first ? ` (${first.realistic.explanation})` : ''}`,
+          `upper bound: ${sum('upper', 'calls')} calls, ~${sum('upper', 'promptTokens')} prompt + ~${sum('upper', 'completionTokens')} completion tokens, ${usd(sum('upper', 'cost'))}${first ? ` (${first.upper.explanation})` : ''}`,
+        ].join('\n') + '\n',
+      );
       return;
     }
     if (!result.complete || !result.overall) {
@@ -297,9 +320,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
           `${result.failedJudgements} failed judgement(s) recorded as the reference does\nwrote ${result.out}\n\n${overallText(result.overall, result.records)}`,
       );
     }
-  } finally {
-    await llm.close();
-  }
+  });
 }
 
 /** `question/s3/q2` → `session 3 question 2` (the ids of @eval/memory's judge inputs). */

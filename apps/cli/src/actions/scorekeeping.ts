@@ -42,6 +42,7 @@ import {
 import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
 import { configFailure } from '../failures';
 import { llmOptionsFromFlags } from '../llm-options';
+import { withLlm } from '../llm-run';
 import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
@@ -239,19 +240,24 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     const modelPair = modelPairName(modelName, temperature);
     const refs = selectEpisodes(instances, { experiments, episodes });
     const { pending, finished } = await partitionEpisodes(refs, outDir, modelPair, retryPlayerFailures);
-    const { createLlm } = await import('@eval/llm');
-    const llm = createLlm(llmOptions);
-    // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once: it says
-    // nothing about the episode and would error every one of them.
-    const stop = new AbortController();
-    let fatal: unknown;
-    const isFatal = (error: unknown) => isRunStoppingError(error) || configFailure(error) !== undefined;
-    try {
+    if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by scorekeeping play yet (an episode is one game; play it into another --out to repeat it)');
+    const tries = resources.reprompts.length;
+    const outcome = await withLlm(llmOptions, 'run the same command again: finished episodes are skipped, errored and missing ones are played', async (llm) => {
+      // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once: it says
+      // nothing about the episode and would error every one of them.
+      const stop = new AbortController();
+      let fatal: unknown;
+      const isFatal = (error: unknown) => isRunStoppingError(error) || configFailure(error) !== undefined;
       const { results, summary: llmSummary } = await llm.runJobs({
         name: 'scorekeeping',
         items: pending,
         id: (r) => `${r.experiment}/episode_${r.instance.game_id}`,
         signal: stop.signal,
+        // the calls of an episode from the game's structure (requests + probes per round; fewest and most re-prompts)
+        dryRunCalls: (ref) => {
+          const r = episodeCallRange(ref.instance, tries);
+          return { realistic: r.min, upper: r.max };
+        },
         run: async (ref, ctx) => {
           try {
             return await playAndRecordEpisode(ref, {
@@ -274,34 +280,23 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
         },
       });
       if (fatal) throw fatal;
-      llmUsage = llmSummary;
       if (llm.dryRun) {
-        // Calls from the game's structure: requests + probes per round, with the fewest and the most re-prompts.
-        const tries = resources.reprompts.length;
-        let min = 0;
-        let max = 0;
-        for (const ref of pending) {
-          const r = episodeCallRange(ref.instance, tries);
-          min += r.min;
-          max += r.max;
-        }
-        const d = llmSummary.dryRun;
-        const perCall = d && d.calls > 0 && d.costKnown ? d.cost / d.calls : undefined;
-        const usd = (x: number) => `$${x.toFixed(4)}`;
+        const d = llmSummary.dryRun!;
+        const { realistic, upper } = d.estimate;
+        const usd = (x: number) => (d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${modelName}; pass --prices FILE)`);
         await emit(
           [
             `dry run: ${pending.length} episode(s) planned (${finished.length} already done); nothing was played or written`,
-            `calls: ${min} realistic (every episode played to the end, every probe answered on its first try: slots requests + one call per probe and round), at most ${max} (every probe re-prompted to its last, ${tries}th, try); episodes the model aborts make fewer`,
-            perCall === undefined
-              ? `cost: unknown (no price for ${modelName}; pass --prices FILE)`
-              : `cost: at least ${usd(perCall * min)} realistic, at least ${usd(perCall * max)} at most calls (the cost of each episode's first request, the only one that can be built before the model answers, times the calls; later calls carry the growing conversation, so the real cost is higher)`,
+            `realistic: ${realistic.calls} calls (every episode played to the end, every probe answered on its first try: one request per slot and one call per probe and round), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, ${usd(realistic.cost)} (${realistic.explanation})`,
+            `upper bound: ${upper.calls} calls (every probe re-prompted to its last, ${tries}th, try), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, ${usd(upper.cost)} (${upper.explanation}); episodes the model aborts make fewer calls`,
+            `prompt tokens are those of each episode's first request (the only one that can be built before the model answers); later calls carry the growing conversation, so both costs are lower bounds`,
           ].join('\n'),
         );
-        return;
+        return undefined;
       }
       const played = results.flatMap((r) => (r.ok ? [r.value] : []));
       const failed = results.flatMap((r) => (r.ok ? [] : [r]));
-      summary = summarizeOutcomes([...finished, ...played], { modelPair, outDir, resources: resources.source });
+      const summary = summarizeOutcomes([...finished, ...played], { modelPair, outDir, resources: resources.source });
       summary.total = refs.length;
       for (const f of failed) extra.push(`error: ${f.id}: ${f.error}`);
       const notRun = refs.length - finished.length - played.length - failed.length;
@@ -311,13 +306,15 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
           : failed.length > 0
             ? `${failed.length} episode(s) errored (their calls failed after every retry; not scored, not counted in % Played)`
             : 'interrupted';
-        const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair));
+        const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair && !r.errored));
         process.stderr.write(`${runText(summary, report, extra)}\n`);
         throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
       }
-    } finally {
-      await llm.close();
-    }
+      return { summary, llmUsage: llmSummary };
+    });
+    if (!outcome) return;
+    summary = outcome.summary;
+    llmUsage = outcome.llmUsage;
   }
 
   const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
