@@ -157,6 +157,39 @@ describe('dialeval llm-judge import + run', () => {
     expect(again.methods[0].metrics.coherenceMwz24).toBe(e.coherence_mwz24);
   });
 
+  it('import --namespace: two recorded runs with the same prompts live in one cache; each replays to its own figures', async () => {
+    const cache = join(dir, 'cache-ns');
+    const a = join(SLICE, 'direct_outputs.json');
+    // run B: the same prompts, the answers of the first 10 turns rotated among themselves (a different judge run)
+    const entries = JSON.parse(readFileSync(a, 'utf8')) as unknown[][];
+    const b = join(dir, 'direct_outputs_b.json');
+    writeFileSync(b, JSON.stringify(entries.map((e, i) => (i < 10 ? [e[0], entries[(i + 1) % 10]![1], e[2]] : e))));
+    const imp = (file: string, ns?: string) =>
+      runCli(['llm-judge', 'import', file, '--templates', TEMPLATES, '--role', 'direct', '--cache-dir', cache, '--format', 'json', ...(ns ? ['--namespace', ns] : [])], { env: env() });
+    // without a namespace B overwrites A's entries (what --namespace is for)
+    const plainA = JSON.parse((await imp(a)).stdout).files[0];
+    const plainB = JSON.parse((await imp(b)).stdout).files[0];
+    expect(plainA.written).toBe(42);
+    expect(plainB.replaced).toBeGreaterThan(0);
+    const nsA = JSON.parse((await imp(a, 'run-a')).stdout).files[0];
+    const nsB = JSON.parse((await imp(b, 'run-b')).stdout).files[0];
+    expect(nsA).toMatchObject({ written: 42, replaced: 0 });
+    expect(nsB).toMatchObject({ written: 42, replaced: 0 });
+    const replay = async (ns: string) => {
+      const r = await runCli(
+        ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--model', 'gpt-4-1106-preview', '--cache', 'replay', '--cache-dir', cache, '--namespace', ns, '--out', join(dir, `ns-${ns}`), '--format', 'json'],
+        { env: env() },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).metrics;
+    };
+    const reportOf = async (file: string) => JSON.parse((await runCli(['llm-judge', 'report', '--outputs', `direct=${file}`, '--format', 'json'], { env: env() })).stdout).methods[0].metrics;
+    expect(await replay('run-a')).toEqual(await reportOf(a));
+    expect(await replay('run-b')).toEqual(await reportOf(b));
+    expect((await reportOf(a)).tsaGpt).toBe(expected('expected_direct.json').metrics_percent.TSA_gpt);
+    expect(await reportOf(b)).not.toEqual(await reportOf(a));
+  });
+
   it('import refuses outputs whose prompts the templates do not reproduce (exit 2)', async () => {
     const r = await runCli(['llm-judge', 'import', join(SLICE, 'direct_outputs.json'), '--templates', TEMPLATES, '--role', 'cot', '--cache-dir', join(dir, 'c2')], { env: env() });
     expect(r.code).toBe(2);

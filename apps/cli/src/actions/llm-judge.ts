@@ -146,6 +146,7 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   if (!isJudgeMethod(flags.method)) throw new UsageError(`--method must be one of ${JUDGE_METHODS.join(', ')}`);
   const method = flags.method;
   const llmOptions = llmOptionsFromFlags(flags);
+  if (flags.namespace !== undefined) llmOptions.namespace = flags.namespace;
   const options = evaluateOptions(flags);
   const repeats = flags.repeats ?? 1;
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
@@ -285,6 +286,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
     templates,
     role: flags.role as TemplateRole | undefined,
     model: flags.model,
+    namespace: flags.namespace,
     cacheDir: flags.cacheDir,
     systemMessage: flags.systemMessage,
     chat: { temperature: flags.temperature ?? 0 },
@@ -301,7 +303,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
       flags.verifyOnly
         ? 'every recorded prompt re-renders byte for byte (nothing written: --verify-only)'
         : `every recorded prompt re-renders byte for byte; answers filed under model ${result.model} in ${result.cacheDir}\n` +
-          `re-aggregate without any LLM call: dialeval llm-judge run --method <m> --records <records> --model ${result.model} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`,
+          `re-aggregate without any LLM call: dialeval llm-judge run --method <m> --records <records> --model ${result.model}${flags.namespace ? ` --namespace ${flags.namespace}` : ''} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`,
     ].join('\n'),
   );
 }

@@ -24,6 +24,7 @@ export interface LlmJudgeInputFlags {
 
 export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags {
   method: string;
+  namespace?: string;
   templates?: string;
   out: string;
   journal?: string;
@@ -35,6 +36,7 @@ export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudg
 export interface LlmJudgeImportFlags {
   templates?: string;
   model: string;
+  namespace?: string;
   cacheDir?: string;
   temperature?: number;
   systemMessage?: string;
@@ -107,6 +109,7 @@ export function registerLlmJudge(program: Command): void {
         .requiredOption('--out <dir>', 'output directory: <method>_*outputs.json (the reference\'s [record, output, prompt] format) and <method>_result.json')
         .option('--journal <file>', 'run journal for resuming (default <out>/<method>.journal.jsonl)')
         .option('--system-message <text>', 'system message (default: the reference\'s "You are a helpful assistant")')
+        .option('--namespace <name>', 'cache-key namespace (as given to `import --namespace`): answers filed under another namespace are not used')
         .addOption(new Option('--format <format>', 'table or json on stdout').choices(['table', 'json']).default('table'))
         .option('--summary <file>', 'write a machine-readable run summary (JSON)'),
     ),
@@ -123,6 +126,7 @@ export function registerLlmJudge(program: Command): void {
     .argument('<recorded-outputs...>', 'recorded output files, e.g. the reference\'s output.zip contents')
     .option('--templates <dir>', 'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`)')
     .option('--model <name>', 'model the answers are filed under (run with the same --model)', 'gpt-4-1106-preview')
+    .option('--namespace <name>', 'file the answers under this cache-key namespace (run with the same --namespace): recorded runs whose prompts coincide no longer replace each other')
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
     .addOption(new Option('--temperature <t>', 'temperature of the run that should hit the entries (default 0, the reference)').argParser(Number).default(0))
     .option('--system-message <text>', 'system message of that run (default: the reference\'s)')
