@@ -269,3 +269,41 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
     expect(report.stderr).toMatch(/no judge outputs found/);
   });
 });
+
+describe('invalid UTF-8 in an input', () => {
+  it('is an input error naming the file and byte offset (exit 2); --allow-invalid-utf8 replaces, counts and runs', async () => {
+    const text = readFileSync(ARTIFACT);
+    // one invalid byte (0xff) inside the first question's text
+    const at = text.indexOf(Buffer.from('"question": "')) + '"question": "'.length;
+    const broken = Buffer.concat([text.subarray(0, at), Buffer.from([0xff]), text.subarray(at)]);
+    const out = fresh();
+    mkdirSync(out);
+    const artifact = join(out, 'broken_eval_results.jsonl');
+    writeFileSync(artifact, broken);
+    const before = server.chatRequests().length;
+    const r = await runCli(['memory', 'judge', artifact, ...llm(server.baseURL, out)], { env: env() });
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${artifact}: invalid UTF-8 at byte offset ${at}`);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    expect(server.chatRequests().length).toBe(before);
+    const lj = join(out, 'records.json');
+    const recordsText = readFileSync(records);
+    const at2 = recordsText.indexOf(Buffer.from('"user": "')) + '"user": "'.length;
+    writeFileSync(lj, Buffer.concat([recordsText.subarray(0, at2), Buffer.from([0xc3]), recordsText.subarray(at2)]));
+    const r2 = await runCli(['llm-judge', 'run', '--method', 'direct', '--records', lj, '--templates', TEMPLATES, '--out', join(out, 'lj'), ...llm(server.baseURL, out)], { env: env() });
+    expect(r2.code).toBe(2);
+    expect(r2.stderr).toContain(`${lj}: invalid UTF-8 at byte offset ${at2}`);
+    // allowed: replaced with U+FFFD, counted on stderr, and the run goes on
+    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
+    reply = (prompt) =>
+      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
+        ? fence({ reasoning: 'scripted', score: '2' })
+        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
+          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
+          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    const ok = await runCli(['memory', 'judge', artifact, '--allow-invalid-utf8', '--format', 'json', ...llm(server.baseURL, out)], { env: env() });
+    expect(ok.code, ok.stderr).toBe(0);
+    expect(ok.stderr).toContain(`warning: ${artifact}: 1 invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${at})`);
+    expect(server.chatRequests().slice(before).some((q) => JSON.stringify(q.body).includes('\\ufffd') || JSON.stringify(q.body).includes('\ufffd'))).toBe(true);
+  });
+});

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ChatModel } from '@eval/core';
-import { EvalError, InputError, writeFileAtomic } from '@eval/core';
+import { EvalError, InputError, writeFileAtomic, type ReadOptions } from '@eval/core';
 import type { Llm, RunSummary } from '@eval/llm';
 import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
 import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
@@ -252,6 +252,8 @@ export interface JudgeRunOptions {
   maxUsers?: number;
   aggregate?: AggregateOptions;
   signal?: AbortSignal;
+  /** How the artifact is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
+  read?: ReadOptions;
   /** Called after each user (cached, judged or left incomplete). */
   onUser?: (event: {
     index: number;
@@ -337,7 +339,7 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
   }
   const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, callFailures: 0, summaries: [] };
   let index = 0;
-  for await (const { user } of readRunArtifact(options.artifact)) {
+  for await (const { user } of readRunArtifact(options.artifact, options.read)) {
     if (options.maxUsers !== undefined && index >= options.maxUsers) break;
     index++;
     const userFile = join(workDir, `${user.uuid}.json`);
@@ -376,7 +378,7 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
   }
   await rm(join(workDir, INCOMPLETE_MARKER), { force: true });
   const { records } = await loadEvalRecords(workDir);
-  const timeConsuming = await computeTimeConsuming(options.artifact);
+  const timeConsuming = await computeTimeConsuming(options.artifact, options.read);
   const overall = aggregateEvalResults(records, { ...options.aggregate, timeConsuming });
   await writeFileAtomic(out, `${formatStatResult(overall, records)}`);
   result.overall = overall;

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { EvalError, writeFileAtomic } from '@eval/core';
+import { EvalError, writeFileAtomic, type ReadOptions } from '@eval/core';
 import { readDataset } from './files';
 import { routesToUpdate } from './inputs';
 import { pyTruthy } from './python';
@@ -85,6 +85,8 @@ export interface RunMemorySystemOptions {
   /** Run at most this many users. */
   maxUsers?: number;
   signal?: AbortSignal;
+  /** How the dataset is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
+  read?: ReadOptions;
   onUser?: (event: { index: number; uuid: string; name: string; status: 'done' | 'resumed'; sessions: number; questions: number }) => void;
   /** Called after each session of a user being run. */
   onSession?: (event: { uuid: string; index: number; total: number }) => void;
@@ -246,7 +248,7 @@ export async function runMemorySystem(options: RunMemorySystemOptions): Promise<
   const { system } = options;
   let index = 0;
   try {
-    for await (const { user } of readDataset(options.dataset)) {
+    for await (const { user } of readDataset(options.dataset, options.read)) {
       if (options.maxUsers !== undefined && index >= options.maxUsers) break;
       index++;
       const mu = memoryUser(user);

@@ -1,6 +1,6 @@
 import { existsSync, statSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { EvalError, readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { EvalError, readJson, writeFileAtomic, writeJsonAtomic, type ReadOptions } from '@eval/core';
 import {
   JUDGE_METHODS,
   METHODS,
@@ -33,7 +33,7 @@ import {
   type TurnRecord,
 } from '@eval/llm-judge';
 import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../commands/llm-judge';
-import { llmOptionsFromFlags } from '../llm-options';
+import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { UsageError, emit, formatTable } from '../util';
@@ -78,22 +78,22 @@ function warnConversion(w: ConversionWarnings): void {
 }
 
 /** Loads the per-turn records named by the input flags (a record file, or predictions converted on the fly). */
-async function loadRecords(flags: LlmJudgeInputFlags): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
+async function loadRecords(flags: LlmJudgeInputFlags, read: ReadOptions = {}): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
   const given = [flags.records, flags.rawPredictions, flags.states].filter((x) => x !== undefined).length;
   if (given !== 1) throw new UsageError('give exactly one input: --records FILE, --raw-predictions FILE (with --dialogues) or --states FILE');
   if (flags.dialoguesM24 && !flags.dialogues) throw new UsageError('--dialogues-m24 goes with --dialogues');
   if (flags.records) {
     if (flags.dialogues || flags.data) throw new UsageError('--dialogues/--data are for converting predictions; --records are used as they are');
-    return { records: await readTurnRecords(flags.records), source: { records: resolve(flags.records) } };
+    return { records: await readTurnRecords(flags.records, read), source: { records: resolve(flags.records) } };
   }
   if (flags.rawPredictions) {
     if (!flags.dialogues) throw new UsageError('--raw-predictions needs --dialogues (TRADE test_dials.json or a per-turn record file giving the turn structure)');
     const dialogues = await readDialogueSource(flags.dialogues, flags.dialoguesM24);
-    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions), flags.rawPredictions), dialogues);
+    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions, undefined, read), flags.rawPredictions), dialogues);
     return { records, warnings, source: { rawPredictions: resolve(flags.rawPredictions), dialogues: resolve(flags.dialogues) } };
   }
   const states = flags.states!;
-  const predictions = await readJson(states);
+  const predictions = await readJson(states, undefined, read);
   if (!predictions || typeof predictions !== 'object' || Array.isArray(predictions)) {
     throw new UsageError(`${states}: expected the @eval/multiwoz input format {dialogue id: [turn, ...]}`);
   }
@@ -150,7 +150,7 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   const options = evaluateOptions(flags);
   const repeats = flags.repeats ?? 1;
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
-  const { records, source, warnings } = await loadRecords(flags);
+  const { records, source, warnings } = await loadRecords(flags, readOptionsFromFlags(flags));
   if (warnings) warnConversion(warnings);
   if (records.length === 0) throw new UsageError('no turns to judge');
   const out = resolve(flags.out);

@@ -31,7 +31,7 @@ import {
   type TimeConsuming,
 } from '@eval/memory';
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
-import { llmOptionsFromFlags } from '../llm-options';
+import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 
@@ -162,6 +162,7 @@ async function runSystem(
       maxUsers,
       topKUpdate,
       topKQuestion,
+      read: readOptionsFromFlags(flags),
       onSession: tty() ? (e) => process.stderr.write(`\r\x1b[K${e.uuid.slice(0, 8)} session ${e.index + 1}/${e.total}`) : undefined,
       onUser: (e) => {
         if (tty()) process.stderr.write(`\r\x1b[K`);
@@ -261,6 +262,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       routing,
       maxUsers,
       settings: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, attempts, seed: flags.seed },
+      read: readOptionsFromFlags(flags),
       aggregate: aggregateOptions(flags),
       onUser: (e) => {
         if (tty() || e.status !== 'judged') {
