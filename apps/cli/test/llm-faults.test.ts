@@ -307,3 +307,45 @@ describe('invalid UTF-8 in an input', () => {
     expect(server.chatRequests().slice(before).some((q) => JSON.stringify(q.body).includes('\\ufffd') || JSON.stringify(q.body).includes('\ufffd'))).toBe(true);
   });
 });
+
+describe('Ctrl-C', () => {
+  it('stops the run, prints the summary, writes --llm-summary and exits 1 (spawned binary)', { timeout: 60_000 }, async () => {
+    const { spawn } = await import('node:child_process');
+    const { CLI_ROOT } = await import('./cli');
+    let calls = 0;
+    const hanging = await startTestServer({
+      respond: () => {
+        calls++;
+        return { hang: true };
+      },
+    });
+    try {
+      const out = fresh();
+      const summaryFile = join(out, 'llm-summary.json');
+      const child = spawn(
+        process.execPath,
+        ['--conditions=@eval/source', '--import', 'tsx', join(CLI_ROOT, 'src', 'bin.ts'), ...commands(out)['llm-judge run']!, ...llm(hanging.baseURL, out, ['--llm-summary', summaryFile])],
+        { cwd: CLI_ROOT, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] },
+      );
+      let stderr = '';
+      child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+      child.stdout.resume();
+      // wait until the first calls hang at the endpoint, then press Ctrl-C once
+      for (let i = 0; i < 600 && calls === 0; i++) await new Promise((r) => setTimeout(r, 50));
+      expect(calls).toBeGreaterThan(0);
+      child.kill('SIGINT');
+      const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+      expect(code, stderr).toBe(1);
+      expect(stderr).toMatch(/SIGINT: stopping/);
+      expect(stderr).toMatch(/LLM run summary/);
+      expect(stderr).toMatch(/INCOMPLETE: run the same command again/);
+      expect(stderr).not.toMatch(/\n\s+at /);
+      const summary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+      expect(summary.stopped).toBe('aborted');
+      expect(summary.done).toBe(0);
+      expect(existsSync(join(out, 'lj', 'direct_outputs.json'))).toBe(false);
+    } finally {
+      await hanging.close();
+    }
+  });
+});
