@@ -6,7 +6,7 @@ import { canonicalJson, sha256 } from './hash';
 import { createLlm, jobKey, type Llm, type LlmOptions } from './llm';
 import { buildRequest, requestKey } from './request';
 import { countPromptTokens } from './tokens';
-import { formatSummary } from './summary';
+import { catchInterrupts, formatSummary } from './summary';
 import { refusedBaseURL, startTestServer, type TestServer, type TestServerOptions } from './testing/index';
 
 const KEY_ENV = 'EVAL_LLM_ISSUE13_KEY';
@@ -183,6 +183,33 @@ describe('issue 13 at library level (real openai SDK against the scripted server
     });
   });
 
+  describe('Ctrl-C', () => {
+    it('catchInterrupts: the first SIGINT stops the run cleanly (summary stopped: aborted); handlers are removed after', async () => {
+      await start({ latencyMs: 10 });
+      const llm = make({ itemConcurrency: 2 });
+      const messages: string[] = [];
+      const before = process.listenerCount('SIGINT');
+      const release = catchInterrupts(llm, { log: (t) => messages.push(t) });
+      expect(process.listenerCount('SIGINT')).toBe(before + 1);
+      let n = 0;
+      const { summary } = await llm.runJobs({
+        name: 'ctrl-c',
+        items,
+        id: (x) => x,
+        run: async (x, { model }) => {
+          if (++n === 3) process.emit('SIGINT', 'SIGINT');
+          return (await model.chat([{ role: 'user', content: x }])).text;
+        },
+      });
+      release();
+      expect(process.listenerCount('SIGINT')).toBe(before);
+      expect(messages).toEqual([expect.stringMatching(/^SIGINT: stopping; .*press Ctrl-C again to quit at once/)]);
+      expect(summary).toMatchObject({ stopped: 'aborted', failed: 0 });
+      expect(summary.done + summary.notRun).toBe(40);
+      expect(formatSummary(llm.summaries())).toMatch(/stopped: ctrl-c was interrupted; finished items are kept\n(.|\n)*INCOMPLETE/);
+    });
+  });
+
   describe('repeats and namespace in the cache key', () => {
     it('repeat 0 and no namespace keep the key of earlier versions; others differ', () => {
       const req = buildRequest([{ role: 'user', content: 'x' }], { temperature: 1 }, { model: 'm' });
@@ -247,6 +274,60 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(summary).toMatchObject({ skipped: 3, done: 4, journalDropped: 1, cacheHits: 1, calls: 0 });
       expect(results[1]).toEqual({ id: 'item-1', ok: true, value: 'echo: item-1' });
       expect(logs.join('\n')).toMatch(/1 line\(s\) failed their checksum and were dropped/);
+    });
+  });
+
+  describe('dry run: a range, each end explained', () => {
+    it('max tokens 16,384 is the upper bound, not the estimate; a package call-count model scales the calls', async () => {
+      await start();
+      // gpt-4o-mini: $0.15 input, $0.60 output per 1M tokens. Item prompts "item-N" count P tokens (local tokenizer).
+      const llm = make({ model: 'gpt-4o-mini', maxTokens: 16384, dryRun: { requestsFile: join(dir, 'plan.jsonl') } });
+      const few = items.slice(10, 20); // 10 items, "item-10".."item-19": the same token count each
+      const { summary } = await llm.runJobs({
+        name: 'judge',
+        items: few,
+        id: (x) => x,
+        dryRunCalls: () => ({ realistic: 3, upper: 5 }),
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+      });
+      const p = await countPromptTokens(buildRequest([{ role: 'user', content: 'item-10' }], undefined, { model: 'gpt-4o-mini' }));
+      const d = summary.dryRun!;
+      expect(d.calls).toBe(10);
+      // realistic: 10 items x 3 calls = 30 calls of P prompt + 256 completion tokens (nothing observed yet)
+      expect(d.estimate.realistic).toMatchObject({ calls: 30, promptTokens: 30 * p, completionTokens: 30 * 256 });
+      expect(d.estimate.realistic.cost).toBeCloseTo((30 * (p * 0.15 + 256 * 0.6)) / 1e6, 12);
+      expect(d.estimate.realistic.explanation).toMatch(/call-count model.*256 completion tokens per call \(none observed yet/);
+      // upper: 10 x 5 = 50 calls of P prompt + 16,384 completion tokens
+      expect(d.estimate.upper).toMatchObject({ calls: 50, promptTokens: 50 * p, completionTokens: 50 * 16384 });
+      expect(d.estimate.upper.cost).toBeCloseTo((50 * (p * 0.15 + 16384 * 0.6)) / 1e6, 12);
+      expect(d.estimate.upper.explanation).toMatch(/the most the package's call-count model allows; every call using its request's max tokens/);
+      expect(logs.join('\n')).toMatch(/realistic: 30 call\(s\).*\n  upper bound: 50 call\(s\)/);
+      expect(server!.chatRequests()).toHaveLength(0);
+    });
+
+    it('the realistic estimate uses the completion tokens the cache holds for the same method', async () => {
+      await start({ respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 40 } }) });
+      const run = (llm: Llm, names: string[]) => llm.runJobs({ name: 'judge', items: names, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      await run(make(), items.slice(0, 4)); // 4 answers of 40 completion tokens cached under method "judge"
+      const { summary } = await run(make({ dryRun: { requestsFile: join(dir, 'p.jsonl') } }), items.slice(4, 8));
+      expect(summary.dryRun!.estimate.realistic).toMatchObject({ calls: 4, completionTokens: 4 * 40 });
+      expect(summary.dryRun!.estimate.upper).toMatchObject({ calls: 4, completionTokens: 4 * 4096 });
+    });
+  });
+
+  describe('batch mode with repeats and a namespace', () => {
+    it('answers map back to their repeat and namespace keys', async () => {
+      let n = 0;
+      await start({ respond: () => `answer ${n++}` });
+      const run = (llm: Llm) =>
+        llm.runJobs({ name: 'b', items: ['p', 'q'], id: (x) => x, repeats: 2, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      const { summary, results } = await run(make({ namespace: 'ns', batch: { pollIntervalMs: 2 } }));
+      expect(summary).toMatchObject({ done: 4, calls: 0, batchCalls: 4, batch: { answered: 4, failed: 0 } });
+      expect(new Set(results.map((r) => r.ok && r.value)).size).toBe(4);
+      // the same run live: every answer from the cache
+      const again = await run(make({ namespace: 'ns' }));
+      expect(again.summary).toMatchObject({ calls: 0, cacheHits: 4 });
+      expect(again.results).toEqual(results);
     });
   });
 
