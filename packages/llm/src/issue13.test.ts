@@ -301,7 +301,7 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(d.estimate.upper).toMatchObject({ calls: 50, promptTokens: 50 * p, completionTokens: 50 * 16384 });
       expect(d.estimate.upper.cost).toBeCloseTo((50 * (p * 0.15 + 16384 * 0.6)) / 1e6, 12);
       expect(d.estimate.upper.explanation).toMatch(/the most the package's call-count model allows; every call using its request's max tokens/);
-      expect(logs.join('\n')).toMatch(/realistic: 30 call\(s\).*\n  upper bound: 50 call\(s\)/);
+      expect(logs.join('\n')).toMatch(/realistic: 30 calls.*\n  upper bound: 50 calls/);
       expect(server!.chatRequests()).toHaveLength(0);
     });
 

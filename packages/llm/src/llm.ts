@@ -1072,10 +1072,11 @@ export function createLlm(options: LlmOptions): Llm {
         const r = d.estimate.realistic;
         const u = d.estimate.upper;
         const cost = (c: number) => (d.costKnown ? formatCost(c) : 'unknown (no price for the model)');
+        const nCalls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
         log(
-          `dry run "${spec.name}": ${d.cacheHits} call(s) answered from cache; requests written to ${d.requestsFile}\n` +
-            `  realistic: ${r.calls} call(s), ~${formatTokens(r.promptTokens)} prompt + ~${formatTokens(r.completionTokens)} completion tokens, ${cost(r.cost)} (${r.explanation})\n` +
-            `  upper bound: ${u.calls} call(s), ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
+          `dry run "${spec.name}": ${nCalls(d.cacheHits)} answered from cache; requests written to ${d.requestsFile}\n` +
+            `  realistic: ${nCalls(r.calls)}, ~${formatTokens(r.promptTokens)} prompt + ~${formatTokens(r.completionTokens)} completion tokens, ${cost(r.cost)} (${r.explanation})\n` +
+            `  upper bound: ${nCalls(u.calls)}, ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
         );
       }
       if (stoppedByBudget) log(`"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRun} item(s) not run; finished items are kept`);
