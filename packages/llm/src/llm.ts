@@ -1074,7 +1074,7 @@ export function createLlm(options: LlmOptions): Llm {
         const cost = (c: number) => (d.costKnown ? formatCost(c) : 'unknown (no price for the model)');
         const nCalls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
         log(
-          `dry run "${spec.name}": ${nCalls(d.cacheHits)} answered from cache; requests written to ${d.requestsFile}\n` +
+          `dry run "${spec.name}": ${nCalls(d.calls)} to send (${d.cacheHits} answered from cache); requests written to ${d.requestsFile}\n` +
             `  realistic: ${nCalls(r.calls)}, ~${formatTokens(r.promptTokens)} prompt + ~${formatTokens(r.completionTokens)} completion tokens, ${cost(r.cost)} (${r.explanation})\n` +
             `  upper bound: ${nCalls(u.calls)}, ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
         );
