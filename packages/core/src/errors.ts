@@ -164,7 +164,9 @@ export class FileSystemError extends EvalError {
     const errno = error.code!;
     const where = path ?? error.path ?? '?';
     const reason = FS_REASONS[errno] ?? error.message.replace(/^[A-Z]+: /, '');
-    const other = error.path && path && error.path !== path ? ` (${error.path})` : '';
+    // A rename names its source in `path` and the target in `dest`: the target is the path that matters.
+    const dest = (error as NodeJS.ErrnoException & { dest?: string }).dest;
+    const other = error.path && path && error.path !== path && dest !== path ? ` (${error.path})` : '';
     return new FileSystemError(where, `${action} ${where}${other}: ${reason} (${errno})`, { errno, cause: error });
   }
 }

@@ -277,7 +277,7 @@ describe('createLlm', () => {
     });
     expect(resumed.summary).toMatchObject({ skipped: 1, notRun: 1, dryRun: { calls: 1 } });
     expect(await readLines(journal)).toHaveLength(1);
-    expect(lines.join('\n')).toMatch(/dry run "plan": 1 call\(s\) answered from cache.*\n  realistic: 4 call\(s\), ~44 prompt \+ ~20 completion tokens, \$0\.0025 .*\n  upper bound: 4 call\(s\), ~44 prompt \+ ~80 completion tokens, \$0\.0061/);
+    expect(lines.join('\n')).toMatch(/dry run "plan": 4 calls to send \(1 answered from cache\).*\n  realistic: 4 calls, ~44 prompt \+ ~20 completion tokens, \$0\.0025 .*\n  upper bound: 4 calls, ~44 prompt \+ ~80 completion tokens, \$0\.0061/);
   });
 
   it('the API key appears in none of the files a run writes', async () => {

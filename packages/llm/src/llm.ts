@@ -453,6 +453,8 @@ export function createLlm(options: LlmOptions): Llm {
   // Budget: spent (committed) plus reserved (calls in flight, at their expected cost).
   let spent = 0;
   let reserved = 0;
+  /** Reservations not settled yet (counted: the sum of floats does not come back to exactly 0). */
+  let reservations = 0;
   let budgetHit = false;
   /** Calls waiting for reservations in flight to settle before they know whether they fit the budget. */
   let settleWaiters: Array<() => void> = [];
@@ -569,11 +571,13 @@ export function createLlm(options: LlmOptions): Llm {
     }
     const est = await estimateCost(req, label, factor);
     for (;;) {
+      if (reservations === 0) reserved = 0;
       if (!budgetHit && spent + reserved + est <= resolved.maxCost) {
         reserved += est;
+        if (est > 0) reservations++;
         return est;
       }
-      if (!budgetHit && wait && reserved > 0) {
+      if (!budgetHit && wait && reservations > 0) {
         await new Promise<void>((r) => settleWaiters.push(r));
         continue;
       }
@@ -586,6 +590,7 @@ export function createLlm(options: LlmOptions): Llm {
 
   function settle(reservation: number, actual: number | undefined): void {
     reserved -= reservation;
+    if (reservation > 0) reservations = Math.max(0, reservations - 1);
     if (actual !== undefined) spent += actual;
     if (settleWaiters.length > 0) {
       const waiters = settleWaiters;
@@ -659,7 +664,6 @@ export function createLlm(options: LlmOptions): Llm {
         for (const s of sinks) s.failedCalls++;
         const miss = new CacheMissError(key);
         if (!resolved.dryRun) noteFailure(miss);
-        if (configStop) throw configStop;
         throw miss;
       }
     }
@@ -729,7 +733,6 @@ export function createLlm(options: LlmOptions): Llm {
         error.message = redact(error.message, secret());
       }
       if (!(sig?.aborted ?? false)) noteFailure(error);
-      if (configStop && error !== configStop && configCauseOf(error)) throw configStop;
       throw error;
     } finally {
       inflight.delete(key);
@@ -1019,7 +1022,10 @@ export function createLlm(options: LlmOptions): Llm {
                 notRunKeys.push(job.key);
                 continue;
               }
-              if (isCode(error, 'request_deferred') || controller.signal.aborted || LlmConfigError.isInstance(error)) {
+              // A call that failed for good is this item's failure even when the run stops meanwhile; anything else
+              // thrown while the run is stopping (an aborted call) means the item was not run.
+              const ownFailure = error instanceof LlmCallError || isCode(error, 'cache_miss');
+              if (isCode(error, 'request_deferred') || LlmConfigError.isInstance(error) || (controller.signal.aborted && !ownFailure)) {
                 if (isCode(error, 'request_deferred')) deferredJobs.push(j);
                 notRun++;
                 notRunKeys.push(job.key);
@@ -1066,10 +1072,11 @@ export function createLlm(options: LlmOptions): Llm {
         const r = d.estimate.realistic;
         const u = d.estimate.upper;
         const cost = (c: number) => (d.costKnown ? formatCost(c) : 'unknown (no price for the model)');
+        const nCalls = (n: number) => `${n} call${n === 1 ? '' : 's'}`;
         log(
-          `dry run "${spec.name}": ${d.cacheHits} call(s) answered from cache; requests written to ${d.requestsFile}\n` +
-            `  realistic: ${r.calls} call(s), ~${formatTokens(r.promptTokens)} prompt + ~${formatTokens(r.completionTokens)} completion tokens, ${cost(r.cost)} (${r.explanation})\n` +
-            `  upper bound: ${u.calls} call(s), ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
+          `dry run "${spec.name}": ${nCalls(d.calls)} to send (${d.cacheHits} answered from cache); requests written to ${d.requestsFile}\n` +
+            `  realistic: ${nCalls(r.calls)}, ~${formatTokens(r.promptTokens)} prompt + ~${formatTokens(r.completionTokens)} completion tokens, ${cost(r.cost)} (${r.explanation})\n` +
+            `  upper bound: ${nCalls(u.calls)}, ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
         );
       }
       if (stoppedByBudget) log(`"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRun} item(s) not run; finished items are kept`);
