@@ -203,6 +203,7 @@ describe('runJudge through @eval/llm against the scripted server', () => {
     expect(run.evaluation).toBeUndefined();
     expect(run.notRun).toBe(42);
     expect(run.llm.dryRun?.calls).toBe(42);
-    expect(lines.join('\n')).toMatch(/realistic: 42 call\(s\)/);
+    expect(run.llm.dryRun?.estimate.realistic.calls).toBe(42);
+    expect(lines.join('\n')).toMatch(/42 calls to send/);
   });
 });
