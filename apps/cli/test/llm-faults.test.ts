@@ -270,6 +270,53 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
   });
 });
 
+describe('memory judge --repeats', () => {
+  it('repeat 0 reuses a single run\'s cache; per-repeat stat results; mean ± std and self-agreement', async () => {
+    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
+    reply = (prompt) =>
+      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
+        ? fence({ reasoning: 'scripted', score: '2' })
+        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
+          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
+          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    const out = fresh();
+    mkdirSync(out);
+    // a tiny artifact: the demo user with one extracted memory per session and a reply to every question (12 judgements)
+    const tiny = {
+      uuid: MEMORY_DEMO_USER.uuid,
+      user_name: 'Lena Ortiz',
+      sessions: MEMORY_DEMO_USER.sessions.map((s) => ({
+        memory_points: s.memory_points,
+        dialogue: s.dialogue,
+        extracted_memories: ['Lena Ortiz lives in Porto.'],
+        questions: s.questions.map((q) => ({ ...q, system_response: 'Porto' })),
+      })),
+    };
+    const artifact = join(out, 'tiny_eval_results.jsonl');
+    writeFileSync(artifact, `${JSON.stringify(tiny)}\n`);
+    const base = ['memory', 'judge', artifact, '--on-empty', 'null', ...llm(server.baseURL, out)];
+    const single = await runCli([...base, '--out', join(out, 'single', 'stat.json')], { env: env() });
+    expect(single.code, single.stderr).toBe(0);
+    const before = server.chatRequests().length;
+    const summary = join(out, 'summary.json');
+    const stat = join(out, 'x2', 'stat.json');
+    const r = await runCli([...base, '--out', stat, '--repeats', '2', '--summary', summary, '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // 12 judgements x 2 repeats: repeat 0 answered from the single run's cache entries, repeat 1 asked anew
+    expect(server.chatRequests().length - before).toBe(12);
+    expect(existsSync(stat) && existsSync(join(out, 'x2', 'stat.repeat1.json'))).toBe(true);
+    const s = JSON.parse(readFileSync(summary, 'utf8'));
+    // the scripted judges answer alike every time: every figure has std 0, every judgement agrees with itself
+    expect(s.repeats.n).toBe(2);
+    const R = JSON.parse(r.stdout).memory_integrity['recall(all)'];
+    expect(s.repeats.figures.R).toEqual({ values: [R, R], mean: R, std: 0 });
+    expect(JSON.parse(readFileSync(join(out, 'x2', 'stat.repeat1.json'), 'utf8')).overall_score.memory_integrity['recall(all)']).toBe(R);
+    expect(s.repeats.selfAgreement.items).toBe(12);
+    expect(s.repeats.selfAgreement.agreement).toBe(1);
+    expect(r.stderr).toMatch(/judge self-agreement: 100\.00% of 12 judgement\(s\)/);
+  });
+});
+
 describe('invalid UTF-8 in an input', () => {
   it('is an input error naming the file and byte offset (exit 2); --allow-invalid-utf8 replaces, counts and runs', async () => {
     const text = readFileSync(ARTIFACT);

@@ -8,7 +8,7 @@ import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ChatModel } from '@eval/core';
 import { EvalError, InputError, writeFileAtomic, type ReadOptions } from '@eval/core';
-import type { Llm, RunSummary } from '@eval/llm';
+import type { JobResult, Llm, RunSummary } from '@eval/llm';
 import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
 import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
 import { buildJudgeInputs, renderJudgePrompt, type JudgeInput, type JudgeInputs, type Routing } from './inputs';
@@ -127,6 +127,8 @@ export interface JudgeUserOptions {
   /** Journal of this user's judgements (resume within a user). */
   journal?: string;
   signal?: AbortSignal;
+  /** Judge every input this many times (default 1; the repeat index is part of the cache key, repeat 0 is a single run's). */
+  repeats?: number;
 }
 
 export interface JudgeUserResult {
@@ -146,6 +148,10 @@ export interface JudgeUserResult {
   notRun: number;
   calls: number;
   summary: RunSummary;
+  /** With `repeats` > 1 and complete: the records of repeats 1, 2, ... (repeat 0 is `records`). */
+  repeatRecords?: EvalRecords[];
+  /** With `repeats` > 1: per judged input, its judgement in each repeat (the record fields as JSON; undefined: none). */
+  labels?: Array<Array<string | undefined>>;
 }
 
 /** Judges one run-artifact user through `llm.runJobs` (cached, resumable, one failure never aborts the run). */
@@ -159,7 +165,7 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   let fatal: unknown;
-  let results: Array<{ id: string; ok: true; value: Record<string, unknown> | null } | { id: string; ok: false; error: string }>;
+  let results: Array<JobResult<Record<string, unknown> | null>>;
   let summary: RunSummary;
   try {
     ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown> | null>({
@@ -182,33 +188,60 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
       },
       journal: options.journal,
       signal: controller.signal,
+      repeats: options.repeats,
     }));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
   if (fatal) throw fatal;
-  const map = new Map<string, Record<string, unknown> | undefined>();
+  const repeats = Math.max(1, options.repeats ?? 1);
+  const maps = Array.from({ length: repeats }, () => new Map<string, Record<string, unknown> | undefined>());
   let failed = 0;
   const callFailures: Array<{ id: string; error: string }> = [];
   for (const r of results) {
-    if (!r.ok) callFailures.push({ id: r.id, error: r.error });
+    const repeat = r.repeat ?? 0;
+    const map = maps[repeat]!;
+    if (!r.ok) callFailures.push({ id: repeat === 0 ? r.id : `${r.id}#${repeat}`, error: r.error });
     else if (r.value === null) {
       map.set(r.id, undefined);
       failed++;
     } else map.set(r.id, r.value);
   }
-  const complete = jobs.every((j) => map.has(j.id));
-  return {
+  const complete = maps.every((map) => jobs.every((j) => map.has(j.id)));
+  const done = maps.reduce((n, m) => n + m.size, 0);
+  const out: JudgeUserResult = {
     uuid: user.uuid,
     userName: user.user_name,
     complete,
-    records: complete ? assembleUserRecords(inputs, map) : emptyRecords(),
+    records: complete ? assembleUserRecords(inputs, maps[0]!) : emptyRecords(),
     failed,
     callFailures,
-    notRun: jobs.length - map.size - callFailures.length,
-    calls: jobs.length,
+    notRun: jobs.length * repeats - done - callFailures.length,
+    calls: jobs.length * repeats,
     summary,
   };
+  if (repeats > 1) {
+    if (complete) out.repeatRecords = maps.slice(1).map((m) => assembleUserRecords(inputs, m));
+    const label = (input: JudgeInput, map: Map<string, Record<string, unknown> | undefined>) => {
+      return map.has(input.id) ? JSON.stringify(judgedFields(input, map.get(input.id))) : undefined;
+    };
+    out.labels = jobs.map((input) => maps.map((m) => label(input, m)));
+  }
+  return out;
+}
+
+/** The judge fields of one judgement (failure values when `result` is undefined), without the input's record. */
+function judgedFields(input: JudgeInput, result: Record<string, unknown> | undefined): Record<string, unknown> {
+  switch (input.kind) {
+    case 'integrity':
+      return integrityFields(result);
+    case 'accuracy':
+      return accuracyFields(result);
+    case 'update':
+      return updateFields(result);
+    case 'question':
+      return questionFields(result);
+  }
 }
 
 /** The per-user cache file format (HaluMem's `tmp2/<uuid>.json`): `json.dump(..., ensure_ascii=False, indent=4)`. */
@@ -254,6 +287,11 @@ export interface JudgeRunOptions {
   signal?: AbortSignal;
   /** How the artifact is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
   read?: ReadOptions;
+  /**
+   * Judge every input this many times (default 1). Repeat 0 is written as without repeats; repeat r's per-user files go
+   * to `<workDir>/repeat-<r>/` and its stat result to `<out without .json>.repeat<r>.json`.
+   */
+  repeats?: number;
   /** Called after each user (cached, judged or left incomplete). */
   onUser?: (event: {
     index: number;
@@ -286,6 +324,10 @@ export interface JudgeRunResult {
   /** Judgements whose call failed for good, over all users (none of them is scored). */
   callFailures: number;
   summaries: RunSummary[];
+  /** With `repeats` > 1 and complete: the overall scores of repeats 1, 2, ... (repeat 0 is `overall`). */
+  repeatOverall?: OverallScore[];
+  /** With `repeats` > 1: each judgement of the users judged in this run, per repeat (see {@link JudgeUserResult.labels}). */
+  labels?: Array<Array<string | undefined>>;
 }
 
 const SETTINGS_FILE = '.memory-judge-settings';
@@ -337,13 +379,16 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       maxTokens: options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
     });
   }
+  const repeats = Math.max(1, options.repeats ?? 1);
   const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, callFailures: 0, summaries: [] };
   let index = 0;
   for await (const { user } of readRunArtifact(options.artifact, options.read)) {
     if (options.maxUsers !== undefined && index >= options.maxUsers) break;
     index++;
     const userFile = join(workDir, `${user.uuid}.json`);
-    if (existsSync(userFile)) {
+    // repeat r > 0 of a user: <workDir>/repeat-<r>/<uuid>.json (not pooled with repeat 0)
+    const repeatFiles = Array.from({ length: repeats - 1 }, (_, r) => join(workDir, `repeat-${r + 1}`, `${user.uuid}.json`));
+    if (existsSync(userFile) && repeatFiles.every((f) => existsSync(f))) {
       result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0, callFailures: [] });
       options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, callFailures: [] });
       continue;
@@ -353,13 +398,17 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       settings: options.settings,
       journal: dryRun ? undefined : join(workDir, `${user.uuid}.journal.jsonl`),
       signal: options.signal,
+      repeats,
     });
+    if (judged.labels) (result.labels ??= []).push(...judged.labels);
     result.summaries.push(judged.summary);
     result.failedJudgements += judged.failed;
     result.callFailures += judged.callFailures.length;
     const status = judged.complete ? 'judged' : 'incomplete';
-    if (judged.complete && !dryRun) await writeFileAtomic(userFile, formatUserRecords(judged.records));
-    else result.complete = false;
+    if (judged.complete && !dryRun) {
+      for (const [r, file] of repeatFiles.entries()) await writeFileAtomic(file, formatUserRecords(judged.repeatRecords![r]!));
+      await writeFileAtomic(userFile, formatUserRecords(judged.records));
+    } else result.complete = false;
     result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls, callFailures: judged.callFailures });
     options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, callFailures: judged.callFailures });
     if (options.signal?.aborted || judged.summary.stoppedByBudget) {
@@ -383,5 +432,12 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
   await writeFileAtomic(out, `${formatStatResult(overall, records)}`);
   result.overall = overall;
   result.records = records;
+  for (let r = 1; r < repeats; r++) {
+    // repeat r's stat result beside the first: <out without .json>.repeat<r>.json
+    const rec = (await loadEvalRecords(join(workDir, `repeat-${r}`))).records;
+    const o = aggregateEvalResults(rec, { ...options.aggregate, timeConsuming });
+    await writeFileAtomic(out.replace(/(\.json)?$/, `.repeat${r}.json`), `${formatStatResult(o, rec)}`);
+    (result.repeatOverall ??= []).push(o);
+  }
   return result;
 }

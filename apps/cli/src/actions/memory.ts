@@ -33,6 +33,7 @@ import {
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
 import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
+import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
@@ -252,7 +253,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
   const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
   const attempts = intFlag('--attempts', flags.attempts, { min: 1 }) ?? 3;
-  if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory judge yet (llm-judge run has it)');
+  const repeats = flags.repeats ?? 1;
   await withLlm(llmOptions, 'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked', async (llm) => {
     const result = await judgeRunArtifact({
       artifact,
@@ -263,6 +264,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       maxUsers,
       settings: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, attempts, seed: flags.seed },
       read: readOptionsFromFlags(flags),
+      repeats,
       aggregate: aggregateOptions(flags),
       onUser: (e) => {
         if (tty() || e.status !== 'judged') {
@@ -315,6 +317,9 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
         `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
       );
     }
+    const repeatStats = result.repeatOverall ? memoryRepeatStats([result.overall, ...result.repeatOverall], result.labels ?? []) : undefined;
+    if (flags.summary && repeatStats) await writeJsonAtomic(flags.summary, { ...summary, repeats: repeatStats });
+    if (repeatStats) process.stderr.write(`${memoryRepeatText(repeatStats)}\n`);
     if (flags.format === 'json') await emit(overallJson(result.overall));
     else {
       await emit(
@@ -323,6 +328,26 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       );
     }
   });
+}
+
+const REPEAT_COLUMNS = ['R', 'weightedR', 'targetP', 'acc', 'FMR', 'F1', 'updateC', 'updateH', 'updateO', 'qaC', 'qaH', 'qaO'] as const;
+
+/** The leaderboard figures' mean and std across repeats, and the judges' self-agreement over every judgement. */
+function memoryRepeatStats(overall: OverallScore[], labels: Array<Array<string | undefined>>): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+  const rows = overall.map((o) => leaderboardRow('repeat', o) as unknown as Record<string, number | null>);
+  const figures: Record<string, Spread> = {};
+  for (const c of REPEAT_COLUMNS) figures[c] = spread(rows.map((r) => (typeof r[c] === 'number' ? r[c] : null)));
+  return { n: overall.length, figures, selfAgreement: selfAgreement(labels) };
+}
+
+function memoryRepeatText(stats: ReturnType<typeof memoryRepeatStats>): string {
+  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(4)} ± ${s.std === null ? '—' : s.std.toFixed(4)}`);
+  const a = stats.selfAgreement;
+  return [
+    `over ${stats.n} repeats (mean ± std; leaderboard columns):`,
+    formatTable(['figure', 'mean ± std'], REPEAT_COLUMNS.map((c) => [c, ms(stats.figures[c]!)])),
+    `judge self-agreement: ${a.agreement === null ? '—' : `${(a.agreement * 100).toFixed(2)}%`} of ${a.items} judgement(s) alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
+  ].join('\n');
 }
 
 /** `question/s3/q2` → `session 3 question 2` (the ids of @eval/memory's judge inputs). */
