@@ -232,6 +232,23 @@ describe('dialeval scorekeeping play and report', () => {
     expect(bad.stderr).toMatch(/episodes of 2 different models .* would be reported under one name "some-model-t0\.0--some-model-t0\.0"/);
   });
 
+  it('--repeats 2: finished episodes are kept, repeat 1 plays into <out>.repeat1; figures as mean ± std', async () => {
+    const out = join(dir, 'run-repeats');
+    const args = ['scorekeeping', 'play', ...llmFlags(), '--cache-dir', join(dir, 'cache-repeats'), '--resources', SK, '--out', out, '--experiments', 'travel-booking', '--episodes', '0'];
+    const first = await runCli(args, { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const before = server.chatRequests().length;
+    const r = await runCli([...args, '--repeats', '2', '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // repeat 0 is finished (skipped, no call); repeat 1 plays the 5-slot episode: 5 requests + 6 rounds x 5 probes
+    expect(server.chatRequests().length - before).toBe(5 + 6 * 5);
+    expect(existsSync(join(`${out}.repeat1`, 'test-model-t0.0--test-model-t0.0', 'privateshared', '0_travel-booking', 'episode_0', 'scores.json'))).toBe(true);
+    const res = JSON.parse(r.stdout);
+    // the perfect player wins both repeats: clemscore 100 each (100 % played x quality 100 / 100), std 0
+    expect(res.repeats.clemscore).toEqual({ values: [100, 100], mean: 100, std: 0 });
+    expect(res.repeats.dirs).toEqual([out, `${out}.repeat1`]);
+  });
+
   it('--dry-run counts calls from the game structure (no re-prompt / every re-prompt) and writes nothing', async () => {
     const out = join(dir, 'run-dry');
     const before = server.chatRequests().length;

@@ -43,6 +43,7 @@ import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingRep
 import { configFailure } from '../failures';
 import { llmOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
+import { spread, type Spread } from '../repeats';
 import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
@@ -196,6 +197,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   let summary: RunSummary;
   const extra: string[] = [];
   let llmUsage: unknown;
+  let repeatStats: { n: number; dirs: string[]; averagePlayed: Spread; averageQuality: Spread; clemscore: Spread } | undefined;
 
   // Shared by the replayed and the programmatic players.
   const common = {
@@ -240,7 +242,14 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     const modelPair = modelPairName(modelName, temperature);
     const refs = selectEpisodes(instances, { experiments, episodes });
     const { pending, finished } = await partitionEpisodes(refs, outDir, modelPair, retryPlayerFailures);
-    if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by scorekeeping play yet (an episode is one game; play it into another --out to repeat it)');
+    // --repeats N: repeat r > 0 plays every episode again into <out>.repeat<r> (its own clembench results directory)
+    const repeats = flags.repeats ?? 1;
+    const outDirOf = (r: number) => (r === 0 ? outDir : `${outDir}.repeat${r}`);
+    const finishedOf: Array<Map<string, EpisodeOutcome>> = [];
+    for (let r = 0; r < repeats && repeats > 1; r++) {
+      const part = r === 0 ? { finished } : await partitionEpisodes(refs, outDirOf(r), modelPair, retryPlayerFailures);
+      finishedOf.push(new Map(part.finished.map((o) => [`${o.experiment}/${o.gameId}`, o])));
+    }
     const tries = resources.reprompts.length;
     const outcome = await withLlm(llmOptions, 'run the same command again: finished episodes are skipped, errored and missing ones are played', async (llm) => {
       // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once: it says
@@ -250,18 +259,21 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
       const isFatal = (error: unknown) => isRunStoppingError(error) || configFailure(error) !== undefined;
       const { results, summary: llmSummary } = await llm.runJobs({
         name: 'scorekeeping',
-        items: pending,
+        items: repeats > 1 ? refs : pending,
         id: (r) => `${r.experiment}/episode_${r.instance.game_id}`,
         signal: stop.signal,
+        ...(repeats > 1 ? { repeats } : {}),
         // the calls of an episode from the game's structure (requests + probes per round; fewest and most re-prompts)
         dryRunCalls: (ref) => {
           const r = episodeCallRange(ref.instance, tries);
           return { realistic: r.min, upper: r.max };
         },
         run: async (ref, ctx) => {
+          const done = repeats > 1 ? finishedOf[ctx.repeat]!.get(`${ref.experiment}/${ref.instance.game_id}`) : undefined;
+          if (done) return done;
           try {
             return await playAndRecordEpisode(ref, {
-              outDir,
+              outDir: outDirOf(ctx.repeat),
               modelPair,
               resources,
               answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
@@ -294,12 +306,12 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
         );
         return undefined;
       }
-      const played = results.flatMap((r) => (r.ok ? [r.value] : []));
+      const played = results.flatMap((r) => (r.ok && (r.repeat ?? 0) === 0 ? [r.value] : []));
       const failed = results.flatMap((r) => (r.ok ? [] : [r]));
-      const summary = summarizeOutcomes([...finished, ...played], { modelPair, outDir, resources: resources.source });
+      const summary = summarizeOutcomes(repeats > 1 ? played : [...finished, ...played], { modelPair, outDir, resources: resources.source });
       summary.total = refs.length;
-      for (const f of failed) extra.push(`error: ${f.id}: ${f.error}`);
-      const notRun = refs.length - finished.length - played.length - failed.length;
+      for (const f of failed) extra.push(`error: ${f.id}${f.repeat ? ` (repeat ${f.repeat})` : ''}: ${f.error}`);
+      const notRun = repeats > 1 ? refs.length * repeats - results.length : refs.length - finished.length - played.length - failed.length;
       if (llmSummary.stoppedByBudget || notRun > 0 || failed.length > 0) {
         const why = llmSummary.stoppedByBudget
           ? 'stopped by --max-cost'
@@ -310,6 +322,20 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
         process.stderr.write(`${runText(summary, report, extra)}\n`);
         throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
       }
+      if (repeats > 1) {
+        // each repeat's benchmark figures, then their mean and std
+        const models: BenchmarkReport['models'] = [];
+        for (let r = 0; r < repeats; r++) models.push(...aggregateScores((await loadRunScores(outDirOf(r))).filter((x) => x.model === modelPair)).models);
+        repeatStats = {
+          n: repeats,
+          dirs: Array.from({ length: repeats }, (_, r) => outDirOf(r)),
+          averagePlayed: spread(models.map((m) => m.averagePlayed)),
+          averageQuality: spread(models.map((m) => m.averageQuality)),
+          clemscore: spread(models.map((m) => m.clemscore)),
+        };
+        const ms = (x: Spread) => (x.mean === null ? '—' : `${x.mean.toFixed(2)} ± ${x.std === null ? '—' : x.std.toFixed(2)}`);
+        extra.push(`over ${repeats} repeats (mean ± std): Average % Played ${ms(repeatStats.averagePlayed)}, Average Quality Score ${ms(repeatStats.averageQuality)}, clemscore ${ms(repeatStats.clemscore)}`);
+      }
       return { summary, llmUsage: llmSummary };
     });
     if (!outcome) return;
@@ -319,7 +345,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
 
   const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
   const report = aggregateScores(records);
-  const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}) };
+  const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}), ...(repeatStats ? { repeats: repeatStats } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
   await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
 }
