@@ -254,6 +254,82 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
     }
   });
 
+  /** A scripted endpoint with 429s (retry-after 0), truncated bodies, 502s and, while `outage.on`, persistent 500s. */
+  async function mixedServer(): Promise<{ server: TestServer; outage: { on: boolean } }> {
+    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
+    const verdict = (prompt: string): TestReply =>
+      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
+        ? fence({ reasoning: 'scripted', score: '2' })
+        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
+          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
+          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    const { loadResourceDir, perfectAnswer } = await import('@eval/scorekeeping');
+    const canonical = await loadResourceDir(SK);
+    const outage = { on: true };
+    const seen = new Map<string, number>();
+    const server = await startTestServer({
+      respond: (req, ctx) => {
+        const prompt = req.messages[req.messages.length - 1]!.content;
+        const body = JSON.stringify(req.messages);
+        if (!seen.has(body)) seen.set(body, seen.size);
+        const k = seen.get(body)!;
+        if (outage.on && k % 11 === 5) return { status: 500, error: 'persistent outage' };
+        if (ctx.attempt === 0 && k % 4 === 1) return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
+        // (backoff before these retries is real time: kept rare so the test stays short)
+        if (ctx.attempt === 0 && k % 40 === 2) return { raw: '{"choices": [{"message": {"content": "tru' };
+        if (ctx.attempt === 0 && k % 40 === 3) return { status: 502, error: 'bad gateway' };
+        return prompt.startsWith('You are') || prompt.startsWith('Your task') || prompt.includes('* **Memory System Response:**') ? verdict(prompt) : perfectAnswer(req.messages, canonical);
+      },
+    });
+    return { server, outage };
+  }
+  const mixedFlags = (server: TestServer, out: string) => ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--max-attempts', '2'];
+
+  it('memory judge under mixed faults: every judgement scored, or failed with its reason and asked again next run', async () => {
+    const { server: mixed, outage } = await mixedServer();
+    try {
+      const out = fresh();
+      const mj = ['memory', 'judge', ARTIFACT, '--out', join(out, 'mem', 'stat.json'), '--llm-summary', join(out, 'mj.json'), ...mixedFlags(mixed, out)];
+      const m1 = await runCli(mj, { env: env() });
+      expect(m1.code).toBe(1);
+      const s1 = JSON.parse(readFileSync(join(out, 'mj.json'), 'utf8'));
+      expect(s1.items).toBe(410);
+      expect(s1.done + s1.failed).toBe(410);
+      expect(s1.failed).toBeGreaterThan(0);
+      expect(s1.failures).toHaveLength(s1.failed);
+      for (const f of s1.failures) expect(f.error).toMatch(/HTTP 500: .*persistent outage \(after 2 attempts\)/);
+      expect(existsSync(join(out, 'mem', 'stat.json'))).toBe(false);
+      // the outage is over: the rerun asks exactly the failed judgements and finishes
+      outage.on = false;
+      const m2 = await runCli(mj, { env: env() });
+      expect(m2.code, m2.stderr).toBe(0);
+      const s2 = JSON.parse(readFileSync(join(out, 'mj.json'), 'utf8'));
+      expect(s2).toMatchObject({ items: 410, failed: 0, skipped: 410 - s1.failed, calls: s1.failed });
+    } finally {
+      await mixed.close();
+    }
+  });
+
+  it('scorekeeping play under mixed faults: every episode played, or errored with its reason and played again next run', async () => {
+    const { server: mixed, outage } = await mixedServer();
+    try {
+      const out = fresh();
+      const sk = ['scorekeeping', 'play', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0-3', '--out', join(out, 'sk'), '--llm-summary', join(out, 'sk.json'), ...mixedFlags(mixed, out)];
+      const k1 = await runCli(sk, { env: env() });
+      const ks1 = JSON.parse(readFileSync(join(out, 'sk.json'), 'utf8'));
+      expect(ks1.done + ks1.failed).toBe(4);
+      expect(ks1.failed).toBeGreaterThan(0);
+      expect(k1.code).toBe(1);
+      for (const f of ks1.failures) expect(f.error).toMatch(/experiment travel-booking episode \d+: player failure: HTTP 500/);
+      outage.on = false;
+      const k2 = await runCli(sk, { env: env() });
+      expect(k2.code, k2.stderr).toBe(0);
+      expect(JSON.parse(readFileSync(join(out, 'sk.json'), 'utf8'))).toMatchObject({ items: ks1.failed, done: ks1.failed, failed: 0 });
+    } finally {
+      await mixed.close();
+    }
+  });
+
   it('llm-judge run stopped by the budget leaves nothing at the final paths; report refuses the directory', async () => {
     reply = (prompt) => `\`\`\`json\n{"judgement": "yes", "prompt_chars": ${prompt.length}}\n\`\`\``;
     const out = fresh();
