@@ -159,6 +159,31 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(formatSummary(second.summary)).toMatch(/complete: every item was evaluated/);
     });
 
+    it('retry-after in seconds is honoured (the wait is the server\'s, not the backoff\'s)', async () => {
+      await start({ respond: (req, ctx) => (ctx.attempt === 0 ? { status: 503, headers: { 'retry-after': '1' } } : `ok ${req.messages[0]!.content}`) });
+      const usageLog = join(dir, 'usage.jsonl');
+      const llm = make({ backoffBaseMs: 1, backoffMaxMs: 60_000, usageLog });
+      const { summary } = await llm.runJobs({ name: 'ra', items: ['only'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      await llm.close();
+      expect(summary).toMatchObject({ done: 1, retries: 1 });
+      const retry = (await readLines(usageLog)).find((l) => l.event === 'retry');
+      // 1 s from the header, plus a jitter of at most 50 ms (the backoff alone would have waited 1 ms)
+      expect(retry).toMatchObject({ status: 503, delayMs: expect.any(Number) });
+      expect(retry.delayMs).toBeGreaterThanOrEqual(1000);
+      expect(retry.delayMs).toBeLessThanOrEqual(1050);
+    });
+
+    it('a filesystem error (cache or journal path under a file) stops the run with an error naming the path', async () => {
+      await start();
+      const file = join(dir, 'a-file');
+      await writeFile(file, 'x');
+      const cacheError = await echoJobs(make({ cacheDir: join(file, 'cache') })).catch((e: unknown) => e);
+      expect(cacheError).toMatchObject({ name: 'FileSystemError', code: 'fs_error', errno: 'ENOTDIR' });
+      expect((cacheError as Error).message).toMatch(new RegExp(`^cannot write to the LLM cache at ${file}/cache/v2.*\\(ENOTDIR\\)$`));
+      const journalError = await echoJobs(make(), { journal: join(file, 'journal.jsonl') }).catch((e: unknown) => e);
+      expect(journalError).toMatchObject({ code: 'fs_error', path: join(file, 'journal.jsonl') });
+    });
+
     it('interrupt(): the run resolves as stopped, finished items kept, summary written', async () => {
       await start({ latencyMs: 20 });
       const summaryFile = join(dir, 's.json');

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from '@eval/core';
-import { dialevalHome, EvalError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { dialevalHome, EvalError, FileSystemError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import { runBatchRounds, type BatchOptions, type BatchReport } from './batch';
 import type { CacheMode, CachedResponse } from './cache';
 import { CACHE_MODES, DiskCache } from './cache';
@@ -151,8 +151,11 @@ export interface DryRunReport {
   estimate: { realistic: DryRunEstimate; upper: DryRunEstimate };
 }
 
-/** Why a `runJobs` stopped before every item was run. */
-export type RunStop = 'budget' | 'aborted' | 'config';
+/**
+ * Why a `runJobs` stopped before every item was run: the budget, `interrupt()`, a configuration error, or a
+ * filesystem error (`FileSystemError` from the cache, the journal or `run`: nothing more can be recorded).
+ */
+export type RunStop = 'budget' | 'aborted' | 'config' | 'filesystem';
 
 /** An item (one repeat of it) that failed: not counted into any metric, retried by the next run. */
 export interface JobFailure {
@@ -889,6 +892,8 @@ export function createLlm(options: LlmOptions): Llm {
       let skipped = 0;
       let notRun = 0;
       let stoppedByBudget = false;
+      /** A filesystem error that stops the run (rethrown after the summary). */
+      let fatal: unknown;
       const todo: number[] = [];
       const resultOf = (j: number, rec: JournalRecord, extra: { code?: string; status?: number } = {}): JobResult<R> => {
         const job = jobs[j]!;
@@ -938,6 +943,7 @@ export function createLlm(options: LlmOptions): Llm {
 
       const stopReason = (): RunStop | undefined => {
         if (configStop && controller.signal.reason === configStop) return 'config';
+        if (fatal && controller.signal.reason === fatal) return 'filesystem';
         if (stoppedByBudget) return 'budget';
         if (controller.signal.aborted) return 'aborted';
         return undefined;
@@ -1022,6 +1028,16 @@ export function createLlm(options: LlmOptions): Llm {
                 notRunKeys.push(job.key);
                 continue;
               }
+              if (isCode(error, 'fs_error')) {
+                // The disk refuses (no space, no permission): stop rather than fail every item the same way.
+                if (fatal === undefined) {
+                  fatal = error;
+                  controller.abort(error);
+                }
+                notRun++;
+                notRunKeys.push(job.key);
+                continue;
+              }
               // A call that failed for good is this item's failure even when the run stops meanwhile; anything else
               // thrown while the run is stopping (an aborted call) means the item was not run.
               const ownFailure = error instanceof LlmCallError || isCode(error, 'cache_miss');
@@ -1035,7 +1051,19 @@ export function createLlm(options: LlmOptions): Llm {
               if (error instanceof LlmCallError && error.status !== undefined) extra.status = error.status;
               rec = { id: job.key, ok: false, error: redact(errorMessage(error), secret()), ...extra };
             }
-            if (writer) await writer.append({ ...rec, t: new Date().toISOString() });
+            if (writer) {
+              try {
+                await writer.append({ ...rec, t: new Date().toISOString() });
+              } catch (error) {
+                if (fatal === undefined) {
+                  fatal = error;
+                  controller.abort(error);
+                }
+                notRun++;
+                notRunKeys.push(job.key);
+                continue;
+              }
+            }
             results[j] = resultOf(j, rec, extra);
             if (rec.ok) done++;
             else {
@@ -1048,7 +1076,9 @@ export function createLlm(options: LlmOptions): Llm {
         await Promise.all(Array.from({ length: Math.min(resolved.itemConcurrency, Math.max(1, todo.length)) }, worker));
       } finally {
         progress.stop();
-        await writer?.close();
+        await writer?.close().catch((error: unknown) => {
+          fatal ??= FileSystemError.from(error, journalFile);
+        });
         spec.signal?.removeEventListener('abort', onOuterAbort);
         closeController.signal.removeEventListener('abort', onOuterAbort);
         activeRuns.delete(controller);
@@ -1084,6 +1114,7 @@ export function createLlm(options: LlmOptions): Llm {
       const summaryFile = spec.summaryFile ?? options.summaryFile;
       if (summaryFile) await writeJsonAtomic(resolve(summaryFile), summary);
       if (summary.stopped === 'config' && configStop) throw configStop;
+      if (fatal !== undefined) throw fatal;
       return {
         results: results.filter((r): r is JobResult<R> => r !== undefined),
         summary,

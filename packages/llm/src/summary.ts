@@ -42,6 +42,7 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
     if (s.stopped === 'budget') lines.push(`  stopped: ${s.name} reached the budget (--max-cost); finished items are kept`);
     else if (s.stopped === 'aborted') lines.push(`  stopped: ${s.name} was interrupted; finished items are kept`);
     else if (s.stopped === 'config') lines.push(`  stopped: ${s.name}: ${s.configError?.message ?? 'configuration error'}`);
+    else if (s.stopped === 'filesystem') lines.push(`  stopped: ${s.name}: a file could not be written (see the error)`);
     if (s.journalDropped) lines.push(`  journal: ${s.journalDropped} line(s) of ${s.name} failed their checksum and were run again`);
   }
   const failures = list.flatMap((s) => s.failures.map((f) => ({ run: s.name, ...f })));
