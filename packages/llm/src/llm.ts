@@ -12,7 +12,7 @@ import { BATCH_DISCOUNT, costOf, DEFAULT_PRICES, priceOf, readPriceTable, type M
 import { formatCost, formatTokens, ProgressLine, progressWanted } from './progress';
 import { buildRequest, requestKey, wireBody, type CanonicalRequest, type KeyExtras, type MaxTokensParam } from './request';
 import { countPromptTokens } from './tokens';
-import { DEFAULT_RETRY, OpenAITransport, redact, UNREACHABLE_ERRNOS, type RetryPolicy } from './transport';
+import { DEFAULT_RETRY, errnoOf, OpenAITransport, redact, UNREACHABLE_ERRNOS, type RetryPolicy } from './transport';
 
 export interface DryRunOptions {
   /** Where the planned requests go (JSONL in the Batch API input format). Default `<cacheDir>/dry-run/<run name>.requests.jsonl`. */
@@ -633,6 +633,18 @@ export function createLlm(options: LlmOptions): Llm {
     }
   }
 
+  /** A Batch API failure (files, batches) that means the configuration is wrong, as an `LlmConfigError`. */
+  function batchConfigError(error: unknown): LlmConfigError | undefined {
+    if (LlmConfigError.isInstance(error)) return error;
+    const status = (error as { status?: unknown })?.status;
+    const errno = errnoOf(error);
+    const cause: LlmConfigCause | undefined =
+      status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 404 ? 'model-not-found' : errno === 'ECONNREFUSED' ? 'connection-refused' : errno && UNREACHABLE_ERRNOS.has(errno) ? 'dns' : undefined;
+    if (!cause) return undefined;
+    const detail = `Batch API: ${redact(errorMessage(error), secret())}`;
+    return new LlmConfigError(cause, { detail, fix: FIXES[cause](), status: typeof status === 'number' ? status : undefined });
+  }
+
   function stopFor(error: LlmConfigError): void {
     configStop = error;
     for (const c of activeRuns) c.abort(error);
@@ -978,26 +990,36 @@ export function createLlm(options: LlmOptions): Llm {
       let writer: JournalWriter | undefined;
       try {
         if (resolved.batch && todo.length > 0) {
-          batchReport = await runBatchRounds({
-            items: todo.map((j) => jobs[j]!),
-            run: async (job, record) => {
-              const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: spec.name }, controller.signal);
-              await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
-            },
-            options: resolved.batch,
-            cache,
-            cacheDir: resolved.cacheDir,
-            maxTokensParam: resolved.maxTokensParam,
-            client: () => getTransport().client,
-            reserve: (req) => reserve(req, spec.name, BATCH_DISCOUNT, false),
-            settle,
-            onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, spec.name),
-            label: spec.name,
-            log,
-            secret,
-            signal: controller.signal,
-          });
-          if (batchReport.stoppedByBudget) stoppedByBudget = true;
+          try {
+            batchReport = await runBatchRounds({
+              items: todo.map((j) => jobs[j]!),
+              run: async (job, record) => {
+                const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: spec.name }, controller.signal);
+                await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
+              },
+              options: resolved.batch,
+              cache,
+              cacheDir: resolved.cacheDir,
+              maxTokensParam: resolved.maxTokensParam,
+              client: () => getTransport().client,
+              reserve: (req) => reserve(req, spec.name, BATCH_DISCOUNT, false),
+              settle,
+              onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, spec.name),
+              label: spec.name,
+              log,
+              secret,
+              signal: controller.signal,
+            });
+          } catch (error) {
+            // Interrupted or stopped: the summary says so. A key, model or URL the Batch API refuses is a
+            // configuration error like any other; anything else is the run's failure.
+            if (!controller.signal.aborted) {
+              const config = batchConfigError(error);
+              if (!config) throw error;
+              stopFor(config);
+            }
+          }
+          if (batchReport?.stoppedByBudget) stoppedByBudget = true;
         }
 
         if (journalFile && !resolved.dryRun) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
