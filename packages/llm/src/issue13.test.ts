@@ -58,7 +58,8 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       it(`HTTP ${status} everywhere: LlmConfigError "${cause}" after 3 calls, not 40; summary written`, async () => {
         await start({ failAll: { status } });
         const summaryFile = join(dir, 'summary.json');
-        const llm = make({ concurrency: 1, itemConcurrency: 1, summaryFile });
+        // default concurrency (16): until the endpoint has answered once, calls go one at a time
+        const llm = make({ summaryFile });
         const error = await echoJobs(llm).catch((e: unknown) => e);
         expect(error).toMatchObject({ name: 'LlmConfigError', code: 'llm_config', cause, status, failures: 3 });
         expect((error as Error).message).toMatch(fix);
@@ -76,7 +77,7 @@ describe('issue 13 at library level (real openai SDK against the scripted server
 
     it('a refused connection: "connection-refused" without retries, naming the URL', async () => {
       const url = await refusedBaseURL();
-      const llm = make({ baseURL: url, concurrency: 1, itemConcurrency: 1, maxAttempts: 5 });
+      const llm = make({ baseURL: url, maxAttempts: 5 });
       const error = await echoJobs(llm).catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'LlmConfigError', cause: 'connection-refused', failures: 3 });
       expect((error as Error).message).toContain(url);

@@ -602,6 +602,26 @@ export function createLlm(options: LlmOptions): Llm {
     }
   }
 
+  // First contact: until the endpoint has answered one call, calls go one at a time, so that a wrong key, model or
+  // URL costs a few requests (configErrorThreshold), not one per item in flight.
+  let reachedEndpoint = false;
+  let gateTail: Promise<void> = Promise.resolve();
+  async function throughGate<T>(send: () => Promise<T>): Promise<T> {
+    if (reachedEndpoint) return send();
+    const previous = gateTail;
+    let release!: () => void;
+    gateTail = new Promise<void>((r) => (release = r));
+    try {
+      await previous;
+      if (configStop) throw configStop;
+      const out = await send();
+      reachedEndpoint = true;
+      return out;
+    } finally {
+      release();
+    }
+  }
+
   function noteSuccess(): void {
     if (configRun.count > 0) configRun = { count: 0, detail: '' };
   }
@@ -705,10 +725,12 @@ export function createLlm(options: LlmOptions): Llm {
       let attempts: number;
       try {
         const t = getTransport();
-        const out = await t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
-          for (const s of sinks) s.retries++;
-          if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
-        });
+        const out = await throughGate(() =>
+          t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
+            for (const s of sinks) s.retries++;
+            if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
+          }),
+        );
         res = out.response;
         attempts = out.attempts;
       } catch (error) {
@@ -742,7 +764,7 @@ export function createLlm(options: LlmOptions): Llm {
       const res = await p;
       return { ...res, cached: false };
     } catch (error) {
-      if (!isCode(error, 'budget_exceeded')) for (const s of sinks) s.failedCalls++;
+      if (!isCode(error, 'budget_exceeded') && error !== configStop) for (const s of sinks) s.failedCalls++;
       if (error instanceof Error && !EvalError.isInstance(error)) {
         // Never let a key reach a message (SDK or server text).
         error.message = redact(error.message, secret());
