@@ -106,7 +106,7 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await start();
       await make().runJobs({ name: 'warm', items: items.slice(0, 2), id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
       const before = server!.chatRequests().length;
-      const replay = make({ cache: 'replay', itemConcurrency: 1 });
+      const replay = make({ cache: 'replay' }); // default item concurrency (32): misses after the stop are "not run"
       const error = await echoJobs(replay).catch((e: unknown) => e);
       expect(error).toMatchObject({ cause: 'replay-miss', fix: expect.stringMatching(/--cache use/) });
       expect(replay.summaries()[0]).toMatchObject({ done: 2, failed: 3, notRun: 35, stopped: 'config' });

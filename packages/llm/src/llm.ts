@@ -696,8 +696,10 @@ export function createLlm(options: LlmOptions): Llm {
         return { ...hit, cached: true };
       }
       if (mode === 'replay') {
-        for (const s of sinks) s.failedCalls++;
+        if (!configStop) for (const s of sinks) s.failedCalls++;
         const miss = new CacheMissError(key);
+        // Misses after the stop (calls that started before it) are part of the stop, not failures of their items.
+        if (configStop) throw configStop;
         if (!resolved.dryRun) noteFailure(miss);
         throw miss;
       }
