@@ -113,6 +113,15 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(server!.chatRequests().length).toBe(before);
     });
 
+    it('a first call that hangs does not hold the others back for its whole timeout', async () => {
+      await start({ respond: (req, ctx) => (ctx.index === 0 ? { hang: true } : `ok ${req.messages[0]!.content}`) });
+      // item-0's call hangs until its 2.5 s timeout; the next call waits at most 2 s for it, then the endpoint
+      // answers and every other call goes at once
+      const { summary, results } = await echoJobs(make({ timeoutMs: 2500, maxAttempts: 1 }));
+      expect(summary).toMatchObject({ done: 39, failed: 1, notRun: 0 });
+      expect(results[0]).toMatchObject({ id: 'item-0', ok: false, error: expect.stringMatching(/timeout/) });
+    });
+
     it('isolated failures do not stop a run: a success resets the count', async () => {
       await start({ rules: [{ match: /item-\d*[05]$/, reply: { status: 404, error: 'no such thing' } }] });
       const { summary, failed } = await echoJobs(make({ itemConcurrency: 1 }));

@@ -32,6 +32,8 @@ export const DEFAULT_COMPLETION_TOKENS = 256;
 export const DEFAULT_UPPER_COMPLETION_TOKENS = 4096;
 /** Identical configuration failures (401, 403, 404, refused connection, DNS, replay miss) after which a run stops. */
 export const DEFAULT_CONFIG_ERROR_THRESHOLD = 3;
+/** Before the endpoint has answered once, a call waits at most this long for the call before it. */
+const FIRST_CONTACT_WAIT_MS = 2000;
 
 export interface LlmOptions {
   /** Model name sent to the endpoint (and part of every cache key). */
@@ -603,7 +605,8 @@ export function createLlm(options: LlmOptions): Llm {
   }
 
   // First contact: until the endpoint has answered one call, calls go one at a time, so that a wrong key, model or
-  // URL costs a few requests (configErrorThreshold), not one per item in flight.
+  // URL costs a few requests (configErrorThreshold), not one per item in flight. A call waits for the one before it
+  // at most FIRST_CONTACT_WAIT_MS (an endpoint that hangs does not serialise the run).
   let reachedEndpoint = false;
   let gateTail: Promise<void> = Promise.resolve();
   async function throughGate<T>(send: () => Promise<T>): Promise<T> {
@@ -612,13 +615,18 @@ export function createLlm(options: LlmOptions): Llm {
     let release!: () => void;
     gateTail = new Promise<void>((r) => (release = r));
     try {
-      await previous;
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([previous, new Promise<void>((r) => (timer = setTimeout(r, FIRST_CONTACT_WAIT_MS)))]);
+      clearTimeout(timer);
       if (configStop) throw configStop;
       const out = await send();
       reachedEndpoint = true;
-      return out;
-    } finally {
       release();
+      return out;
+    } catch (error) {
+      // Let the caller count this failure (it may stop the runtime) before the next call is let through.
+      setImmediate(release);
+      throw error;
     }
   }
 
