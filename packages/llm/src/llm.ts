@@ -1070,7 +1070,7 @@ export function createLlm(options: LlmOptions): Llm {
               continue;
             }
             let rec: JournalRecord;
-            let extra: { code?: string; status?: number } = {};
+            const extra: { code?: string; status?: number } = {};
             try {
               const value = await spec.run(spec.items[job.item]!, { model: models[job.repeat]!, signal: controller.signal, repeat: job.repeat });
               const json = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as R);
@@ -1124,7 +1124,6 @@ export function createLlm(options: LlmOptions): Llm {
               failed++;
               failures.push({ key: job.key, error: rec.error });
             }
-            extra = {};
           }
         };
         await Promise.all(Array.from({ length: Math.min(resolved.itemConcurrency, Math.max(1, todo.length)) }, worker));
