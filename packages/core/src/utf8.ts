@@ -1,3 +1,5 @@
+import { isUtf8 } from 'node:buffer';
+
 /**
  * Streaming UTF-8 check following the WHATWG decoder (the one behind `TextDecoder` and Node's `Buffer#toString`):
  * `invalid` counts the sequences a decoder replaces with U+FFFD, `firstInvalidOffset` is the byte offset where the
@@ -21,6 +23,20 @@ export class Utf8Validator {
   }
 
   push(bytes: Uint8Array): void {
+    // Fast path (native check) for the part of the chunk that ends on a sequence boundary, when no sequence is open.
+    if (this.needed === 0) {
+      const cut = boundaryBefore(bytes);
+      if (cut > 0 && isUtf8(bytes.subarray(0, cut))) {
+        this.offset += cut;
+        if (cut === bytes.length) return;
+        this.slow(bytes.subarray(cut));
+        return;
+      }
+    }
+    this.slow(bytes);
+  }
+
+  private slow(bytes: Uint8Array): void {
     for (let i = 0; i < bytes.length; i++) {
       const b = bytes[i]!;
       const pos = this.offset + i;
@@ -67,4 +83,16 @@ export class Utf8Validator {
     this.lower = 0x80;
     this.upper = 0xbf;
   }
+}
+
+/** Length of the longest prefix of `bytes` that does not end inside a multi-byte sequence (at most 3 bytes shorter). */
+function boundaryBefore(bytes: Uint8Array): number {
+  const n = bytes.length;
+  for (let back = 1; back <= Math.min(4, n); back++) {
+    const b = bytes[n - back]!;
+    if ((b & 0xc0) === 0x80) continue; // continuation byte: look further back
+    const len = b >= 0xf0 ? 4 : b >= 0xe0 ? 3 : b >= 0xc0 ? 2 : 1;
+    return len > back ? n - back : n;
+  }
+  return n;
 }

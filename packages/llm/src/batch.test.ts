@@ -120,6 +120,26 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
     expect(new Set(ids).size).toBe(6);
   });
 
+  it('a key the Batch API refuses (401 on upload) is a configuration error; an interrupted batch run resolves as stopped', async () => {
+    await start({ failAll: { status: 401 } });
+    await expect(simple(make())).rejects.toMatchObject({ name: 'LlmConfigError', cause: 'unauthorized', message: expect.stringMatching(/Batch API: .*401/) });
+    expect(count('POST /v1/chat/completions')).toBe(0);
+    server!.setFailAll(undefined);
+    const outstanding = await startTestServer({ batch: { completeAfterPolls: Number.POSITIVE_INFINITY } });
+    try {
+      const llm = createLlm({ model: 'test-model', baseURL: outstanding.baseURL, apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache2'), batch: { pollIntervalMs: 5 }, progress: false, log: () => {} });
+      open.push(llm);
+      const run = simple(llm);
+      while (outstanding.batches().length === 0) await new Promise((r) => setTimeout(r, 2));
+      llm.interrupt('test');
+      const { summary } = await run;
+      expect(summary).toMatchObject({ stopped: 'aborted', done: 0, notRun: 5, failed: 0 });
+      expect(outstanding.chatRequests()).toHaveLength(0);
+    } finally {
+      await outstanding.close();
+    }
+  });
+
   it('finds a batch created just before a crash (state written, batch id not yet) through its metadata', async () => {
     await start({ batch: { completeAfterPolls: 3 } });
     await expect(simple(make({ batch: { pollIntervalMs: 5, maxWaitMs: 0 } }))).rejects.toThrow(/still/);

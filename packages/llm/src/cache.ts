@@ -1,6 +1,7 @@
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatUsage, FinishReason } from '@eval/core';
+import { FileSystemError } from '@eval/core';
 import { canonicalJson, sha256 } from './hash';
 import type { CanonicalRequest } from './request';
 import { requestKey } from './request';
@@ -126,7 +127,11 @@ export class DiskCache {
       source,
     };
     if (label) entry.label = label;
-    this.append(key, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+    try {
+      this.append(key, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+    } catch (error) {
+      throw FileSystemError.from(error, (error as NodeJS.ErrnoException).path ?? this.segmentsDir, 'cannot write to the LLM cache at');
+    }
     return key;
   }
 

@@ -58,7 +58,8 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       it(`HTTP ${status} everywhere: LlmConfigError "${cause}" after 3 calls, not 40; summary written`, async () => {
         await start({ failAll: { status } });
         const summaryFile = join(dir, 'summary.json');
-        const llm = make({ concurrency: 1, itemConcurrency: 1, summaryFile });
+        // default concurrency (16): until the endpoint has answered once, calls go one at a time
+        const llm = make({ summaryFile });
         const error = await echoJobs(llm).catch((e: unknown) => e);
         expect(error).toMatchObject({ name: 'LlmConfigError', code: 'llm_config', cause, status, failures: 3 });
         expect((error as Error).message).toMatch(fix);
@@ -76,7 +77,7 @@ describe('issue 13 at library level (real openai SDK against the scripted server
 
     it('a refused connection: "connection-refused" without retries, naming the URL', async () => {
       const url = await refusedBaseURL();
-      const llm = make({ baseURL: url, concurrency: 1, itemConcurrency: 1, maxAttempts: 5 });
+      const llm = make({ baseURL: url, maxAttempts: 5 });
       const error = await echoJobs(llm).catch((e: unknown) => e);
       expect(error).toMatchObject({ name: 'LlmConfigError', cause: 'connection-refused', failures: 3 });
       expect((error as Error).message).toContain(url);
@@ -105,11 +106,20 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await start();
       await make().runJobs({ name: 'warm', items: items.slice(0, 2), id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
       const before = server!.chatRequests().length;
-      const replay = make({ cache: 'replay', itemConcurrency: 1 });
+      const replay = make({ cache: 'replay' }); // default item concurrency (32): misses after the stop are "not run"
       const error = await echoJobs(replay).catch((e: unknown) => e);
       expect(error).toMatchObject({ cause: 'replay-miss', fix: expect.stringMatching(/--cache use/) });
       expect(replay.summaries()[0]).toMatchObject({ done: 2, failed: 3, notRun: 35, stopped: 'config' });
       expect(server!.chatRequests().length).toBe(before);
+    });
+
+    it('a first call that hangs does not hold the others back for its whole timeout', async () => {
+      await start({ respond: (req, ctx) => (ctx.index === 0 ? { hang: true } : `ok ${req.messages[0]!.content}`) });
+      // item-0's call hangs until its 2.5 s timeout; the next call waits at most 2 s for it, then the endpoint
+      // answers and every other call goes at once
+      const { summary, results } = await echoJobs(make({ timeoutMs: 2500, maxAttempts: 1 }));
+      expect(summary).toMatchObject({ done: 39, failed: 1, notRun: 0 });
+      expect(results[0]).toMatchObject({ id: 'item-0', ok: false, error: expect.stringMatching(/timeout/) });
     });
 
     it('isolated failures do not stop a run: a success resets the count', async () => {
@@ -157,6 +167,31 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(second.summary).toMatchObject({ done: 40, failed: 0, skipped: 37, calls: 3 });
       expect(server!.chatRequests().slice(sentBefore).map((r) => r.body.messages[0].content).sort()).toEqual([...doomed].sort());
       expect(formatSummary(second.summary)).toMatch(/complete: every item was evaluated/);
+    });
+
+    it('retry-after in seconds is honoured (the wait is the server\'s, not the backoff\'s)', async () => {
+      await start({ respond: (req, ctx) => (ctx.attempt === 0 ? { status: 503, headers: { 'retry-after': '1' } } : `ok ${req.messages[0]!.content}`) });
+      const usageLog = join(dir, 'usage.jsonl');
+      const llm = make({ backoffBaseMs: 1, backoffMaxMs: 60_000, usageLog });
+      const { summary } = await llm.runJobs({ name: 'ra', items: ['only'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      await llm.close();
+      expect(summary).toMatchObject({ done: 1, retries: 1 });
+      const retry = (await readLines(usageLog)).find((l) => l.event === 'retry');
+      // 1 s from the header, plus a jitter of at most 50 ms (the backoff alone would have waited 1 ms)
+      expect(retry).toMatchObject({ status: 503, delayMs: expect.any(Number) });
+      expect(retry.delayMs).toBeGreaterThanOrEqual(1000);
+      expect(retry.delayMs).toBeLessThanOrEqual(1050);
+    });
+
+    it('a filesystem error (cache or journal path under a file) stops the run with an error naming the path', async () => {
+      await start();
+      const file = join(dir, 'a-file');
+      await writeFile(file, 'x');
+      const cacheError = await echoJobs(make({ cacheDir: join(file, 'cache') })).catch((e: unknown) => e);
+      expect(cacheError).toMatchObject({ name: 'FileSystemError', code: 'fs_error', errno: 'ENOTDIR' });
+      expect((cacheError as Error).message).toMatch(new RegExp(`^cannot write to the LLM cache at ${file}/cache/v2.*\\(ENOTDIR\\)$`));
+      const journalError = await echoJobs(make(), { journal: join(file, 'journal.jsonl') }).catch((e: unknown) => e);
+      expect(journalError).toMatchObject({ code: 'fs_error', path: join(file, 'journal.jsonl') });
     });
 
     it('interrupt(): the run resolves as stopped, finished items kept, summary written', async () => {

@@ -127,7 +127,8 @@ export class JournalWriter {
         if (this.sync) await this.fh.sync();
         for (const b of batch) b.resolve();
       } catch (error) {
-        for (const b of batch) b.reject(error);
+        const failure = FileSystemError.from(error, this.file);
+        for (const b of batch) b.reject(failure);
       }
     }
     this.writing = undefined;

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { join, resolve } from 'node:path';
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from '@eval/core';
-import { dialevalHome, EvalError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { dialevalHome, EvalError, FileSystemError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import { runBatchRounds, type BatchOptions, type BatchReport } from './batch';
 import type { CacheMode, CachedResponse } from './cache';
 import { CACHE_MODES, DiskCache } from './cache';
@@ -12,7 +12,7 @@ import { BATCH_DISCOUNT, costOf, DEFAULT_PRICES, priceOf, readPriceTable, type M
 import { formatCost, formatTokens, ProgressLine, progressWanted } from './progress';
 import { buildRequest, requestKey, wireBody, type CanonicalRequest, type KeyExtras, type MaxTokensParam } from './request';
 import { countPromptTokens } from './tokens';
-import { DEFAULT_RETRY, OpenAITransport, redact, UNREACHABLE_ERRNOS, type RetryPolicy } from './transport';
+import { DEFAULT_RETRY, errnoOf, OpenAITransport, redact, UNREACHABLE_ERRNOS, type RetryPolicy } from './transport';
 
 export interface DryRunOptions {
   /** Where the planned requests go (JSONL in the Batch API input format). Default `<cacheDir>/dry-run/<run name>.requests.jsonl`. */
@@ -32,6 +32,8 @@ export const DEFAULT_COMPLETION_TOKENS = 256;
 export const DEFAULT_UPPER_COMPLETION_TOKENS = 4096;
 /** Identical configuration failures (401, 403, 404, refused connection, DNS, replay miss) after which a run stops. */
 export const DEFAULT_CONFIG_ERROR_THRESHOLD = 3;
+/** Before the endpoint has answered once, a call waits at most this long for the call before it. */
+const FIRST_CONTACT_WAIT_MS = 2000;
 
 export interface LlmOptions {
   /** Model name sent to the endpoint (and part of every cache key). */
@@ -151,8 +153,11 @@ export interface DryRunReport {
   estimate: { realistic: DryRunEstimate; upper: DryRunEstimate };
 }
 
-/** Why a `runJobs` stopped before every item was run. */
-export type RunStop = 'budget' | 'aborted' | 'config';
+/**
+ * Why a `runJobs` stopped before every item was run: the budget, `interrupt()`, a configuration error, or a
+ * filesystem error (`FileSystemError` from the cache, the journal or `run`: nothing more can be recorded).
+ */
+export type RunStop = 'budget' | 'aborted' | 'config' | 'filesystem';
 
 /** An item (one repeat of it) that failed: not counted into any metric, retried by the next run. */
 export interface JobFailure {
@@ -599,6 +604,32 @@ export function createLlm(options: LlmOptions): Llm {
     }
   }
 
+  // First contact: until the endpoint has answered one call, calls go one at a time, so that a wrong key, model or
+  // URL costs a few requests (configErrorThreshold), not one per item in flight. A call waits for the one before it
+  // at most FIRST_CONTACT_WAIT_MS (an endpoint that hangs does not serialise the run).
+  let reachedEndpoint = false;
+  let gateTail: Promise<void> = Promise.resolve();
+  async function throughGate<T>(send: () => Promise<T>): Promise<T> {
+    if (reachedEndpoint) return send();
+    const previous = gateTail;
+    let release!: () => void;
+    gateTail = new Promise<void>((r) => (release = r));
+    try {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([previous, new Promise<void>((r) => (timer = setTimeout(r, FIRST_CONTACT_WAIT_MS)))]);
+      clearTimeout(timer);
+      if (configStop) throw configStop;
+      const out = await send();
+      reachedEndpoint = true;
+      release();
+      return out;
+    } catch (error) {
+      // Let the caller count this failure (it may stop the runtime) before the next call is let through.
+      setImmediate(release);
+      throw error;
+    }
+  }
+
   function noteSuccess(): void {
     if (configRun.count > 0) configRun = { count: 0, detail: '' };
   }
@@ -628,6 +659,18 @@ export function createLlm(options: LlmOptions): Llm {
     if (configRun.count >= resolved.configErrorThreshold) {
       stopFor(new LlmConfigError(c.cause, { detail: `${configRun.count} calls in a row failed: ${detail}`, fix: FIXES[c.cause](), status: c.status, failures: configRun.count }));
     }
+  }
+
+  /** A Batch API failure (files, batches) that means the configuration is wrong, as an `LlmConfigError`. */
+  function batchConfigError(error: unknown): LlmConfigError | undefined {
+    if (LlmConfigError.isInstance(error)) return error;
+    const status = (error as { status?: unknown })?.status;
+    const errno = errnoOf(error);
+    const cause: LlmConfigCause | undefined =
+      status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 404 ? 'model-not-found' : errno === 'ECONNREFUSED' ? 'connection-refused' : errno && UNREACHABLE_ERRNOS.has(errno) ? 'dns' : undefined;
+    if (!cause) return undefined;
+    const detail = `Batch API: ${redact(errorMessage(error), secret())}`;
+    return new LlmConfigError(cause, { detail, fix: FIXES[cause](), status: typeof status === 'number' ? status : undefined });
   }
 
   function stopFor(error: LlmConfigError): void {
@@ -661,8 +704,10 @@ export function createLlm(options: LlmOptions): Llm {
         return { ...hit, cached: true };
       }
       if (mode === 'replay') {
-        for (const s of sinks) s.failedCalls++;
+        if (!configStop) for (const s of sinks) s.failedCalls++;
         const miss = new CacheMissError(key);
+        // Misses after the stop (calls that started before it) are part of the stop, not failures of their items.
+        if (configStop) throw configStop;
         if (!resolved.dryRun) noteFailure(miss);
         throw miss;
       }
@@ -690,10 +735,12 @@ export function createLlm(options: LlmOptions): Llm {
       let attempts: number;
       try {
         const t = getTransport();
-        const out = await t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
-          for (const s of sinks) s.retries++;
-          if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
-        });
+        const out = await throughGate(() =>
+          t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
+            for (const s of sinks) s.retries++;
+            if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
+          }),
+        );
         res = out.response;
         attempts = out.attempts;
       } catch (error) {
@@ -727,7 +774,7 @@ export function createLlm(options: LlmOptions): Llm {
       const res = await p;
       return { ...res, cached: false };
     } catch (error) {
-      if (!isCode(error, 'budget_exceeded')) for (const s of sinks) s.failedCalls++;
+      if (!isCode(error, 'budget_exceeded') && error !== configStop) for (const s of sinks) s.failedCalls++;
       if (error instanceof Error && !EvalError.isInstance(error)) {
         // Never let a key reach a message (SDK or server text).
         error.message = redact(error.message, secret());
@@ -889,6 +936,8 @@ export function createLlm(options: LlmOptions): Llm {
       let skipped = 0;
       let notRun = 0;
       let stoppedByBudget = false;
+      /** A filesystem error that stops the run (rethrown after the summary). */
+      let fatal: unknown;
       const todo: number[] = [];
       const resultOf = (j: number, rec: JournalRecord, extra: { code?: string; status?: number } = {}): JobResult<R> => {
         const job = jobs[j]!;
@@ -938,6 +987,7 @@ export function createLlm(options: LlmOptions): Llm {
 
       const stopReason = (): RunStop | undefined => {
         if (configStop && controller.signal.reason === configStop) return 'config';
+        if (fatal && controller.signal.reason === fatal) return 'filesystem';
         if (stoppedByBudget) return 'budget';
         if (controller.signal.aborted) return 'aborted';
         return undefined;
@@ -972,26 +1022,36 @@ export function createLlm(options: LlmOptions): Llm {
       let writer: JournalWriter | undefined;
       try {
         if (resolved.batch && todo.length > 0) {
-          batchReport = await runBatchRounds({
-            items: todo.map((j) => jobs[j]!),
-            run: async (job, record) => {
-              const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: spec.name }, controller.signal);
-              await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
-            },
-            options: resolved.batch,
-            cache,
-            cacheDir: resolved.cacheDir,
-            maxTokensParam: resolved.maxTokensParam,
-            client: () => getTransport().client,
-            reserve: (req) => reserve(req, spec.name, BATCH_DISCOUNT, false),
-            settle,
-            onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, spec.name),
-            label: spec.name,
-            log,
-            secret,
-            signal: controller.signal,
-          });
-          if (batchReport.stoppedByBudget) stoppedByBudget = true;
+          try {
+            batchReport = await runBatchRounds({
+              items: todo.map((j) => jobs[j]!),
+              run: async (job, record) => {
+                const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: spec.name }, controller.signal);
+                await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
+              },
+              options: resolved.batch,
+              cache,
+              cacheDir: resolved.cacheDir,
+              maxTokensParam: resolved.maxTokensParam,
+              client: () => getTransport().client,
+              reserve: (req) => reserve(req, spec.name, BATCH_DISCOUNT, false),
+              settle,
+              onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, spec.name),
+              label: spec.name,
+              log,
+              secret,
+              signal: controller.signal,
+            });
+          } catch (error) {
+            // Interrupted or stopped: the summary says so. A key, model or URL the Batch API refuses is a
+            // configuration error like any other; anything else is the run's failure.
+            if (!controller.signal.aborted) {
+              const config = batchConfigError(error);
+              if (!config) throw error;
+              stopFor(config);
+            }
+          }
+          if (batchReport?.stoppedByBudget) stoppedByBudget = true;
         }
 
         if (journalFile && !resolved.dryRun) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
@@ -1010,7 +1070,7 @@ export function createLlm(options: LlmOptions): Llm {
               continue;
             }
             let rec: JournalRecord;
-            let extra: { code?: string; status?: number } = {};
+            const extra: { code?: string; status?: number } = {};
             try {
               const value = await spec.run(spec.items[job.item]!, { model: models[job.repeat]!, signal: controller.signal, repeat: job.repeat });
               const json = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as R);
@@ -1018,6 +1078,16 @@ export function createLlm(options: LlmOptions): Llm {
             } catch (error) {
               if (isCode(error, 'budget_exceeded')) {
                 stoppedByBudget = true;
+                notRun++;
+                notRunKeys.push(job.key);
+                continue;
+              }
+              if (isCode(error, 'fs_error')) {
+                // The disk refuses (no space, no permission): stop rather than fail every item the same way.
+                if (fatal === undefined) {
+                  fatal = error;
+                  controller.abort(error);
+                }
                 notRun++;
                 notRunKeys.push(job.key);
                 continue;
@@ -1035,20 +1105,33 @@ export function createLlm(options: LlmOptions): Llm {
               if (error instanceof LlmCallError && error.status !== undefined) extra.status = error.status;
               rec = { id: job.key, ok: false, error: redact(errorMessage(error), secret()), ...extra };
             }
-            if (writer) await writer.append({ ...rec, t: new Date().toISOString() });
+            if (writer) {
+              try {
+                await writer.append({ ...rec, t: new Date().toISOString() });
+              } catch (error) {
+                if (fatal === undefined) {
+                  fatal = error;
+                  controller.abort(error);
+                }
+                notRun++;
+                notRunKeys.push(job.key);
+                continue;
+              }
+            }
             results[j] = resultOf(j, rec, extra);
             if (rec.ok) done++;
             else {
               failed++;
               failures.push({ key: job.key, error: rec.error });
             }
-            extra = {};
           }
         };
         await Promise.all(Array.from({ length: Math.min(resolved.itemConcurrency, Math.max(1, todo.length)) }, worker));
       } finally {
         progress.stop();
-        await writer?.close();
+        await writer?.close().catch((error: unknown) => {
+          fatal ??= FileSystemError.from(error, journalFile);
+        });
         spec.signal?.removeEventListener('abort', onOuterAbort);
         closeController.signal.removeEventListener('abort', onOuterAbort);
         activeRuns.delete(controller);
@@ -1084,6 +1167,7 @@ export function createLlm(options: LlmOptions): Llm {
       const summaryFile = spec.summaryFile ?? options.summaryFile;
       if (summaryFile) await writeJsonAtomic(resolve(summaryFile), summary);
       if (summary.stopped === 'config' && configStop) throw configStop;
+      if (fatal !== undefined) throw fatal;
       return {
         results: results.filter((r): r is JobResult<R> => r !== undefined),
         summary,

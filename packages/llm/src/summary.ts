@@ -10,6 +10,8 @@ export interface FormatSummaryOptions {
   resume?: string;
   /** Failed jobs listed with their reasons (default 5; the rest are counted). */
   listFailures?: number;
+  /** Above this many runs, one line of totals replaces the line per run (default 5). */
+  maxRunLines?: number;
 }
 
 /**
@@ -24,11 +26,18 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
     lines.push('  no LLM run was started');
     return lines.join('\n');
   }
-  for (const s of list) {
-    const rep = s.repeats > 1 ? ` (${s.items / s.repeats} x ${s.repeats} repeats)` : '';
-    lines.push(`  ${s.name}: ${int(s.items)} item(s)${rep}: ${int(s.done)} done, ${int(s.failed)} failed, ${int(s.skipped)} skipped (finished earlier), ${int(s.notRun)} not run`);
-  }
   const sum = (f: (s: RunSummary) => number) => list.reduce((a, s) => a + f(s), 0);
+  if (list.length > (options.maxRunLines ?? 5)) {
+    // Many runs (e.g. one per user): one line of totals.
+    lines.push(
+      `  ${list.length} runs: ${int(sum((s) => s.items))} item(s): ${int(sum((s) => s.done))} done, ${int(sum((s) => s.failed))} failed, ${int(sum((s) => s.skipped))} skipped (finished earlier), ${int(sum((s) => s.notRun))} not run`,
+    );
+  } else {
+    for (const s of list) {
+      const rep = s.repeats > 1 ? ` (${s.items / s.repeats} x ${s.repeats} repeats)` : '';
+      lines.push(`  ${s.name}: ${int(s.items)} item(s)${rep}: ${int(s.done)} done, ${int(s.failed)} failed, ${int(s.skipped)} skipped (finished earlier), ${int(s.notRun)} not run`);
+    }
+  }
   const batch = sum((s) => s.batchCalls);
   lines.push(
     `  calls: ${int(sum((s) => s.calls))} made${batch ? ` + ${int(batch)} by batch` : ''}, ${int(sum((s) => s.cacheHits))} cached, ${int(sum((s) => s.retries))} retried, ${int(sum((s) => s.failedCalls))} failed`,
@@ -42,6 +51,7 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
     if (s.stopped === 'budget') lines.push(`  stopped: ${s.name} reached the budget (--max-cost); finished items are kept`);
     else if (s.stopped === 'aborted') lines.push(`  stopped: ${s.name} was interrupted; finished items are kept`);
     else if (s.stopped === 'config') lines.push(`  stopped: ${s.name}: ${s.configError?.message ?? 'configuration error'}`);
+    else if (s.stopped === 'filesystem') lines.push(`  stopped: ${s.name}: a file could not be written (see the error)`);
     if (s.journalDropped) lines.push(`  journal: ${s.journalDropped} line(s) of ${s.name} failed their checksum and were run again`);
   }
   const failures = list.flatMap((s) => s.failures.map((f) => ({ run: s.name, ...f })));
