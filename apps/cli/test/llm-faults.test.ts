@@ -330,6 +330,36 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
     }
   });
 
+  it('memory judge --max-cost spends close to the budget (not one max_tokens reservation per call in flight), then resumes', async () => {
+    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
+    reply = (prompt) =>
+      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
+        ? fence({ reasoning: 'scripted', score: '2' })
+        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
+          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
+          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    const out = fresh();
+    mkdirSync(out);
+    const prices = join(out, 'prices.json');
+    // $1 per 1M tokens both ways: a judgement costs about its prompt (~2,500 tokens, $0.0025); the whole run ~$1
+    writeFileSync(prices, JSON.stringify({ 'test-model': { input: 1, output: 1 } }));
+    const summary = join(out, 'summary.json');
+    const args = ['memory', 'judge', ARTIFACT, '--out', join(out, 'stat.json'), '--prices', prices, '--llm-summary', summary, ...llm(server.baseURL, out, ['--concurrency', '16'])];
+    const r = await runCli([...args, '--max-cost', '0.5'], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/stopped by --max-cost/);
+    const s1 = JSON.parse(readFileSync(summary, 'utf8'));
+    // each call reserves its prompt plus max_tokens 16,384 ($0.019): it stops within one reservation of the budget
+    expect(s1.cost).toBeLessThanOrEqual(0.5);
+    expect(s1.cost).toBeGreaterThan(0.5 - 0.02);
+    expect(existsSync(join(out, 'stat.json'))).toBe(false);
+    const again = await runCli(args, { env: env() });
+    expect(again.code, again.stderr).toBe(0);
+    const s2 = JSON.parse(readFileSync(summary, 'utf8'));
+    // the rerun takes the judged calls from the journal and makes only the rest
+    expect(s2).toMatchObject({ items: 410, done: 410, failed: 0, skipped: s1.done, calls: 410 - s1.done });
+  });
+
   it('llm-judge run stopped by the budget leaves nothing at the final paths; report refuses the directory', async () => {
     reply = (prompt) => `\`\`\`json\n{"judgement": "yes", "prompt_chars": ${prompt.length}}\n\`\`\``;
     const out = fresh();
