@@ -197,6 +197,10 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
     expect(p.code, p.stderr).toBe(0);
     expect(p.stdout).toMatch(/^PARTIAL: /);
     expect(p.stderr).toMatch(/^PARTIAL: /);
+    const board = await runCli(['memory', 'leaderboard', work], { env: env() });
+    expect(board.code).toBe(1);
+    expect(board.stderr).toMatch(/refusing to compare an incomplete judge run/);
+    expect((await runCli(['memory', 'leaderboard', work, '--allow-partial'], { env: env() })).code).toBe(0);
   });
 
   it('memory run: a call failing for good names user, session and question, and says how to resume', async () => {

@@ -373,21 +373,27 @@ async function loadPooled(paths: string[]): Promise<{ records: EvalRecords; stor
   return { records, stored };
 }
 
-export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
+/** Work directories among `paths` marked incomplete by `memory judge`: refused unless `allowPartial` (then PARTIAL). */
+async function checkComplete(paths: string[], allowPartial: boolean | undefined, what: string): Promise<string[]> {
   const partial: string[] = [];
   for (const p of paths) {
     const reason = existsSync(p) && statSync(p).isDirectory() ? await incompleteWorkDir(p) : undefined;
     if (reason) partial.push(`${p}: ${reason.split('\n').join('; ')}`);
   }
   if (partial.length > 0) {
-    if (!flags.allowPartial) {
+    if (!allowPartial) {
       throw new EvalError(
         'partial_result',
-        `refusing to aggregate an incomplete judge run (some users are not judged yet): ${partial.join(' | ')}; run \`dialeval memory judge\` again to finish it, or pass --allow-partial for partial figures`,
+        `refusing to ${what} an incomplete judge run (some users are not judged yet): ${partial.join(' | ')}; run \`dialeval memory judge\` again to finish it, or pass --allow-partial for partial figures`,
       );
     }
     process.stderr.write(`PARTIAL: these figures leave out users whose judging is not finished: ${partial.join(' | ')}\n`);
   }
+  return partial;
+}
+
+export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
+  const partial = await checkComplete(paths, flags.allowPartial, 'aggregate');
   const { records, stored } = await loadPooled(paths);
   // time_consuming comes from the run artifact (--artifact), else from a single HaluMem stat file that stores it
   const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
@@ -416,6 +422,7 @@ function systemName(path: string): string {
 export async function memoryLeaderboard(paths: string[], flags: MemoryLeaderboardFlags): Promise<void> {
   const names = flags.names ? flags.names.split(',').map((s) => s.trim()) : paths.map(systemName);
   if (names.length !== paths.length) throw new UsageError(`--names lists ${names.length} name(s) for ${paths.length} input(s)`);
+  await checkComplete(paths, flags.allowPartial, 'compare');
   const rows = [];
   for (let i = 0; i < paths.length; i++) {
     const records = (await loadEvalRecords(paths[i]!)).records;

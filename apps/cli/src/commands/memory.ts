@@ -41,6 +41,7 @@ export interface MemoryAggregateFlags {
 
 export interface MemoryLeaderboardFlags {
   names?: string;
+  allowPartial?: boolean;
   format?: string;
   out?: string;
   acceptBooleanIncluded?: boolean;
@@ -141,6 +142,7 @@ export function registerMemory(program: Command): void {
     .addOption(new Option('--format <format>', 'table, markdown, csv or json').choices(['table', 'markdown', 'csv', 'json']).default('table'))
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
     .option('--accept-boolean-included', 'count a JSON boolean true for is_included_in_golden_memories as included')
+    .option('--allow-partial', 'compare a judge work directory marked incomplete (PARTIAL on stderr); without it such input is refused, exit 1')
     .addOption(
       new Option('--on-empty <mode>', 'a metric with an empty denominator (e.g. no extraction, as for Zep): null, shown as —, or error')
         .choices(['error', 'null'])
