@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 // Types only: this file must not load @eval/llm (the CLI imports packages lazily, inside actions).
 import type { LlmOptions } from '@eval/llm';
+import type { ReadOptions } from '@eval/core';
 import { UsageError } from './util';
 
 export type { LlmOptions };
@@ -25,6 +26,8 @@ export interface LlmFlags {
   prices?: string;
   llmSummary?: string;
   progress?: boolean;
+  repeats?: number;
+  allowInvalidUtf8?: boolean;
 }
 
 export const CACHE_MODE_CHOICES = ['use', 'refresh', 'off', 'replay'] as const;
@@ -65,7 +68,7 @@ export interface LlmFlagDefaults {
 /**
  * Adds the LLM flags every LLM subcommand shares: --model, --base-url, --api-key-env, --concurrency, --cache-dir,
  * --cache use|refresh|off|replay, --max-cost, --dry-run, --batch, --temperature, --seed, plus --dry-run-file, --max-tokens,
- * --timeout, --max-attempts, --prices FILE, --llm-summary FILE and --no-progress.
+ * --timeout, --max-attempts, --prices FILE, --llm-summary FILE, --repeats N, --allow-invalid-utf8 and --no-progress.
  */
 export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}): Command {
   const model = new Option('--model <name>', 'model name sent to the endpoint (part of every cache key)');
@@ -94,7 +97,13 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
     .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(positiveInt('--max-attempts')))
     .option('--prices <file>', 'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one')
     .option('--llm-summary <file>', 'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE')
-    .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)');
+    .addOption(
+      new Option('--repeats <n>', 'run every call N times (the repeat index is part of the cache key; repeat 0 is a single run\'s): figures as mean and std across repeats')
+        .argParser(positiveInt('--repeats'))
+        .default(1),
+    )
+    .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)')
+    .option('--allow-invalid-utf8', 'replace invalid UTF-8 in the inputs with U+FFFD (counted on stderr) instead of failing with the file and byte offset');
   if (defaults.temperature !== undefined) command.setOptionValueWithSource('temperature', defaults.temperature, 'default');
   return command;
 }
@@ -123,4 +132,14 @@ export function llmOptionsFromFlags(flags: LlmFlags): LlmOptions {
   if (flags.llmSummary !== undefined) out.summaryFile = flags.llmSummary;
   if (flags.progress === false) out.progress = false;
   return out;
+}
+
+/** How the command reads its inputs: invalid UTF-8 fails (file and byte offset) unless --allow-invalid-utf8. */
+export function readOptionsFromFlags(flags: Pick<LlmFlags, 'allowInvalidUtf8'>): ReadOptions {
+  if (!flags.allowInvalidUtf8) return {};
+  return {
+    allowInvalidUtf8: true,
+    onInvalidUtf8: (r) =>
+      process.stderr.write(`warning: ${r.file}: ${r.replaced} invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${r.firstOffset}); the replaced text is what the model sees\n`),
+  };
 }

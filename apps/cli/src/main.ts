@@ -2,6 +2,7 @@ import { Command, CommanderError } from 'commander';
 import { EvalError } from '@eval/core';
 import { commands } from './commands/index';
 import { rememberCommandLine } from './run-record';
+import { configFailure, filesystemFailure } from './failures';
 import { UsageError } from './util';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -14,6 +15,10 @@ const BAD_INPUT_CODES = new Set([
   'file_not_found',
   'resource_missing',
   'unknown_resource',
+  'llm_config',
+  'missing_api_key',
+  'fs_error',
+  'invalid_utf8',
 ]);
 
 /** Exit code for an error: 2 for bad input or usage, 1 for evaluation failures. */
@@ -47,6 +52,17 @@ export async function main(argv: string[]): Promise<number> {
     if (error instanceof CommanderError) {
       if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
+    }
+    const config = configFailure(error);
+    if (config) {
+      const message = (error as Error).message;
+      process.stderr.write(`dialeval: configuration error (${config.cause}): ${message}\n${message.includes(config.fix) ? '' : `fix: ${config.fix}\n`}`);
+      return EXIT.usage;
+    }
+    const fs = filesystemFailure(error);
+    if (fs) {
+      process.stderr.write(`dialeval: error: ${fs}\n`);
+      return EXIT.usage;
     }
     const code = exitCodeFor(error);
     const message = EvalError.isInstance(error) ? error.message : ((error as Error)?.stack ?? String(error));

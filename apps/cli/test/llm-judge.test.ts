@@ -146,7 +146,8 @@ describe('dialeval llm-judge import + run', () => {
       ['llm-judge', 'run', '--method', 'ours', '--records', recordsFile, '--templates', TEMPLATES, '--model', 'gpt-4-1106-preview', '--cache', 'replay', '--cache-dir', cache, '--out', out, '--format', 'json'],
       { env: env() },
     );
-    expect(run.stderr).not.toMatch(/failed|skipped/);
+    expect(run.stderr).not.toMatch(/error|\b[1-9]\d* (failed|skipped)/);
+    expect(run.stderr).toMatch(/complete: every item was evaluated/);
     expect(run.code).toBe(0);
     expect(server.chatRequests().length).toBe(before);
     const res = JSON.parse(run.stdout);
@@ -160,6 +161,39 @@ describe('dialeval llm-judge import + run', () => {
     expect(again.methods[0].metrics.coherenceMwz24).toBe(e.coherence_mwz24);
   });
 
+  itLlmJudge('import --namespace: two recorded runs with the same prompts live in one cache; each replays to its own figures', async () => {
+    const cache = join(dir, 'cache-ns');
+    const a = join(SLICE, 'direct_outputs.json');
+    // run B: the same prompts, the answers of the first 10 turns rotated among themselves (a different judge run)
+    const entries = JSON.parse(readFileSync(a, 'utf8')) as unknown[][];
+    const b = join(dir, 'direct_outputs_b.json');
+    writeFileSync(b, JSON.stringify(entries.map((e, i) => (i < 10 ? [e[0], entries[(i + 1) % 10]![1], e[2]] : e))));
+    const imp = (file: string, ns?: string) =>
+      runCli(['llm-judge', 'import', file, '--templates', TEMPLATES, '--role', 'direct', '--cache-dir', cache, '--format', 'json', ...(ns ? ['--namespace', ns] : [])], { env: env() });
+    // without a namespace B overwrites A's entries (what --namespace is for)
+    const plainA = JSON.parse((await imp(a)).stdout).files[0];
+    const plainB = JSON.parse((await imp(b)).stdout).files[0];
+    expect(plainA.written).toBe(42);
+    expect(plainB.replaced).toBeGreaterThan(0);
+    const nsA = JSON.parse((await imp(a, 'run-a')).stdout).files[0];
+    const nsB = JSON.parse((await imp(b, 'run-b')).stdout).files[0];
+    expect(nsA).toMatchObject({ written: 42, replaced: 0 });
+    expect(nsB).toMatchObject({ written: 42, replaced: 0 });
+    const replay = async (ns: string) => {
+      const r = await runCli(
+        ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--model', 'gpt-4-1106-preview', '--cache', 'replay', '--cache-dir', cache, '--namespace', ns, '--out', join(dir, `ns-${ns}`), '--format', 'json'],
+        { env: env() },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      return JSON.parse(r.stdout).metrics;
+    };
+    const reportOf = async (file: string) => JSON.parse((await runCli(['llm-judge', 'report', '--outputs', `direct=${file}`, '--format', 'json'], { env: env() })).stdout).methods[0].metrics;
+    expect(await replay('run-a')).toEqual(await reportOf(a));
+    expect(await replay('run-b')).toEqual(await reportOf(b));
+    expect((await reportOf(a)).tsaGpt).toBe(expected('expected_direct.json').metrics_percent.TSA_gpt);
+    expect(await reportOf(b)).not.toEqual(await reportOf(a));
+  });
+
   itLlmJudge('import refuses outputs whose prompts the templates do not reproduce (exit 2)', async () => {
     const r = await runCli(['llm-judge', 'import', join(SLICE, 'direct_outputs.json'), '--templates', TEMPLATES, '--role', 'cot', '--cache-dir', join(dir, 'c2')], { env: env() });
     expect(r.code).toBe(2);
@@ -171,7 +205,8 @@ describe('dialeval llm-judge import + run', () => {
     const out = join(dir, 'live');
     const base = ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV];
     const r = await runCli([...base, '--model', 'test-model', '--cache-dir', join(dir, 'cache-live'), '--out', out], { env: env() });
-    expect(r.stderr).not.toMatch(/failed|skipped/);
+    expect(r.stderr).not.toMatch(/error|\b[1-9]\d* (failed|skipped)/);
+    expect(r.stderr).toMatch(/complete: every item was evaluated/);
     expect(r.code).toBe(0);
     const e = expected('expected_direct.json').metrics_percent;
     expect(r.stdout).toMatch(new RegExp(`^direct\\s+42\\s+0\\s+${e.TSA_gpt.toFixed(2)}`, 'm'));
@@ -182,28 +217,87 @@ describe('dialeval llm-judge import + run', () => {
     expect(existsSync(join(dir, 'dry'))).toBe(false);
   });
 
-  itLlmJudge('a failed call is reported and the run completes (turn skipped, exit 0)', async () => {
+  itLlmJudge('a failed call is never a score: exit 1 naming dialogue and turn, nothing at the final paths; the rerun makes exactly that call', async () => {
+    let failNow = true;
     const failing = await startTestServer({
       respond: (req) => {
         const prompt = req.messages[req.messages.length - 1]!.content;
-        if (prompt.includes('"User": i want to leave after 17:15')) return { status: 400, error: 'scripted failure' };
+        if (failNow && prompt.includes('"User": i want to leave after 17:15')) return { status: 500, error: 'scripted failure' };
         return answers.get(prompt) ?? { status: 400, error: 'unknown prompt' };
       },
     });
     try {
-      const r = await runCli(
-        ['llm-judge', 'run', '--method', 'cot', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', failing.baseURL, '--api-key-env', KEY_ENV, '--model', 'm', '--max-attempts', '1', '--cache-dir', join(dir, 'cache-fail'), '--out', join(dir, 'fail'), '--format', 'json'],
-        { env: env() },
-      );
-      expect(r.code).toBe(0);
-      expect(r.stderr).toMatch(/1 call\(s\) failed/);
-      expect(r.stderr).toMatch(/1 of 42 turn\(s\) skipped: SNG0073\.json-1/);
-      const res = JSON.parse(r.stdout);
-      expect(res.summary.llmFailures).toBe(1);
-      expect(res.metrics.turns).toBe(41);
+      const out = join(dir, 'fail');
+      const args = ['llm-judge', 'run', '--method', 'cot', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', failing.baseURL, '--api-key-env', KEY_ENV, '--model', 'm', '--max-attempts', '2', '--cache-dir', join(dir, 'cache-fail'), '--out', out, '--format', 'json'];
+      const r = await runCli(args, { env: env() });
+      expect(r.code).toBe(1);
+      expect(r.stderr).toMatch(/error: dialogue SNG0073\.json turn 1 \(single-step call\): HTTP 500/);
+      expect(r.stderr).toMatch(/1 call\(s\) failed after every retry/);
+      expect(r.stderr).toMatch(/run the same command again/);
+      expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+      expect(existsSync(join(out, 'cot_outputs.json'))).toBe(false);
+      expect(existsSync(join(out, 'cot_result.json'))).toBe(false);
+      // report refuses the journal-only directory (no outputs), and an output file with the failed call's empty output
+      failNow = false;
+      const before = failing.chatRequests().length;
+      const again = await runCli(args, { env: env() });
+      expect(again.code).toBe(0);
+      // 41 answers from the journal, the one failed call made again (it is neither cached nor journaled as done)
+      expect(failing.chatRequests().length - before).toBe(1);
+      const res = JSON.parse(again.stdout);
+      const e = expected('expected_cot.json').metrics_percent;
+      expect(res.metrics.turns).toBe(42);
+      expect(res.metrics.tsaGpt).toBe(e.TSA_gpt);
     } finally {
       await failing.close();
     }
+  });
+
+  itLlmJudge('report refuses outputs with a failed call (empty output) or missing turns unless --allow-partial', async () => {
+    const entries = JSON.parse(readFileSync(join(SLICE, 'cot_outputs.json'), 'utf8')) as unknown[][];
+    const failed = entries.map((e, i) => (i === 3 ? [e[0], '', e[2]] : e));
+    const failedFile = join(dir, 'cot_failed_outputs.json');
+    writeFileSync(failedFile, JSON.stringify(failed));
+    let r = await runCli(['llm-judge', 'report', '--outputs', `cot=${failedFile}`], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/refusing to report incomplete judge outputs: cot \(.*cot_failed_outputs\.json\): 1 turn\(s\) whose LLM call failed/);
+    expect(r.stdout).toBe('');
+    r = await runCli(['llm-judge', 'report', '--outputs', `cot=${failedFile}`, '--allow-partial'], { env: env() });
+    expect(r.code).toBe(0);
+    expect(r.stdout).toMatch(/^PARTIAL: /);
+    // a run stopped part-way: the entries of the first dialogue only; with --records the missing turns are counted
+    const dialogueOf = (e: unknown[]) => (e[0] as { flag: string }).flag.replace(/-\d+$/, '');
+    const kept = entries.filter((e) => dialogueOf(e) === dialogueOf(entries[0]!));
+    const cutFile = join(dir, 'cot_cut_outputs.json');
+    writeFileSync(cutFile, JSON.stringify(kept));
+    r = await runCli(['llm-judge', 'report', '--outputs', `cot=${cutFile}`, '--records', recordsFile], { env: env() });
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain(`${42 - kept.length} of the 42 turns of --records are not judged`);
+  });
+
+  itLlmJudge('--repeats 3: repeat 0 reuses a single run\'s cache entries, the others are new calls; mean ± std and self-agreement', async () => {
+    const out = join(dir, 'repeats');
+    const base = ['llm-judge', 'run', '--method', 'direct', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(dir, 'cache-repeats')];
+    const single = await runCli([...base, '--out', join(out, 'single')], { env: env() });
+    expect(single.code, single.stderr).toBe(0);
+    const before = server.chatRequests().length;
+    const summaryFile = join(out, 'llm-summary.json');
+    const r = await runCli([...base, '--out', out, '--repeats', '3', '--format', 'json', '--llm-summary', summaryFile], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // 42 turns x 3 repeats: repeat 0 hits the single run's cache entries (same key), repeats 1 and 2 are new calls
+    expect(server.chatRequests().length - before).toBe(2 * 42);
+    const llmSummary = JSON.parse(readFileSync(summaryFile, 'utf8'));
+    expect(llmSummary).toMatchObject({ items: 126, done: 126, failed: 0, cacheHits: 42, calls: 84, repeats: 3 });
+    const res = JSON.parse(r.stdout);
+    const e = expected('expected_direct.json').metrics_percent;
+    // the scripted judge answers a prompt the same way every time: every repeat gives the slice's figures, std 0
+    expect(res.repeats.n).toBe(3);
+    expect(res.repeats.figures.tsaGpt).toEqual({ values: [e.TSA_gpt, e.TSA_gpt, e.TSA_gpt], mean: e.TSA_gpt, std: 0 });
+    // every judged turn judged alike in all three repeats: agreement 1, Fleiss' kappa 1 (both labels occur)
+    expect(res.repeats.selfAgreement).toEqual({ items: res.metrics.turns, agreement: 1, fleissKappa: 1 });
+    expect(existsSync(join(out, 'direct_outputs.json'))).toBe(true);
+    expect(existsSync(join(out, 'direct_outputs.repeat2.json'))).toBe(true);
+    expect(r.stderr).toMatch(/direct \(42 x 3 repeats\)|126 item\(s\)/);
   });
 
   itLlmJudge('bad input: records out of order, missing templates', async () => {

@@ -159,7 +159,7 @@ describe('dialeval memory judge', () => {
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/dry run/);
     // 6 golden points without search results (reference routing: all to integrity) + 2 extracted memories + 4 questions
-    expect(r.stderr).toMatch(/12 calls/);
+    expect(r.stdout).toMatch(/realistic: 12 calls/);
     expect(server.chatRequests().length).toBe(before);
     expect(existsSync(out)).toBe(false);
     const lines = readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l));

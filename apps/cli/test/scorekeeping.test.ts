@@ -14,6 +14,8 @@ const KEY_ENV = 'DIALEVAL_SCOREKEEPING_TEST_KEY';
 
 let dir: string;
 let server: TestServer;
+/** The scripted outage of one restaurant request is on. */
+let outage = true;
 let canonical: GameResources;
 
 /** Recorded episode directories (each holds interactions.json, scores.json, instance.json). */
@@ -36,7 +38,7 @@ beforeAll(async () => {
     respond: (req) => {
       const last = req.messages[req.messages.length - 1]!.content;
       // A scripted outage for one request of restaurant episodes: a player failure mid-episode.
-      if (last.includes('WAITER:') && req.messages.length === 2 + 2 * 2 + 1) return { status: 500, error: 'scripted outage' };
+      if (outage && last.includes('WAITER:') && req.messages.length === 2 + 2 * 2 + 1) return { status: 500, error: 'scripted outage' };
       return perfectAnswer(req.messages, canonical);
     },
   });
@@ -151,44 +153,113 @@ describe('dialeval scorekeeping play and report', () => {
     expect(parsed.experiments.map((e: { experiment: string }) => e.experiment)).toEqual(['0_travel-booking', '3_things-places']);
   });
 
-  itScorekeeping('plays against an OpenAI-compatible endpoint through @eval/llm; a player failure aborts only its episode', async () => {
+  itScorekeeping('plays against an OpenAI-compatible endpoint through @eval/llm; an episode stopped by failed calls is errored, not scored, and played again', async () => {
     const out = join(dir, 'run-llm');
+    const pair = join(out, 'test-model-t0.0--test-model-t0.0', 'privateshared');
     const args = ['scorekeeping', 'play', ...llmFlags(), '--cache', 'off', '--max-attempts', '1', '--resources', SK, '--out', out, '--experiments', 'travel-booking,restaurant,letter-number', '--episodes', '0'];
     const r = await runCli([...args, '--format', 'json'], { env: env() });
-    expect(r.code, r.stderr).toBe(0);
-    const summary = JSON.parse(r.stdout);
-    expect(summary.modelPair).toBe('test-model-t0.0--test-model-t0.0');
-    expect(summary.played).toBe(3);
-    expect(summary.playerFailures).toBe(1);
-    const byExp = Object.fromEntries(summary.episodes.map((e: { experiment: string; mainScore: number | null; abortReason?: string }) => [e.experiment, e]));
-    expect(byExp['travel-booking'].mainScore).toBe(100);
-    expect(byExp['letter-number'].mainScore).toBe(100);
-    expect(byExp.restaurant.abortReason).toMatch(/^player failure: .*500/);
-    const logs = JSON.parse(readFileSync(join(out, 'test-model-t0.0--test-model-t0.0', 'privateshared', '2_restaurant', 'episode_0', 'interactions.json'), 'utf8'));
-    expect(logs.Aborted).toBe(true);
-    expect(logs['Abort Reason']).toMatch(/^player failure: /);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toMatch(/error: restaurant\/episode_0: experiment restaurant episode 0: player failure: HTTP 500/);
+    expect(r.stderr).toMatch(/1 episode\(s\) errored .*not counted in % Played.*run the same command again to resume/s);
+    expect(r.stderr).not.toMatch(/\n\s+at /);
+    // the errored episode has no transcript or scores at the final paths, only the marker naming the reason
+    expect(existsSync(join(pair, '2_restaurant', 'episode_0', 'scores.json'))).toBe(false);
+    expect(existsSync(join(pair, '2_restaurant', 'episode_0', 'interactions.json'))).toBe(false);
+    expect(JSON.parse(readFileSync(join(pair, '2_restaurant', 'episode_0', 'errored.json'), 'utf8')).reason).toMatch(/^player failure: HTTP 500/);
+    const logs = JSON.parse(readFileSync(join(pair, '0_travel-booking', 'episode_0', 'interactions.json'), 'utf8'));
     expect(logs.players['Player 1']).toBe('Answerer: test-model');
     expect(JSON.stringify(logs)).not.toContain('dummy-key');
-    const requests = readFileSync(join(out, 'test-model-t0.0--test-model-t0.0', 'privateshared', '0_travel-booking', 'episode_0', 'requests.json'), 'utf8');
-    expect(requests).not.toContain('dummy-key');
-    // resume: finished episodes are skipped, the failed one is played again (the outage is scripted to persist)
-    const before = server.chatRequests().length;
+    expect(readFileSync(join(pair, '0_travel-booking', 'episode_0', 'requests.json'), 'utf8')).not.toContain('dummy-key');
+    // report refuses the incomplete results; --allow-partial reports the two scored episodes and says PARTIAL
+    const refused = await runCli(['scorekeeping', 'report', out], { env: env() });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/refusing to report incomplete results: 1 episode\(s\) were stopped by failed calls/);
+    const partial = await runCli(['scorekeeping', 'report', out, '--allow-partial', '--format', 'json'], { env: env() });
+    expect(partial.code).toBe(0);
+    expect(partial.stderr).toMatch(/^PARTIAL: /m);
+    const pr = JSON.parse(partial.stdout);
+    expect(pr.games[0]).toMatchObject({ model: 'test-model-t0.0--test-model-t0.0', episodes: 2, played: 100, quality: 100 });
+    expect(pr.errored).toHaveLength(1);
+    // resume with the outage still on: finished episodes are skipped, only the errored one is played again: round 0
+    // (5 probes), rounds 1 and 2 (1 + 5 each), then the round-3 request (7 messages) fails again
+    let before = server.chatRequests().length;
     const again = await runCli([...args, '--format', 'json'], { env: env() });
-    expect(again.code, again.stderr).toBe(0);
-    const s2 = JSON.parse(again.stdout);
-    expect(s2.skipped).toBe(2);
-    expect(s2.played).toBe(1);
-    // only the restaurant episode's calls were sent again: round 0 (5 probes), rounds 1 and 2 (1 + 5 each), then the
-    // round-3 request (7 messages: prompt, "Ok.", two QA pairs, the request) fails again
+    expect(again.code).toBe(1);
     expect(server.chatRequests().length - before).toBe(5 + 6 + 6 + 1);
+    // the outage is over: the episode is played to the end, the marker removed, exit 0
+    outage = false;
+    try {
+      before = server.chatRequests().length;
+      const third = await runCli([...args, '--format', 'json'], { env: env() });
+      expect(third.code, third.stderr).toBe(0);
+      const s3 = JSON.parse(third.stdout);
+      expect(s3.skipped).toBe(2);
+      expect(s3.played).toBe(1);
+      expect(s3.playerFailures).toBe(0);
+      // a 5-slot episode without re-prompts: 5 requests + 6 probe rounds of 5 probes
+      expect(server.chatRequests().length - before).toBe(5 + 6 * 5);
+      expect(s3.episodes.find((e: { experiment: string }) => e.experiment === 'restaurant').mainScore).toBe(100);
+      expect(existsSync(join(pair, '2_restaurant', 'episode_0', 'errored.json'))).toBe(false);
+      expect((await runCli(['scorekeeping', 'report', out], { env: env() })).code).toBe(0);
+    } finally {
+      outage = true;
+    }
   });
 
-  itScorekeeping('--dry-run builds the first requests of every pending episode and writes nothing', async () => {
+  itScorekeeping('report groups by model on the layout without a privateshared level, and refuses two models under one name', async () => {
+    const r = await runCli(['scorekeeping', 'report', EPISODES, '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const report = JSON.parse(r.stdout);
+    const models = readdirSync(EPISODES).sort();
+    expect(report.games.map((g: { model: string }) => g.model)).toEqual(models);
+    for (const model of models) {
+      // one recorded episode per model: % Played = 100 x (1 - Aborted), Quality Score = its Main Score (2 decimals)
+      const [file] = recorded().filter((d) => d.includes(model)).map((d) => join(d, 'scores.json'));
+      const e = JSON.parse(readFileSync(file!, 'utf8').replace(/\bNaN\b/g, 'null'))['episode scores'];
+      const row = report.games.find((g: { model: string }) => g.model === model);
+      expect(row.episodes).toBe(1);
+      expect(row.played).toBe(100 * (1 - e.Aborted));
+      expect(row.quality).toBe(e['Main Score'] === null ? null : Math.round(e['Main Score'] * 100) / 100);
+    }
+    // pointed at one model's directory, the model pair is that directory's name, never a blank
+    const one = await runCli(['scorekeeping', 'report', join(EPISODES, models[0]!), '--format', 'json'], { env: env() });
+    expect(one.code).toBe(0);
+    expect(JSON.parse(one.stdout).games.map((g: { model: string }) => g.model)).toEqual([models[0]]);
+    // two models' episodes under one model-pair name: refused, not pooled
+    const mixed = join(dir, 'mixed', 'some-model-t0.0--some-model-t0.0');
+    cpSync(join(EPISODES, models[0]!), mixed, { recursive: true });
+    cpSync(join(EPISODES, models[1]!), mixed, { recursive: true });
+    const bad = await runCli(['scorekeeping', 'report', join(dir, 'mixed')], { env: env() });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/episodes of 2 different models .* would be reported under one name "some-model-t0\.0--some-model-t0\.0"/);
+  });
+
+  itScorekeeping('--repeats 2: finished episodes are kept, repeat 1 plays into <out>.repeat1; figures as mean ± std', async () => {
+    const out = join(dir, 'run-repeats');
+    const args = ['scorekeeping', 'play', ...llmFlags(), '--cache-dir', join(dir, 'cache-repeats'), '--resources', SK, '--out', out, '--experiments', 'travel-booking', '--episodes', '0'];
+    const first = await runCli(args, { env: env() });
+    expect(first.code, first.stderr).toBe(0);
+    const before = server.chatRequests().length;
+    const r = await runCli([...args, '--repeats', '2', '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    // repeat 0 is finished (skipped, no call); repeat 1 plays the 5-slot episode: 5 requests + 6 rounds x 5 probes
+    expect(server.chatRequests().length - before).toBe(5 + 6 * 5);
+    expect(existsSync(join(`${out}.repeat1`, 'test-model-t0.0--test-model-t0.0', 'privateshared', '0_travel-booking', 'episode_0', 'scores.json'))).toBe(true);
+    const res = JSON.parse(r.stdout);
+    // the perfect player wins both repeats: clemscore 100 each (100 % played x quality 100 / 100), std 0
+    expect(res.repeats.clemscore).toEqual({ values: [100, 100], mean: 100, std: 0 });
+    expect(res.repeats.dirs).toEqual([out, `${out}.repeat1`]);
+  });
+
+  itScorekeeping('--dry-run counts calls from the game structure (no re-prompt / every re-prompt) and writes nothing', async () => {
     const out = join(dir, 'run-dry');
     const before = server.chatRequests().length;
     const r = await runCli(['scorekeeping', 'play', ...llmFlags(), '--dry-run', '--resources', SK, '--out', out, '--experiments', 'job-interview', '--episodes', '0-2'], { env: env() });
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/dry run: 3 episode\(s\) planned/);
+    // job-interview has 5 slots: 5 requests + 6 rounds x 5 probes = 35 calls per episode; 5 x 30 probes + 5 at most
+    expect(r.stdout).toMatch(new RegExp(`realistic: ${3 * 35} calls `));
+    expect(r.stdout).toMatch(new RegExp(`upper bound: ${3 * (5 + 5 * 30)} calls `));
     expect(server.chatRequests().length).toBe(before);
     expect(existsSync(out)).toBe(false);
   });

@@ -117,3 +117,56 @@ export class ChecksumError extends EvalError {
     this.name = 'ChecksumError';
   }
 }
+
+const FS_REASONS: Record<string, string> = {
+  EACCES: 'permission denied',
+  EPERM: 'operation not permitted',
+  ENOTDIR: 'a component of the path is not a directory',
+  EISDIR: 'is a directory, expected a file',
+  ENOSPC: 'no space left on the device',
+  EDQUOT: 'disk quota exceeded',
+  EROFS: 'read-only file system',
+  EEXIST: 'already exists and is not a directory',
+  ENAMETOOLONG: 'file name too long',
+  EMFILE: 'too many open files',
+  ENOENT: 'no such file or directory',
+};
+
+/**
+ * A filesystem operation failed (EACCES, ENOTDIR, ENOSPC, EISDIR...): names the path and the reason, never a stack
+ * trace. Code `fs_error`; the CLI maps it to exit 2. Build one with {@link FileSystemError.from}.
+ */
+export class FileSystemError extends EvalError {
+  /** The path the operation was about. */
+  readonly path: string;
+  /** The system error code, e.g. `EACCES`. */
+  readonly errno?: string;
+
+  constructor(path: string, message: string, options: { errno?: string; cause?: unknown } = {}) {
+    super('fs_error', message, { cause: options.cause });
+    this.name = 'FileSystemError';
+    this.path = path;
+    this.errno = options.errno;
+  }
+
+  /** True for a Node.js system error of a filesystem operation (it has an errno `code` such as `EACCES`). */
+  static isSystemError(error: unknown): error is NodeJS.ErrnoException {
+    return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!);
+  }
+
+  /**
+   * Turns a Node.js filesystem error into a `FileSystemError` naming `path` (default: the error's own path), e.g.
+   * `cannot write out/results.json: permission denied (EACCES)`. An `EvalError` is returned unchanged; anything
+   * else that is not a system error is returned unchanged too.
+   */
+  static from(error: unknown, path?: string, action = 'cannot write'): unknown {
+    if (EvalError.isInstance(error) || !FileSystemError.isSystemError(error)) return error;
+    const errno = error.code!;
+    const where = path ?? error.path ?? '?';
+    const reason = FS_REASONS[errno] ?? error.message.replace(/^[A-Z]+: /, '');
+    // A rename names its source in `path` and the target in `dest`: the target is the path that matters.
+    const dest = (error as NodeJS.ErrnoException & { dest?: string }).dest;
+    const other = error.path && path && error.path !== path && dest !== path ? ` (${error.path})` : '';
+    return new FileSystemError(where, `${action} ${where}${other}: ${reason} (${errno})`, { errno, cause: error });
+  }
+}

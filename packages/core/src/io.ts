@@ -1,11 +1,49 @@
 import { createReadStream } from 'node:fs';
-import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
+import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
+import { Transform } from 'node:stream';
 import { createGunzip, gunzipSync } from 'node:zlib';
 import type { z } from 'zod';
-import { EvalError, InputError, type InputLocation } from './errors';
+import { EvalError, FileSystemError, InputError, type InputLocation } from './errors';
 import { PythonJsonError, parsePythonJson } from './python/json';
+import { Utf8Validator } from './utf8';
+
+/** How the readers treat bytes that are not valid UTF-8. */
+export interface ReadOptions {
+  /**
+   * Replace invalid UTF-8 with U+FFFD instead of failing (default false: an {@link InputError} naming the file and
+   * the byte offset, as Python's `json.load` fails). Replacements are reported to `onInvalidUtf8`.
+   */
+  allowInvalidUtf8?: boolean;
+  /** Called once per file that had invalid sequences (only with `allowInvalidUtf8`). */
+  onInvalidUtf8?: (info: InvalidUtf8Report) => void;
+}
+
+export interface InvalidUtf8Report {
+  file: string;
+  /** Invalid sequences replaced by U+FFFD. */
+  replaced: number;
+  /** Byte offset of the first one (in the decompressed content for gzip files). */
+  firstOffset: number;
+}
+
+function invalidUtf8Error(file: string, offset: number, compressed: boolean): InputError {
+  return new InputError(
+    `invalid UTF-8 at byte offset ${offset}${compressed ? ' of the decompressed content' : ''} (pass --allow-invalid-utf8 to replace invalid bytes with U+FFFD)`,
+    { file, code: 'invalid_utf8' },
+  );
+}
+
+/** Checks `buf` as UTF-8: throws naming the byte offset, or (allowed) reports the replacements. */
+function checkUtf8(buf: Uint8Array, file: string, compressed: boolean, options: ReadOptions | undefined): void {
+  const v = new Utf8Validator();
+  v.push(buf);
+  v.end();
+  if (v.invalid === 0) return;
+  if (!options?.allowInvalidUtf8) throw invalidUtf8Error(file, v.firstInvalidOffset, compressed);
+  options.onInvalidUtf8?.({ file, replaced: v.invalid, firstOffset: v.firstInvalidOffset });
+}
 
 const GZIP_MAGIC_0 = 0x1f;
 const GZIP_MAGIC_1 = 0x8b;
@@ -21,15 +59,20 @@ function notFound(file: string, error: unknown): never {
   throw new InputError(`cannot read file (${code ?? String(error)})`, { file, cause: error });
 }
 
-/** Reads a text file as UTF-8; gzip-compressed files (by magic bytes) are decompressed transparently. */
-export async function readText(file: string): Promise<string> {
+/**
+ * Reads a text file as UTF-8; gzip-compressed files (by magic bytes) are decompressed transparently. Invalid UTF-8
+ * is an {@link InputError} naming the file and byte offset unless `options.allowInvalidUtf8`.
+ */
+export async function readText(file: string, options?: ReadOptions): Promise<string> {
   let buf: Buffer;
   try {
     buf = await readFile(file);
   } catch (error) {
     notFound(file, error);
   }
-  if (isGzip(buf)) buf = gunzipSync(buf);
+  const compressed = isGzip(buf);
+  if (compressed) buf = gunzipSync(buf);
+  checkUtf8(buf, file, compressed, options);
   let text = buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
@@ -118,8 +161,8 @@ export function parseJson(text: string, file?: string, location: { record?: stri
 }
 
 /** Reads a JSON file (optionally gzip), optionally validated against a zod schema. */
-export async function readJson<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S): Promise<z.output<S>> {
-  const value = parseJson(await readText(file), file);
+export async function readJson<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S, options?: ReadOptions): Promise<z.output<S>> {
+  const value = parseJson(await readText(file, options), file);
   return schema ? validate(schema, value, { file }) : (value as z.output<S>);
 }
 
@@ -136,6 +179,7 @@ export interface JsonlRecord<T> {
 export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
   file: string,
   schema?: S,
+  options?: ReadOptions,
 ): AsyncGenerator<JsonlRecord<z.output<S>>> {
   let head: Buffer;
   try {
@@ -150,7 +194,25 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
     notFound(file, error);
   }
   const raw = createReadStream(file);
-  const input = isGzip(head) ? raw.pipe(createGunzip()) : raw;
+  const compressed = isGzip(head);
+  const decoded = compressed ? raw.pipe(createGunzip()) : raw;
+  // Bytes are checked as UTF-8 on their way to the line reader (which would replace invalid ones silently).
+  const validator = new Utf8Validator();
+  const input = decoded.pipe(
+    new Transform({
+      transform(chunk: Buffer, _enc, done) {
+        validator.push(chunk);
+        if (validator.invalid > 0 && !options?.allowInvalidUtf8) return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
+        done(null, chunk);
+      },
+      flush(done) {
+        validator.end();
+        if (validator.invalid > 0 && !options?.allowInvalidUtf8) return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
+        done();
+      },
+    }),
+  );
+  decoded.on('error', (error: Error) => input.destroy(error));
   const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
@@ -161,6 +223,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
       const value = parseJson(trimmed, file, { record: line, lineOffset: line - 1 });
       yield { line, value: schema ? validate(schema, value, { file, record: line }) : (value as z.output<S>) };
     }
+    if (validator.invalid > 0) options?.onInvalidUtf8?.({ file, replaced: validator.invalid, firstOffset: validator.firstInvalidOffset });
   } finally {
     lines.close();
     raw.destroy();
@@ -168,9 +231,9 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
 }
 
 /** Reads a whole JSONL file into an array (see {@link readJsonl} for streaming). */
-export async function readJsonlAll<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S): Promise<Array<z.output<S>>> {
+export async function readJsonlAll<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S, options?: ReadOptions): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
-  for await (const rec of readJsonl(file, schema)) out.push(rec.value);
+  for await (const rec of readJsonl(file, schema, options)) out.push(rec.value);
   return out;
 }
 
@@ -244,8 +307,8 @@ export function parseCsv(text: string, options: { file?: string; delimiter?: str
 }
 
 /** Reads a CSV file into objects keyed by the header row. Records are numbered by line (header = line 1). */
-export async function readCsv(file: string, options: { delimiter?: string } = {}): Promise<Array<Record<string, string>>> {
-  const rows = parseCsv(await readText(file), { file, ...options });
+export async function readCsv(file: string, options: { delimiter?: string } & ReadOptions = {}): Promise<Array<Record<string, string>>> {
+  const rows = parseCsv(await readText(file, options), { file, delimiter: options.delimiter });
   const header = rows[0];
   if (!header) return [];
   return rows.slice(1).map((cells) => {
@@ -259,29 +322,86 @@ export async function readCsv(file: string, options: { delimiter?: string } = {}
 
 let tmpCounter = 0;
 
+/** `.<name>.<pid>.<time>[.<n>].tmp`: the temporary files {@link writeFileAtomic} creates. */
+const TMP_NAME = /^\..+\.(\d+)\.(\d{10,})(?:\.\d+)?\.tmp$/;
+/** Directories this process has already swept for stale temporary files. */
+const swept = new Set<string>();
+
+function processAlive(pid: number): boolean {
+  if (pid === process.pid) return true;
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    // EPERM: the process exists but belongs to someone else.
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes temporary files of {@link writeFileAtomic} left in `dir` by processes that no longer run (killed during a
+ * write); files of live processes are left alone. Returns the names removed. Runs by itself on the first atomic write
+ * of a process into a directory.
+ */
+export async function removeStaleTempFiles(dir: string): Promise<string[]> {
+  let names: string[];
+  try {
+    names = await readdir(dir);
+  } catch {
+    return [];
+  }
+  const removed: string[] = [];
+  for (const name of names) {
+    const m = TMP_NAME.exec(name);
+    if (!m || processAlive(Number(m[1]))) continue;
+    try {
+      await rm(join(dir, name), { force: true });
+      removed.push(name);
+    } catch {
+      // another process removed it, or we may not: not our business here
+    }
+  }
+  return removed;
+}
+
 /**
  * Writes a file atomically: the data goes to a temporary file in the same directory, is fsync'd,
- * then renamed over the target. Readers never see a half-written file.
+ * then renamed over the target. Readers never see a half-written file. Filesystem failures (EACCES, ENOTDIR,
+ * ENOSPC, EISDIR...) become a {@link FileSystemError} naming the path. The first write of a process into a
+ * directory removes temporary files left there by processes that died mid-write.
  */
 export async function writeFileAtomic(file: string, data: string | Uint8Array): Promise<void> {
   const dir = dirname(file);
-  await mkdir(dir, { recursive: true });
+  try {
+    await mkdir(dir, { recursive: true });
+  } catch (error) {
+    throw FileSystemError.from(error, dir, 'cannot create directory');
+  }
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    await removeStaleTempFiles(dir);
+  }
   const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
-  const fh = await open(tmp, 'w');
+  let fh;
+  try {
+    fh = await open(tmp, 'w');
+  } catch (error) {
+    throw FileSystemError.from(error, file);
+  }
   try {
     await fh.writeFile(data);
     await fh.sync();
   } catch (error) {
     await fh.close().catch(() => {});
     await rm(tmp, { force: true });
-    throw new EvalError('write_failed', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
+    throw FileSystemError.from(error, file);
   }
   await fh.close();
   try {
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true });
-    throw new EvalError('write_failed', `cannot write ${file}: ${(error as Error).message}`, { cause: error });
+    throw FileSystemError.from(error, file);
   }
 }
 

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { bootstrapMeanCI, cohenKappa, exactMean, fsum, harmonicMean, numpySum, pairedBootstrap, prf, ratioToDouble } from './stats';
+import { bootstrapMeanCI, cohenKappa, exactMean, fsum, harmonicMean, numpySum, fleissKappa, pairedBootstrap, prf, ratingTable, ratioToDouble } from './stats';
 
 const CGT_EXPECTED = referencePath('cgt/expected.json');
 const itWithCgt = itWithReferenceData('cgt/expected.json');
@@ -103,6 +103,42 @@ describe('cohenKappa (scikit-learn cohen_kappa_score)', () => {
     // numpy: r[0..7] = xs[0..7]; res = ((1e16+1)+(1+1)) + ((1+1)+(1+1)) then + xs[8]
     const r = [1e16 + 1 + (1 + 1), 1 + 1 + (1 + 1)];
     expect(numpySum(xs)).toBe(r[0]! + r[1]! + 1);
+  });
+});
+
+describe('fleissKappa', () => {
+  it('the textbook example (Fleiss 1971, as on Wikipedia: 10 subjects, 14 raters, 5 categories): kappa 0.210', () => {
+    const table = [
+      [0, 0, 0, 0, 14],
+      [0, 2, 6, 4, 2],
+      [0, 0, 3, 5, 6],
+      [0, 3, 9, 2, 0],
+      [2, 2, 8, 1, 1],
+      [7, 7, 0, 0, 0],
+      [3, 2, 6, 3, 0],
+      [2, 5, 3, 2, 2],
+      [6, 5, 2, 1, 0],
+      [0, 2, 2, 3, 7],
+    ];
+    // Hand derivation. n = 14 ratings per subject, N n = 140 ratings.
+    // Column sums 20, 28, 39, 21, 32: P_e = (400 + 784 + 1521 + 441 + 1024) / 140^2 = 4170 / 19600.
+    // Row sums of squares minus 14: 182, 46, 56, 80, 60, 84, 44, 32, 52, 52 (total 688), each over 14 x 13 = 182:
+    // P = 688 / (10 x 182) = 688 / 1820.
+    // kappa = (688/1820 - 4170/19600) / (1 - 4170/19600) = 0.20993...; the textbook prints 0.210.
+    const expected = (688 / 1820 - 4170 / 19600) / (1 - 4170 / 19600);
+    expect(fleissKappa(table)).toBeCloseTo(expected, 14);
+    expect(fleissKappa(table).toFixed(3)).toBe('0.210');
+  });
+
+  it('perfect agreement is 1; one category everywhere is NaN (0 / 0); unequal rating counts are refused', () => {
+    // two subjects, 3 ratings each, always unanimous but in different categories: P = 1, P_e = 1/2 -> 1
+    expect(fleissKappa([[3, 0], [0, 3]])).toBe(1);
+    expect(fleissKappa([[3, 0], [3, 0]])).toBeNaN();
+    expect(() => fleissKappa([[3, 0], [1, 1]])).toThrow(/subject 1 has 2 ratings/);
+  });
+
+  it('ratingTable counts labels per subject over the sorted union of labels', () => {
+    expect(ratingTable([['b', 'a', 'b'], ['a', 'a', 'a']])).toEqual({ categories: ['a', 'b'], table: [[1, 2], [3, 0]] });
   });
 });
 

@@ -282,6 +282,56 @@ export function cohenKappa(y1: ReadonlyArray<Label>, y2: ReadonlyArray<Label>, o
   return 1 - kk;
 }
 
+/**
+ * Fleiss' kappa (Fleiss 1971): agreement of several ratings per subject beyond chance. `table[i][j]` is how many
+ * ratings put subject i into category j; every subject has the same number n >= 2 of ratings. With N subjects:
+ * `P_i = (sum_j n_ij^2 - n) / (n (n - 1))`, `P = mean(P_i)`, `p_j = sum_i n_ij / (N n)`, `P_e = sum_j p_j^2`,
+ * kappa = `(P - P_e) / (1 - P_e)`. NaN when every rating falls in one category (P_e = 1: 0 / 0).
+ */
+export function fleissKappa(table: ReadonlyArray<ReadonlyArray<number>>): number {
+  if (table.length === 0) throw new EvalError('invalid_data', 'fleissKappa: no subjects');
+  const k = table[0]!.length;
+  const n = table[0]!.reduce((a, b) => a + b, 0);
+  if (n < 2) throw new EvalError('invalid_data', `fleissKappa: each subject needs at least 2 ratings, got ${n}`);
+  const columns = new Array<number>(k).fill(0);
+  let agreement = 0;
+  table.forEach((row, i) => {
+    if (row.length !== k) throw new EvalError('invalid_data', `fleissKappa: subject ${i} has ${row.length} categories, expected ${k}`);
+    let sum = 0;
+    let squares = 0;
+    row.forEach((x, j) => {
+      if (!Number.isInteger(x) || x < 0) throw new EvalError('invalid_data', `fleissKappa: subject ${i} category ${j}: count ${x} is not a non-negative integer`);
+      sum += x;
+      squares += x * x;
+      columns[j]! += x;
+    });
+    if (sum !== n) throw new EvalError('invalid_data', `fleissKappa: subject ${i} has ${sum} ratings, subject 0 has ${n} (every subject needs the same number)`);
+    agreement += squares - n;
+  });
+  const total = table.length * n;
+  const observed = agreement / (table.length * n * (n - 1));
+  let chance = 0;
+  for (const c of columns) chance += (c / total) ** 2;
+  return (observed - chance) / (1 - chance);
+}
+
+/**
+ * Per-subject category counts for {@link fleissKappa} from the ratings themselves: `ratings[i]` lists subject i's
+ * labels (e.g. one per repeat). Categories are the sorted union of labels; returns them with the table.
+ */
+export function ratingTable(ratings: ReadonlyArray<ReadonlyArray<Label>>): { categories: Label[]; table: number[][] } {
+  const seen = new Map<string, Label>();
+  for (const row of ratings) for (const v of row) seen.set(`${typeof v}:${String(v)}`, v);
+  const categories = [...seen.values()].sort(compareLabels);
+  const index = new Map(categories.map((c, j) => [`${typeof c}:${String(c)}`, j] as const));
+  const table = ratings.map((row) => {
+    const counts = new Array<number>(categories.length).fill(0);
+    for (const v of row) counts[index.get(`${typeof v}:${String(v)}`)!]! += 1;
+    return counts;
+  });
+  return { categories, table };
+}
+
 // ---------------------------------------------------------------------------
 // Seeded randomness and bootstrap
 // ---------------------------------------------------------------------------

@@ -16,6 +16,11 @@ export interface ImportRecordedOptions {
   role?: TemplateRole;
   /** Model the answers are filed under (default the reference's `gpt-4-1106-preview`): run with the same `--model`. */
   model?: string;
+  /**
+   * Cache-key namespace the answers are filed under (run with the same `namespace`): two recorded runs whose prompts
+   * coincide (e.g. the same method on two prediction files) then live in one cache without replacing each other.
+   */
+  namespace?: string;
   /** Cache directory (default `<dialevalHome()>/llm-cache`, as `@eval/llm`). */
   cacheDir?: string;
   systemMessage?: string;
@@ -47,6 +52,7 @@ export interface ImportFileReport {
 export interface ImportResult {
   model: string;
   cacheDir: string;
+  namespace?: string;
   files: ImportFileReport[];
 }
 
@@ -115,16 +121,17 @@ export async function importRecordedOutputs(options: ImportRecordedOptions): Pro
       }
       if (options.verifyOnly) continue;
       const req = buildRequest(judgeMessages(e.prompt, systemMessage), chat, { model });
-      const existing = await cache.get(requestKey(req));
+      const key = requestKey(req, { namespace: options.namespace });
+      const existing = await cache.get(key);
       if (existing?.text === e.output) {
         report.unchanged++;
         continue;
       }
-      await cache.set(req, { text: e.output, finishReason: 'stop' });
+      await cache.set(req, { text: e.output, finishReason: 'stop' }, 'live', key);
       if (existing) report.replaced++;
       else report.written++;
     }
     reports.push(report);
   }
-  return { model, cacheDir, files: reports };
+  return { model, cacheDir, ...(options.namespace ? { namespace: options.namespace } : {}), files: reports };
 }

@@ -62,7 +62,7 @@ export {
 export type { ConversionResult, ConversionWarnings, RawPrediction, SourceDialogue, SourceTurn, StatePredictions } from './convert';
 export { humanCheck, readHumanJudgements } from './meta';
 export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './meta';
-export { runJudge } from './run';
+export { isConfigurationError, runJudge } from './run';
 export type { CallFailure, CallStage, JudgeRun, RunJudgeOptions } from './run';
 export { importRecordedOutputs } from './import';
 export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './import';

@@ -1,4 +1,4 @@
-import { InputError, PythonJsonError, jsonSyntaxError, readText } from '@eval/core';
+import { InputError, PythonJsonError, jsonSyntaxError, readText, type ReadOptions } from '@eval/core';
 import { parseJsonPy, stringifyJson } from './json';
 import { PyDict, type PyValue, typeName } from './python';
 
@@ -181,15 +181,15 @@ export function parseJsonlFile(text: string, file?: string): PyValue[] {
 }
 
 /** Reads a JSON list (or, for `.jsonl`/`.jsonl.gz`, JSON lines); gzip is detected from the bytes. */
-export async function readJsonListOrdered(file: string): Promise<PyValue[]> {
-  const text = await readText(file);
+export async function readJsonListOrdered(file: string, read?: ReadOptions): Promise<PyValue[]> {
+  const text = await readText(file, read);
   if (/\.jsonl(\.gz)?$/i.test(file)) return parseJsonlFile(text, file);
   const value = parseJsonFile(text, file);
   if (!Array.isArray(value)) throw new InputError(`expected a JSON list, got ${typeName(value)}`, { file });
   return value;
 }
 
-export interface ReadRecordsOptions {
+export interface ReadRecordsOptions extends ReadOptions {
   /**
    * Require the reference layout: each dialogue's turns consecutive, in order, from 0 (default true).
    * Violations are {@link InputError}s naming the record.
@@ -202,7 +202,7 @@ export interface ReadRecordsOptions {
  * validating every record and, by default, the turn order.
  */
 export async function readTurnRecords(file: string, options: ReadRecordsOptions = {}): Promise<TurnRecord[]> {
-  const values = await readJsonListOrdered(file);
+  const values = await readJsonListOrdered(file, { allowInvalidUtf8: options.allowInvalidUtf8, onInvalidUtf8: options.onInvalidUtf8 });
   const records = values.map((v, i) => recordFromPy(v, { file, record: i }));
   if (options.requireOrder ?? true) checkRecordOrder(records, file);
   return records;

@@ -203,6 +203,7 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('runJudge th
     expect(run.evaluation).toBeUndefined();
     expect(run.notRun).toBe(42);
     expect(run.llm.dryRun?.calls).toBe(42);
+    expect(run.llm.dryRun?.estimate.realistic.calls).toBe(42);
     expect(lines.join('\n')).toMatch(/42 calls to send/);
   });
 });

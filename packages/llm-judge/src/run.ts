@@ -1,6 +1,6 @@
 import type { ChatOptions } from '@eval/core';
 import { EvalError } from '@eval/core';
-import type { Llm, RunSummary } from '@eval/llm';
+import { jobKey, type Llm, type RunJobsResult, type RunSummary } from '@eval/llm';
 import { evaluateOutputs, type EvaluateOptions, type MethodEvaluation, type MethodOutputs } from './evaluate';
 import { METHODS, methodRoles, type JudgeMethod, type TemplateRole } from './methods';
 import type { OutputEntry } from './recorded';
@@ -29,10 +29,34 @@ export interface RunJudgeOptions extends EvaluateOptions {
   journal?: string;
   /** Run name (journal records, dry-run file name); default `llm-judge-<method>`. */
   name?: string;
+  /** Stops the run (items not started are counted as not run). */
+  signal?: AbortSignal;
+  /**
+   * Judge every turn this many times (default 1), each repeat a separate call with its index in the cache key
+   * (repeat 0 keeps the key of a single run); the judge's self-agreement shows how much of a difference is noise.
+   */
+  repeats?: number;
+}
+
+/**
+ * Errors no retry can fix and that say nothing about the turn: no API key, a replay-mode cache miss, an endpoint that
+ * rejects the key (401/403) or does not know the model (404), a refused connection or an unknown host.
+ */
+export function isConfigurationError(error: unknown): boolean {
+  if (!EvalError.isInstance(error)) return false;
+  if (['missing_api_key', 'cache_miss', 'llm_config'].includes(error.code)) return true;
+  if (error.code !== 'llm_call_failed') return false;
+  const status = (error as { status?: number }).status;
+  return status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message);
 }
 
 export interface CallFailure {
+  /** Repeat index of the failed call (0 without repeats). */
+  repeat: number;
   flag: string;
+  /** The dialogue and turn of the failed call. */
+  dialogueId: string;
+  turnIndex: number;
   stage: CallStage;
   error: string;
 }
@@ -48,6 +72,8 @@ export interface JudgeRun {
   /** Calls planned but not made (dry run, budget). */
   notRun: number;
   llm: RunSummary;
+  /** With `repeats` > 1: every repeat's outputs and evaluation (repeat 0 first, the same as `outputs`/`evaluation`). */
+  repeats?: Array<{ repeat: number; outputs: MethodOutputs; evaluation?: MethodEvaluation }>;
 }
 
 interface Job {
@@ -87,54 +113,85 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
     }
   }
 
-  const { results, summary } = await llm.runJobs<Job, string>({
-    name: options.name ?? `llm-judge-${method}`,
-    items: jobs,
-    id: (job) => job.id,
-    journal: options.journal,
-    run: async (job, ctx) => {
-      const res = await ctx.model.chat(judgeMessages(job.prompt, systemMessage), { ...chat, signal: ctx.signal });
-      return res.text;
-    },
-  });
+  // A configuration error (no key, a rejected key, an unknown model, nothing listening, a replay-cache miss) says
+  // nothing about the turn: the run stops at the first one instead of recording it for every call.
+  const controller = new AbortController();
+  const onAbort = () => controller.abort(options.signal?.reason);
+  if (options.signal?.aborted) controller.abort(options.signal.reason);
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
+  let fatal: unknown;
+  let ran: RunJobsResult<string>;
+  try {
+    ran = await llm.runJobs<Job, string>({
+      name: options.name ?? `llm-judge-${method}`,
+      items: jobs,
+      id: (job) => job.id,
+      journal: options.journal,
+      signal: controller.signal,
+      repeats: options.repeats,
+      run: async (job, ctx) => {
+        try {
+          const res = await ctx.model.chat(judgeMessages(job.prompt, systemMessage), { ...chat, signal: ctx.signal });
+          return res.text;
+        } catch (error) {
+          if (isConfigurationError(error)) {
+            fatal ??= error;
+            controller.abort(error);
+          }
+          throw error;
+        }
+      },
+    });
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  if (fatal) throw fatal;
+  const { results, summary } = ran;
 
-  const byId = new Map(results.map((r) => [r.id, r]));
+  const byKey = new Map(results.map((r) => [jobKey(r.id, r.repeat ?? 0), r]));
   const failedCalls: CallFailure[] = [];
   let notRun = 0;
-  const entryOf = (job: Job, index: number): OutputEntry | undefined => {
-    const r = byId.get(job.id);
-    if (!r) {
-      notRun++;
-      return undefined;
+  const outputsOf = (repeat: number): { outputs: MethodOutputs; notRun: number } => {
+    let missing = 0;
+    const entryOf = (job: Job, index: number): OutputEntry | undefined => {
+      const r = byKey.get(jobKey(job.id, repeat));
+      if (!r) {
+        missing++;
+        return undefined;
+      }
+      if (!r.ok) {
+        failedCalls.push({ repeat, flag: job.record.flag, dialogueId: job.record.dialogueId, turnIndex: job.record.turnIndex, stage: job.stage, error: r.error });
+        return { record: job.record, output: '', prompt: job.prompt, index };
+      }
+      return { record: job.record, output: r.value, prompt: job.prompt, index };
+    };
+    if (info.kind === 'two-step') {
+      // the reference writes the skipped accuracy calls first, then the answers
+      const accuracy: OutputEntry[] = placeholders.map((record, index) => ({ record, output: SKIPPED_ACCURACY_OUTPUT, prompt: '', index }));
+      const completeness: OutputEntry[] = [];
+      for (const job of jobs) {
+        const list = job.stage === 'accuracy' ? accuracy : completeness;
+        const e = entryOf(job, list.length);
+        if (e) list.push(e);
+      }
+      return { outputs: { accuracy, completeness }, notRun: missing };
     }
-    if (!r.ok) {
-      failedCalls.push({ flag: job.record.flag, stage: job.stage, error: r.error });
-      return { record: job.record, output: '', prompt: job.prompt, index };
-    }
-    return { record: job.record, output: r.value, prompt: job.prompt, index };
-  };
-
-  let outputs: MethodOutputs;
-  if (info.kind === 'two-step') {
-    // the reference writes the skipped accuracy calls first, then the answers
-    const accuracy: OutputEntry[] = placeholders.map((record, index) => ({ record, output: SKIPPED_ACCURACY_OUTPUT, prompt: '', index }));
-    const completeness: OutputEntry[] = [];
-    for (const job of jobs) {
-      const list = job.stage === 'accuracy' ? accuracy : completeness;
-      const e = entryOf(job, list.length);
-      if (e) list.push(e);
-    }
-    outputs = { accuracy, completeness };
-  } else {
     const list: OutputEntry[] = [];
     for (const job of jobs) {
       const e = entryOf(job, list.length);
       if (e) list.push(e);
     }
-    outputs = { outputs: list };
-  }
+    return { outputs: { outputs: list }, notRun: missing };
+  };
 
-  const run: JudgeRun = { method, outputs, failedCalls, notRun, llm: summary };
-  if (notRun === 0) run.evaluation = evaluateOutputs(method, outputs, options);
+  const runs: NonNullable<JudgeRun['repeats']> = [];
+  for (let repeat = 0; repeat < Math.max(1, options.repeats ?? 1); repeat++) {
+    const r = outputsOf(repeat);
+    notRun += r.notRun;
+    runs.push({ repeat, outputs: r.outputs, ...(r.notRun === 0 ? { evaluation: evaluateOutputs(method, r.outputs, options) } : {}) });
+  }
+  const run: JudgeRun = { method, outputs: runs[0]!.outputs, failedCalls, notRun, llm: summary };
+  if (notRun === 0) run.evaluation = runs[0]!.evaluation;
+  if (runs.length > 1) run.repeats = runs;
   return run;
 }

@@ -83,6 +83,63 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
     expect(logs.join('\n')).toMatch(/found \(submitted earlier\)/);
   });
 
+  it('a resumed run first collects every outstanding batch, then submits only what is missing (no request paid twice)', async () => {
+    await start({ batch: { completeAfterPolls: Number.POSITIVE_INFINITY } });
+    const twoStep = (llm: Llm, names: string[]) =>
+      llm.runJobs({
+        name: 'two-step',
+        items: names,
+        id: (s) => s,
+        run: async (s, { model }) => {
+          const first = await model.chat([{ role: 'user', content: `step1 ${s}` }]);
+          return (await model.chat([{ role: 'user', content: `step2 after "${first.text}"` }])).text;
+        },
+      });
+    // Round 1's batch is let through; the second round's batch stays outstanding and the run gives up waiting
+    // (as a run killed during the second round would leave it).
+    const first = make({ batch: { pollIntervalMs: 5, maxWaitMs: 300 } });
+    const firstRun = twoStep(first, ['x', 'y']).catch((e: unknown) => e);
+    const { setTimeout: wait } = await import('node:timers/promises');
+    while (server!.batches().length < 1) await wait(2);
+    server!.completeBatches();
+    expect(await firstRun).toMatchObject({ message: expect.stringMatching(/still in_progress/) });
+    expect(server!.batches()).toHaveLength(2);
+    // The resumed run has one more item: its request set differs from the outstanding batch's. From now on
+    // batches complete (the outstanding one included).
+    const release = setInterval(() => server!.completeBatches(), 2);
+    const { results, summary } = await twoStep(make(), ['x', 'y', 'z']).finally(() => clearInterval(release));
+    expect(results.map((r) => r.ok && r.value)).toEqual(['x', 'y', 'z'].map((s) => `echo: step2 after "echo: step1 ${s}"`));
+    expect(summary).toMatchObject({ done: 3, calls: 0 });
+    expect(summary.batch!.resumed).toBe(1);
+    expect(logs.join('\n')).toMatch(/found \(submitted earlier\), status \w+; collecting it before submitting anything/);
+    // every request went into exactly one batch: nothing submitted twice
+    const ids = [...server!.files.values()]
+      .filter((f) => f.purpose === 'batch')
+      .flatMap((f) => f.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l).custom_id as string));
+    expect(ids).toHaveLength(6);
+    expect(new Set(ids).size).toBe(6);
+  });
+
+  it('a key the Batch API refuses (401 on upload) is a configuration error; an interrupted batch run resolves as stopped', async () => {
+    await start({ failAll: { status: 401 } });
+    await expect(simple(make())).rejects.toMatchObject({ name: 'LlmConfigError', cause: 'unauthorized', message: expect.stringMatching(/Batch API: .*401/) });
+    expect(count('POST /v1/chat/completions')).toBe(0);
+    server!.setFailAll(undefined);
+    const outstanding = await startTestServer({ batch: { completeAfterPolls: Number.POSITIVE_INFINITY } });
+    try {
+      const llm = createLlm({ model: 'test-model', baseURL: outstanding.baseURL, apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache2'), batch: { pollIntervalMs: 5 }, progress: false, log: () => {} });
+      open.push(llm);
+      const run = simple(llm);
+      while (outstanding.batches().length === 0) await new Promise((r) => setTimeout(r, 2));
+      llm.interrupt('test');
+      const { summary } = await run;
+      expect(summary).toMatchObject({ stopped: 'aborted', done: 0, notRun: 5, failed: 0 });
+      expect(outstanding.chatRequests()).toHaveLength(0);
+    } finally {
+      await outstanding.close();
+    }
+  });
+
   it('finds a batch created just before a crash (state written, batch id not yet) through its metadata', async () => {
     await start({ batch: { completeAfterPolls: 3 } });
     await expect(simple(make({ batch: { pollIntervalMs: 5, maxWaitMs: 0 } }))).rejects.toThrow(/still/);

@@ -6,7 +6,7 @@ import { writeJsonAtomic } from '@eval/core';
 import type { CachedResponse, DiskCache } from './cache';
 import { isCode } from './errors';
 import { sha256 } from './hash';
-import { requestKey, wireBody, type CanonicalRequest, type MaxTokensParam } from './request';
+import { requestKey, wireBody, type CanonicalRequest, type KeyExtras, type MaxTokensParam } from './request';
 import { redact, toResponse } from './transport';
 
 export interface BatchOptions {
@@ -43,6 +43,8 @@ interface BatchState {
   inputFileId: string;
   batchId?: string;
   status: 'uploaded' | 'submitted' | 'completed' | 'applied' | 'failed';
+  /** Cache-key extras (namespace, repeat) of the requests that have some, by key: needed to map answers back. */
+  extras?: Record<string, KeyExtras>;
   createdAt: string;
   updatedAt: string;
 }
@@ -51,7 +53,7 @@ type BatchObject = OpenAI.Batches.Batch;
 
 export interface BatchRunArgs<I> {
   items: I[];
-  run: (item: I, record: (req: CanonicalRequest, key: string) => void) => Promise<void>;
+  run: (item: I, record: (req: CanonicalRequest, key: string, extras?: KeyExtras) => void) => Promise<void>;
   options: BatchOptions;
   cache: DiskCache;
   cacheDir: string;
@@ -60,6 +62,8 @@ export interface BatchRunArgs<I> {
   reserve: (req: CanonicalRequest) => Promise<number>;
   settle: (reservation: number, actual: number | undefined) => void;
   onAnswer: (req: CanonicalRequest, res: CachedResponse) => number;
+  /** Method label stored with the cached answers. */
+  label?: string;
   log: (line: string) => void;
   secret: () => string | undefined;
   signal: AbortSignal;
@@ -145,18 +149,23 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
 
   // Requests a batch of this invocation could not answer: not resubmitted, they are sent live afterwards.
   const failedKeys = new Set<string>();
-  // Batches that finished but were not applied (a run killed while writing the cache): apply them first.
-  await applyCompletedStates(args, stateDir, report, failedKeys);
+  // Batches an earlier invocation submitted and did not collect (killed while waiting, or while writing the cache):
+  // poll and apply every one of them before anything new is submitted, so that no paid request is sent twice.
+  await resumeOutstanding(args, stateDir, report, failedKeys, poll, maxWait);
 
   for (let round = 1; round <= maxRounds; round++) {
     const collected = new Map<string, CanonicalRequest>();
+    const extras = new Map<string, KeyExtras>();
     let next = 0;
     const worker = async () => {
       while (next < args.items.length) {
         const item = args.items[next++]!;
         try {
-          await args.run(item, (req, key) => {
-            if (!collected.has(key) && !failedKeys.has(key)) collected.set(key, req);
+          await args.run(item, (req, key, extra) => {
+            if (!collected.has(key) && !failedKeys.has(key)) {
+              collected.set(key, req);
+              if (extra && (extra.namespace || extra.repeat)) extras.set(key, extra);
+            }
           });
         } catch (error) {
           if (args.signal.aborted) throw error;
@@ -204,6 +213,8 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
           .join('\n');
         const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), `dialeval-${hash.slice(0, 16)}.jsonl`), purpose: 'batch' }, ADMIN);
         state = { v: 1, hash, requests: submit.length, inputFileId: file.id, status: 'uploaded', createdAt: new Date().toISOString(), updatedAt: '' };
+        const stateExtras = Object.fromEntries(submit.filter((k) => extras.has(k)).map((k) => [k, extras.get(k)!]));
+        if (Object.keys(stateExtras).length > 0) state.extras = stateExtras;
         // A budget-limited (partial) submission is still filed under the hash of the whole collected set: a later
         // invocation resumes it, and the requests left out are collected again in the next round.
         await writeState(stateFile, state);
@@ -256,7 +267,7 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
     }
     await writeState(stateFile, { ...state!, status: 'completed' });
     const before = report.answered;
-    await applyBatch(args, batch, collected, reservations, report, failedKeys);
+    await applyBatch(args, batch, collected, reservations, report, failedKeys, extras);
     for (const r of reservations.values()) args.settle(r, undefined);
     await writeState(stateFile, { ...state!, status: 'applied' });
     if (report.answered === before) break;
@@ -264,20 +275,58 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
   return report;
 }
 
-async function applyCompletedStates<I>(args: BatchRunArgs<I>, stateDir: string, report: BatchReport, failedKeys: Set<string>): Promise<void> {
+async function resumeOutstanding<I>(
+  args: BatchRunArgs<I>,
+  stateDir: string,
+  report: BatchReport,
+  failedKeys: Set<string>,
+  poll: number,
+  maxWait: number,
+): Promise<void> {
   let names: string[];
   try {
-    names = (await readdir(stateDir)).filter((n) => n.endsWith('.json'));
+    names = (await readdir(stateDir)).filter((n) => n.endsWith('.json')).sort();
   } catch {
     return;
   }
   for (const name of names) {
     const file = join(stateDir, name);
-    const state = await readState(file);
-    if (!state || state.status !== 'completed' || !state.batchId) continue;
+    let state = await readState(file);
+    if (!state || state.status === 'applied' || state.status === 'failed') continue;
     const client = args.client();
-    const batch = await client.batches.retrieve(state.batchId, ADMIN);
-    await applyBatch(args, batch, new Map(), new Map(), report, failedKeys);
+    let batch: BatchObject | undefined;
+    if (state.batchId) batch = await client.batches.retrieve(state.batchId, ADMIN);
+    else {
+      // Uploaded; the batch may have been created just before the earlier run died: look for it.
+      for await (const b of client.batches.list({ limit: 100 }, ADMIN)) {
+        if ((b.metadata as Record<string, string> | null)?.dialeval_hash === state.hash) {
+          batch = b;
+          break;
+        }
+      }
+      if (!batch) continue; // never submitted: nothing was paid; the round that collects it again submits it
+      state = { ...state, batchId: batch.id, status: 'submitted' };
+      await writeState(file, state);
+    }
+    report.resumed++;
+    report.batches.push(batch.id);
+    report.requests += state.requests;
+    args.log(`batch ${batch.id}: found (submitted earlier), status ${batch.status}; collecting it before submitting anything`);
+    const deadline = Date.now() + maxWait;
+    while (!TERMINAL.has(batch.status)) {
+      if (Date.now() >= deadline) throw new Error(`batch ${batch.id} still ${batch.status} after ${Math.round(maxWait / 1000)} s; run again later to resume it`);
+      await sleep(poll, args.signal);
+      batch = await client.batches.retrieve(batch.id, ADMIN);
+    }
+    if (batch.status === 'failed' || (!batch.output_file_id && !batch.error_file_id)) {
+      const why = batch.errors?.data?.map((e) => e.message).join('; ') || batch.status;
+      args.log(`batch ${batch.id}: ${batch.status} (${redact(why, args.secret())}); its requests will be sent again`);
+      report.failed += state.requests;
+      await writeState(file, { ...state, status: 'failed' });
+      continue;
+    }
+    await writeState(file, { ...state, status: 'completed' });
+    await applyBatch(args, batch, new Map(), new Map(), report, failedKeys, new Map(Object.entries(state.extras ?? {})));
     await writeState(file, { ...state, status: 'applied' });
   }
 }
@@ -290,6 +339,7 @@ async function applyBatch<I>(
   reservations: Map<string, number>,
   report: BatchReport,
   failedKeys: Set<string>,
+  extras: Map<string, KeyExtras> = new Map(),
 ): Promise<void> {
   const client = args.client();
   const outputs = batch.output_file_id ? parseLines(await downloadText(client, batch.output_file_id)) : [];
@@ -311,7 +361,7 @@ async function applyBatch<I>(
     const key = out.custom_id;
     const response = out.response as { status_code?: number; body?: unknown } | null | undefined;
     const req = typeof key === 'string' ? requests.get(key) : undefined;
-    if (!req || requestKey(req) !== key || !response || response.status_code !== 200) {
+    if (!req || requestKey(req, extras.get(key as string)) !== key || !response || response.status_code !== 200) {
       report.failed++;
       if (typeof key === 'string') failedKeys.add(key);
       continue;
@@ -324,7 +374,7 @@ async function applyBatch<I>(
       failedKeys.add(key);
       continue;
     }
-    await args.cache.set(req, res, 'batch');
+    await args.cache.set(req, res, 'batch', key as string, args.label);
     const cost = args.onAnswer(req, res);
     const r = reservations.get(key);
     if (r !== undefined) {

@@ -1,6 +1,7 @@
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, readSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ChatUsage, FinishReason } from '@eval/core';
+import { FileSystemError } from '@eval/core';
 import { canonicalJson, sha256 } from './hash';
 import type { CanonicalRequest } from './request';
 import { requestKey } from './request';
@@ -26,6 +27,8 @@ interface CacheEntryFile {
   check: string;
   createdAt: string;
   source?: 'live' | 'batch';
+  /** The method (run name) that asked, for completion-token statistics; not part of the key. */
+  label?: string;
 }
 
 /** Sub-directory of the cache directory holding the segment files. */
@@ -110,7 +113,7 @@ export class DiskCache {
   }
 
   /** Stores an answer; `key` may be given when the caller already computed `requestKey(request)`. */
-  async set(request: CanonicalRequest, response: CachedResponse, source: 'live' | 'batch' = 'live', key: string = requestKey(request)): Promise<string> {
+  async set(request: CanonicalRequest, response: CachedResponse, source: 'live' | 'batch' = 'live', key: string = requestKey(request), label?: string): Promise<string> {
     const clean: CachedResponse = { text: response.text, finishReason: response.finishReason };
     if (response.usage) clean.usage = response.usage;
     if (response.model) clean.model = response.model;
@@ -123,8 +126,50 @@ export class DiskCache {
       createdAt: new Date().toISOString(),
       source,
     };
-    this.append(key, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+    if (label) entry.label = label;
+    try {
+      this.append(key, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
+    } catch (error) {
+      throw FileSystemError.from(error, (error as NodeJS.ErrnoException).path ?? this.segmentsDir, 'cannot write to the LLM cache at');
+    }
     return key;
+  }
+
+  /**
+   * Completion tokens of the cached answers that `label` (a method, i.e. a run name) got from `model`: their count
+   * and sum. Reads every segment (once per call: callers keep the result).
+   */
+  completionStats(label: string, model: string): { n: number; sum: number } {
+    const out = { n: 0, sum: 0 };
+    let names: string[];
+    try {
+      names = readdirSync(this.segmentsDir).filter((n) => n.endsWith('.jsonl'));
+    } catch {
+      return out;
+    }
+    const needle = `"label":${JSON.stringify(label)}`;
+    for (const name of names) {
+      let text: string;
+      try {
+        text = readFileSync(join(this.segmentsDir, name), 'utf8');
+      } catch {
+        continue;
+      }
+      for (const line of text.split('\n')) {
+        if (!line.includes(needle)) continue;
+        try {
+          const e = JSON.parse(line) as CacheEntryFile;
+          const c = e.response?.usage?.completionTokens;
+          if (e.label === label && e.request?.model === model && typeof c === 'number' && e.check === sha256(canonicalJson(e.response))) {
+            out.n++;
+            out.sum += c;
+          }
+        } catch {
+          // damaged line: not evidence
+        }
+      }
+    }
+    return out;
   }
 
   /** Closes the segment being written (it is reopened on the next write). */

@@ -96,7 +96,7 @@ describe('fault tolerance: 429s, 500s, hangs and invalid JSON in 20% of calls', 
     expect(results.map((r) => r.id)).toEqual(items.map((x) => x.split(' ')[1]));
     for (const [i, r] of results.entries()) {
       if (DOOMED.has(r.id)) {
-        expect(r).toEqual({ id: r.id, ok: false, error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 5 attempts\)$/) });
+        expect(r).toEqual({ id: r.id, ok: false, error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 5 attempts\)$/), code: 'llm_call_failed', status: 500 });
       } else {
         expect(r).toEqual({ id: r.id, ok: true, value: i % 2 === 0 ? `answer to item-${i}` : i });
       }

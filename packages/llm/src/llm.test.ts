@@ -2,6 +2,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { listFiles, readLines, tempDir } from './fixtures/helpers';
+import { journalChecksum } from './journal';
 import { createLlm, type Llm } from './llm';
 import { requestKey, buildRequest } from './request';
 import { startTestServer, type TestServer } from './testing/index';
@@ -85,7 +86,7 @@ describe('createLlm', () => {
     const { results, summary } = await replay.runJobs({ name: 'replay', items: ['for replay', 'never asked'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
     expect(results).toEqual([
       { id: 'for replay', ok: true, value: 'echo: for replay' },
-      { id: 'never asked', ok: false, error: expect.stringMatching(/cache miss in replay mode/) },
+      { id: 'never asked', ok: false, error: expect.stringMatching(/cache miss in replay mode/), code: 'cache_miss' },
     ]);
     expect(summary).toMatchObject({ done: 1, failed: 1, calls: 0, cacheHits: 1 });
   });
@@ -113,7 +114,7 @@ describe('createLlm', () => {
     });
     expect(results).toEqual([
       { id: 'a', ok: true, value: { text: 'echo: a' } },
-      { id: 'fail-me', ok: false, error: expect.stringMatching(/HTTP 400: .*rejected/) },
+      { id: 'fail-me', ok: false, error: expect.stringMatching(/HTTP 400: .*rejected/), code: 'llm_call_failed', status: 400 },
       { id: 'b', ok: true, value: { text: 'echo: b' } },
       { id: 'throws', ok: false, error: 'bad item' },
       { id: 'c', ok: true, value: { text: 'echo: c' } },
@@ -236,15 +237,23 @@ describe('createLlm', () => {
     // digits from the space before them: `\p{N}{1,3}` vs `\s+`); "user" = 1 token.
     // Per request: 3 (reply priming) + 3 (message) + 1 + 4 = 11 prompt tokens; 20 completion tokens (max tokens).
     // gpt-4 price 30 / 60 USD per 1M: 4 x (11 x 30 + 20 x 60) / 1e6 = 0.00612 USD.
+    // Upper bound: 20 completion tokens (max tokens) per call: 4 x (11 x 30 + 20 x 60) / 1e6 = 0.00612 USD.
+    // Realistic: the mean completion tokens observed for this method in the run: item 0's cached answer
+    // "echo: hello world 0" (19 chars, the test server counts ceil(19 / 4) = 5 tokens), capped by max tokens 20:
+    // 4 x (11 x 30 + 5 x 60) / 1e6 = 0.00252 USD.
     expect(summary.dryRun).toEqual({
       calls: 4,
       cacheHits: 1,
       promptTokens: 44,
-      completionTokens: 80,
+      completionTokens: 20,
       completionTokensAssumed: false,
-      cost: expect.closeTo(0.00612, 10),
+      cost: expect.closeTo(0.00252, 10),
       costKnown: true,
       requestsFile,
+      estimate: {
+        realistic: { calls: 4, promptTokens: 44, completionTokens: 20, cost: expect.closeTo(0.00252, 10), explanation: expect.stringMatching(/observed for the same method/) },
+        upper: { calls: 4, promptTokens: 44, completionTokens: 80, cost: expect.closeTo(0.00612, 10), explanation: expect.stringMatching(/max tokens/) },
+      },
     });
     expect(summary).toMatchObject({ done: 1, notRun: 4, failed: 0, calls: 0 });
     const planned = await readLines(requestsFile);
@@ -257,7 +266,8 @@ describe('createLlm', () => {
     });
     // a dry run of a resumed run plans only the unfinished items, and leaves the journal alone
     const journal = join(dir, 'dry.jsonl');
-    await writeFile(journal, `${JSON.stringify({ id: '1', ok: true, value: 'done before' })}\n`);
+    const record = { id: '1', ok: true, value: 'done before' };
+    await writeFile(journal, `${JSON.stringify({ ...record, c: journalChecksum(record) })}\n`);
     const resumed = await make({ model: 'gpt-4', maxTokens: 20, dryRun: { requestsFile: join(dir, 'planned2.jsonl') } }).runJobs({
       name: 'plan2',
       items: [1, 2],
@@ -267,7 +277,7 @@ describe('createLlm', () => {
     });
     expect(resumed.summary).toMatchObject({ skipped: 1, notRun: 1, dryRun: { calls: 1 } });
     expect(await readLines(journal)).toHaveLength(1);
-    expect(lines.join('\n')).toMatch(/dry run "plan": 4 calls to send \(1 answered from cache\), ~44 prompt tokens \+ ~80 completion tokens, estimated cost \$0\.0061/);
+    expect(lines.join('\n')).toMatch(/dry run "plan": 4 calls to send \(1 answered from cache\).*\n  realistic: 4 calls, ~44 prompt \+ ~20 completion tokens, \$0\.0025 .*\n  upper bound: 4 calls, ~44 prompt \+ ~80 completion tokens, \$0\.0061/);
   });
 
   it('the API key appears in none of the files a run writes', async () => {

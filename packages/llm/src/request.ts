@@ -60,9 +60,24 @@ export function buildRequest(messages: ChatMessage[], options: ChatOptions | und
   return req;
 }
 
-/** The cache key: sha256 of the canonical JSON of (model, messages, sampling parameters, response format). */
-export function requestKey(req: CanonicalRequest): string {
-  return sha256(canonicalJson(req));
+/** What else a cache key may depend on besides the request itself. */
+export interface KeyExtras {
+  /** Keeps the answers of two runs whose prompts coincide apart (e.g. two imported recorded runs). */
+  namespace?: string;
+  /** Repeat index of a call made several times (`repeats`): 0 is the first. */
+  repeat?: number;
+}
+
+/**
+ * The cache key: sha256 of the canonical JSON of (model, messages, sampling parameters, response format). With a
+ * namespace or a repeat index > 0 these are hashed along (`{ namespace, repeat, request }`); without them (repeat 0,
+ * no namespace) the key is exactly the one of earlier versions, so existing caches stay valid.
+ */
+export function requestKey(req: CanonicalRequest, extras?: KeyExtras): string {
+  const namespace = extras?.namespace || undefined;
+  const repeat = extras?.repeat ? extras.repeat : undefined;
+  if (namespace === undefined && repeat === undefined) return sha256(canonicalJson(req));
+  return sha256(canonicalJson({ namespace, repeat, request: req }));
 }
 
 export type MaxTokensParam = 'max_tokens' | 'max_completion_tokens';

@@ -75,14 +75,31 @@ interface Classified {
   status?: number;
   reason: string;
   retryAfter?: number;
+  /** System error code of a connection failure (`ECONNREFUSED`, `ENOTFOUND`...). */
+  errno?: string;
+}
+
+/** Connection failures that mean the endpoint is not there at all (wrong URL), not a passing fault. */
+export const UNREACHABLE_ERRNOS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA']);
+
+/** The first system error code (`ECONNREFUSED`...) in an error's cause chain. */
+export function errnoOf(error: unknown): string | undefined {
+  let e: unknown = error;
+  for (let depth = 0; e && typeof e === 'object' && depth < 8; depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'string' && /^E[A-Z_]+$/.test(code)) return code;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 function classify(error: unknown): Classified {
   if (error instanceof APIConnectionTimeoutError) return { retryable: true, rateLimited: false, reason: 'timeout' };
   if (error instanceof APIUserAbortError) return { retryable: false, rateLimited: false, reason: 'aborted' };
   if (error instanceof APIConnectionError) {
-    const cause = (error.cause as Error | undefined)?.message;
-    return { retryable: true, rateLimited: false, reason: `connection error${cause ? ` (${cause})` : ''}` };
+    const errno = errnoOf(error.cause);
+    const cause = errno ?? (error.cause as Error | undefined)?.message;
+    return { retryable: true, rateLimited: false, reason: `connection error${cause ? ` (${cause})` : ''}`, errno };
   }
   if (error instanceof APIError) {
     const status = error.status;
@@ -147,6 +164,8 @@ export interface TransportOptions {
 export class OpenAITransport {
   readonly client: OpenAI;
   private readonly opts: TransportOptions;
+  /** Whether the endpoint ever answered: until it has, a refused connection or an unknown host is not retried. */
+  private reached = false;
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
@@ -172,12 +191,16 @@ export class OpenAITransport {
       try {
         const res = await this.client.chat.completions.create(body as never, { signal: attemptController?.signal, timeout: policy.timeoutMs, maxRetries: 0 });
         const response = toResponse(res);
+        this.reached = true;
         limiter.onSuccess();
         return { response, attempts: attempt };
       } catch (error) {
         if (signal?.aborted) throw signal.reason ?? error;
         c = classify(error);
         c.reason = redact(c.reason, this.opts.apiKey);
+        if (c.status !== undefined) this.reached = true;
+        // Never reached and the host refuses or does not resolve: a wrong URL, not a fault worth waiting for.
+        if (c.errno && UNREACHABLE_ERRNOS.has(c.errno) && !this.reached) c.retryable = false;
         if (c.rateLimited) limiter.onRateLimited();
       } finally {
         unlink?.();
@@ -196,6 +219,7 @@ export class OpenAITransport {
       attempts: made,
       status: last?.status,
       retryable: last?.retryable ?? false,
+      errno: last?.errno,
     });
   }
 }

@@ -5,7 +5,7 @@
  */
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError, readJson, readJsonl, validate } from '@eval/core';
+import { InputError, readJson, readJsonl, validate, type ReadOptions } from '@eval/core';
 import { addDurations, timeConsumingFromSums, type DurationSums, type TimeConsuming } from './aggregate';
 import {
   RECORD_KEYS,
@@ -21,25 +21,25 @@ import {
  * Streams a run artifact (`<frame>_eval_results.jsonl`), validating each user. The yielded objects are the parsed
  * JSON as written (key order and extras intact), not zod's re-built copies.
  */
-export async function* readRunArtifact(file: string): AsyncGenerator<{ line: number; user: RunArtifactUser }> {
-  for await (const { line, value } of readJsonl(file)) {
+export async function* readRunArtifact(file: string, read?: ReadOptions): AsyncGenerator<{ line: number; user: RunArtifactUser }> {
+  for await (const { line, value } of readJsonl(file, undefined, read)) {
     validate(runArtifactUserSchema, value, { file, record: line });
     yield { line, user: value as RunArtifactUser };
   }
 }
 
 /** Streams a HaluMem dataset file (`HaluMem-Medium.jsonl` / `HaluMem-Long.jsonl`), validating each user. */
-export async function* readDataset(file: string): AsyncGenerator<{ line: number; user: DatasetUser }> {
-  for await (const { line, value } of readJsonl(file)) {
+export async function* readDataset(file: string, read?: ReadOptions): AsyncGenerator<{ line: number; user: DatasetUser }> {
+  for await (const { line, value } of readJsonl(file, undefined, read)) {
     validate(datasetUserSchema, value, { file, record: line });
     yield { line, user: value as DatasetUser };
   }
 }
 
 /** `time_consuming` over ALL users of an artifact file, summed in file order (as the reference). */
-export async function computeTimeConsuming(file: string): Promise<TimeConsuming> {
+export async function computeTimeConsuming(file: string, read?: ReadOptions): Promise<TimeConsuming> {
   const sums: DurationSums = { addDialogueMs: 0, searchMs: 0 };
-  for await (const { line, value } of readJsonl(file)) {
+  for await (const { line, value } of readJsonl(file, undefined, read)) {
     const sessions = (value as { sessions?: unknown }).sessions;
     if (!Array.isArray(sessions)) throw new InputError('expected a list of sessions', { file, record: line, field: ['sessions'] });
     sessions.forEach((s, i) => {

@@ -4,11 +4,11 @@
  * values, a per-user result cache with resume, and the pooled micro-average (spec §5).
  */
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir, readFile, rm } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import type { ChatModel } from '@eval/core';
-import { EvalError, InputError, writeFileAtomic } from '@eval/core';
-import type { Llm, RunSummary } from '@eval/llm';
+import { EvalError, InputError, writeFileAtomic, type ReadOptions } from '@eval/core';
+import type { JobResult, Llm, RunSummary } from '@eval/llm';
 import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
 import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
 import { buildJudgeInputs, renderJudgePrompt, type JudgeInput, type JudgeInputs, type Routing } from './inputs';
@@ -66,13 +66,14 @@ export async function callJudge(
 
 /**
  * Errors that stop a judge run rather than being recorded as a failed judgement: no API key, a cache miss in replay
- * mode, a closed runtime, or an endpoint that rejects the key (401/403) or does not know the model (404).
+ * mode, a closed runtime, an endpoint that rejects the key (401/403) or does not know the model (404), a refused
+ * connection or an unknown host.
  */
 export function isRunFatal(error: unknown): boolean {
   if (!EvalError.isInstance(error)) return false;
-  if (['missing_api_key', 'cache_miss', 'closed'].includes(error.code)) return true;
+  if (['missing_api_key', 'cache_miss', 'closed', 'llm_config'].includes(error.code)) return true;
   const status = (error as { status?: number }).status;
-  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404);
+  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message));
 }
 
 /** Appends the judge fields to a copy of the input's record (failure values when `result` is undefined). */
@@ -126,6 +127,8 @@ export interface JudgeUserOptions {
   /** Journal of this user's judgements (resume within a user). */
   journal?: string;
   signal?: AbortSignal;
+  /** Judge every input this many times (default 1; the repeat index is part of the cache key, repeat 0 is a single run's). */
+  repeats?: number;
 }
 
 export interface JudgeUserResult {
@@ -134,12 +137,21 @@ export interface JudgeUserResult {
   /** All judgements have a result (value or failure); false after a budget stop, an abort or a dry run. */
   complete: boolean;
   records: EvalRecords;
-  /** Judgements recorded as failed (stored with the reference's failure values). */
+  /** Judgements whose answer stayed unusable after every attempt (stored with the reference's failure values). */
   failed: number;
+  /**
+   * Judgements whose call failed for good (HTTP errors, timeouts after every retry): not a judge answer, so never
+   * stored as a failure value; the user stays incomplete and the next run retries exactly these (from the journal).
+   */
+  callFailures: Array<{ id: string; error: string }>;
   /** Judgements not run (budget, abort, dry run). */
   notRun: number;
   calls: number;
   summary: RunSummary;
+  /** With `repeats` > 1 and complete: the records of repeats 1, 2, ... (repeat 0 is `records`). */
+  repeatRecords?: EvalRecords[];
+  /** With `repeats` > 1: per judged input, its judgement in each repeat (the record fields as JSON; undefined: none). */
+  labels?: Array<Array<string | undefined>>;
 }
 
 /** Judges one run-artifact user through `llm.runJobs` (cached, resumable, one failure never aborts the run). */
@@ -153,10 +165,10 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
   if (options.signal?.aborted) controller.abort(options.signal.reason);
   else options.signal?.addEventListener('abort', onAbort, { once: true });
   let fatal: unknown;
-  let results: Array<{ id: string; ok: true; value: Record<string, unknown> } | { id: string; ok: false; error: string }>;
+  let results: Array<JobResult<Record<string, unknown> | null>>;
   let summary: RunSummary;
   try {
-    ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown>>({
+    ({ results, summary } = await llm.runJobs<JudgeInput, Record<string, unknown> | null>({
       name: `memory-judge ${user.user_name}`,
       items: jobs,
       id: (input) => input.id,
@@ -165,6 +177,8 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
         try {
           return await callJudge(ctx.model, renderJudgePrompt(input), options.settings);
         } catch (error) {
+          // The judge answered, but never usably: the reference stores its failure values (journaled as null).
+          if (EvalError.isInstance(error) && error.code === 'judge_unusable') return null;
           if (isRunFatal(error)) {
             fatal ??= error;
             controller.abort(error);
@@ -174,31 +188,60 @@ export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>
       },
       journal: options.journal,
       signal: controller.signal,
+      repeats: options.repeats,
     }));
   } finally {
     options.signal?.removeEventListener('abort', onAbort);
   }
   if (fatal) throw fatal;
-  const map = new Map<string, Record<string, unknown> | undefined>();
+  const repeats = Math.max(1, options.repeats ?? 1);
+  const maps = Array.from({ length: repeats }, () => new Map<string, Record<string, unknown> | undefined>());
   let failed = 0;
+  const callFailures: Array<{ id: string; error: string }> = [];
   for (const r of results) {
-    if (r.ok) map.set(r.id, r.value);
-    else {
+    const repeat = r.repeat ?? 0;
+    const map = maps[repeat]!;
+    if (!r.ok) callFailures.push({ id: repeat === 0 ? r.id : `${r.id}#${repeat}`, error: r.error });
+    else if (r.value === null) {
       map.set(r.id, undefined);
       failed++;
-    }
+    } else map.set(r.id, r.value);
   }
-  const complete = jobs.every((j) => map.has(j.id));
-  return {
+  const complete = maps.every((map) => jobs.every((j) => map.has(j.id)));
+  const done = maps.reduce((n, m) => n + m.size, 0);
+  const out: JudgeUserResult = {
     uuid: user.uuid,
     userName: user.user_name,
     complete,
-    records: complete ? assembleUserRecords(inputs, map) : emptyRecords(),
+    records: complete ? assembleUserRecords(inputs, maps[0]!) : emptyRecords(),
     failed,
-    notRun: jobs.length - map.size,
-    calls: jobs.length,
+    callFailures,
+    notRun: jobs.length * repeats - done - callFailures.length,
+    calls: jobs.length * repeats,
     summary,
   };
+  if (repeats > 1) {
+    if (complete) out.repeatRecords = maps.slice(1).map((m) => assembleUserRecords(inputs, m));
+    const label = (input: JudgeInput, map: Map<string, Record<string, unknown> | undefined>) => {
+      return map.has(input.id) ? JSON.stringify(judgedFields(input, map.get(input.id))) : undefined;
+    };
+    out.labels = jobs.map((input) => maps.map((m) => label(input, m)));
+  }
+  return out;
+}
+
+/** The judge fields of one judgement (failure values when `result` is undefined), without the input's record. */
+function judgedFields(input: JudgeInput, result: Record<string, unknown> | undefined): Record<string, unknown> {
+  switch (input.kind) {
+    case 'integrity':
+      return integrityFields(result);
+    case 'accuracy':
+      return accuracyFields(result);
+    case 'update':
+      return updateFields(result);
+    case 'question':
+      return questionFields(result);
+  }
 }
 
 /** The per-user cache file format (HaluMem's `tmp2/<uuid>.json`): `json.dump(..., ensure_ascii=False, indent=4)`. */
@@ -242,8 +285,22 @@ export interface JudgeRunOptions {
   maxUsers?: number;
   aggregate?: AggregateOptions;
   signal?: AbortSignal;
+  /** How the artifact is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
+  read?: ReadOptions;
+  /**
+   * Judge every input this many times (default 1). Repeat 0 is written as without repeats; repeat r's per-user files go
+   * to `<workDir>/repeat-<r>/` and its stat result to `<out without .json>.repeat<r>.json`.
+   */
+  repeats?: number;
   /** Called after each user (cached, judged or left incomplete). */
-  onUser?: (event: { index: number; uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number }) => void;
+  onUser?: (event: {
+    index: number;
+    uuid: string;
+    userName: string;
+    status: 'cached' | 'judged' | 'incomplete';
+    failed: number;
+    callFailures: Array<{ id: string; error: string }>;
+  }) => void;
 }
 
 export interface JudgeRunResult {
@@ -251,15 +308,42 @@ export interface JudgeRunResult {
   complete: boolean;
   out: string;
   workDir: string;
-  users: Array<{ uuid: string; userName: string; status: 'cached' | 'judged' | 'incomplete'; failed: number; calls: number }>;
+  users: Array<{
+    uuid: string;
+    userName: string;
+    status: 'cached' | 'judged' | 'incomplete';
+    failed: number;
+    calls: number;
+    /** Judgements whose call failed for good (the user is incomplete; the next run retries them). */
+    callFailures: Array<{ id: string; error: string }>;
+  }>;
   /** Pooled over every per-user file of the work directory (as the reference pools `tmp2/`). */
   overall?: OverallScore;
   records?: EvalRecords;
   failedJudgements: number;
+  /** Judgements whose call failed for good, over all users (none of them is scored). */
+  callFailures: number;
   summaries: RunSummary[];
+  /** With `repeats` > 1 and complete: the overall scores of repeats 1, 2, ... (repeat 0 is `overall`). */
+  repeatOverall?: OverallScore[];
+  /** With `repeats` > 1: each judgement of the users judged in this run, per repeat (see {@link JudgeUserResult.labels}). */
+  labels?: Array<Array<string | undefined>>;
 }
 
 const SETTINGS_FILE = '.memory-judge-settings';
+
+/**
+ * Marker file a judge run leaves in its work directory while some users are not judged (call failures, budget, abort):
+ * `aggregate` refuses such a directory unless told to accept partial figures. Removed when a run completes.
+ */
+export const INCOMPLETE_MARKER = '.memory-judge-incomplete';
+
+/** The reason a work directory is marked incomplete (its marker's text), or undefined. */
+export async function incompleteWorkDir(dir: string): Promise<string | undefined> {
+  const file = join(dir, INCOMPLETE_MARKER);
+  if (!existsSync(file)) return undefined;
+  return (await readFile(file, 'utf8')).trim() || 'marked incomplete';
+}
 
 async function checkWorkDirSettings(workDir: string, settings: Record<string, unknown>): Promise<void> {
   const file = join(workDir, SETTINGS_FILE);
@@ -295,15 +379,18 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       maxTokens: options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
     });
   }
-  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, summaries: [] };
+  const repeats = Math.max(1, options.repeats ?? 1);
+  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, callFailures: 0, summaries: [] };
   let index = 0;
-  for await (const { user } of readRunArtifact(options.artifact)) {
+  for await (const { user } of readRunArtifact(options.artifact, options.read)) {
     if (options.maxUsers !== undefined && index >= options.maxUsers) break;
     index++;
     const userFile = join(workDir, `${user.uuid}.json`);
-    if (existsSync(userFile)) {
-      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0 });
-      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0 });
+    // repeat r > 0 of a user: <workDir>/repeat-<r>/<uuid>.json (not pooled with repeat 0)
+    const repeatFiles = Array.from({ length: repeats - 1 }, (_, r) => join(workDir, `repeat-${r + 1}`, `${user.uuid}.json`));
+    if (existsSync(userFile) && repeatFiles.every((f) => existsSync(f))) {
+      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0, callFailures: [] });
+      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, callFailures: [] });
       continue;
     }
     const judged = await judgeUser(user, options.llm, {
@@ -311,14 +398,19 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       settings: options.settings,
       journal: dryRun ? undefined : join(workDir, `${user.uuid}.journal.jsonl`),
       signal: options.signal,
+      repeats,
     });
+    if (judged.labels) (result.labels ??= []).push(...judged.labels);
     result.summaries.push(judged.summary);
     result.failedJudgements += judged.failed;
+    result.callFailures += judged.callFailures.length;
     const status = judged.complete ? 'judged' : 'incomplete';
-    if (judged.complete && !dryRun) await writeFileAtomic(userFile, formatUserRecords(judged.records));
-    else result.complete = false;
-    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls });
-    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed });
+    if (judged.complete && !dryRun) {
+      for (const [r, file] of repeatFiles.entries()) await writeFileAtomic(file, formatUserRecords(judged.repeatRecords![r]!));
+      await writeFileAtomic(userFile, formatUserRecords(judged.records));
+    } else result.complete = false;
+    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls, callFailures: judged.callFailures });
+    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, callFailures: judged.callFailures });
     if (options.signal?.aborted || judged.summary.stoppedByBudget) {
       result.complete = false;
       break;
@@ -326,13 +418,26 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
   }
   if (!result.complete || dryRun) {
     result.complete = false;
+    if (!dryRun) {
+      const open = result.users.filter((u) => u.status === 'incomplete');
+      const lines = open.map((u) => `user ${u.userName} (${u.uuid}): ${u.callFailures.length} failed call(s)`);
+      await writeFileAtomic(join(workDir, INCOMPLETE_MARKER), `${['judge run incomplete', ...lines].join('\n')}\n`);
+    }
     return result;
   }
+  await rm(join(workDir, INCOMPLETE_MARKER), { force: true });
   const { records } = await loadEvalRecords(workDir);
-  const timeConsuming = await computeTimeConsuming(options.artifact);
+  const timeConsuming = await computeTimeConsuming(options.artifact, options.read);
   const overall = aggregateEvalResults(records, { ...options.aggregate, timeConsuming });
   await writeFileAtomic(out, `${formatStatResult(overall, records)}`);
   result.overall = overall;
   result.records = records;
+  for (let r = 1; r < repeats; r++) {
+    // repeat r's stat result beside the first: <out without .json>.repeat<r>.json
+    const rec = (await loadEvalRecords(join(workDir, `repeat-${r}`))).records;
+    const o = aggregateEvalResults(rec, { ...options.aggregate, timeConsuming });
+    await writeFileAtomic(out.replace(/(\.json)?$/, `.repeat${r}.json`), `${formatStatResult(o, rec)}`);
+    (result.repeatOverall ??= []).push(o);
+  }
   return result;
 }

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, open, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { EvalError, writeFileAtomic } from '@eval/core';
+import { EvalError, writeFileAtomic, type ReadOptions } from '@eval/core';
 import { readDataset } from './files';
 import { routesToUpdate } from './inputs';
 import { pyTruthy } from './python';
@@ -85,6 +85,8 @@ export interface RunMemorySystemOptions {
   /** Run at most this many users. */
   maxUsers?: number;
   signal?: AbortSignal;
+  /** How the dataset is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
+  read?: ReadOptions;
   onUser?: (event: { index: number; uuid: string; name: string; status: 'done' | 'resumed'; sessions: number; questions: number }) => void;
   /** Called after each session of a user being run. */
   onSession?: (event: { uuid: string; index: number; total: number }) => void;
@@ -135,6 +137,22 @@ function memoryUser(user: DatasetUser): MemoryUser {
   return { uuid: user.uuid, name: personaName(user.persona_info) ?? user.uuid, personaInfo: user.persona_info };
 }
 
+/**
+ * Runs one call of the system and, when it fails, names the item in the error's message (user, session, question or
+ * memory point), keeping the error itself (its class, code and status) so callers still recognise it.
+ */
+async function naming<T>(where: () => string, call: () => Promise<T>): Promise<T> {
+  try {
+    return await call();
+  } catch (error) {
+    if (error instanceof Error && !(error as { itemNamed?: boolean }).itemNamed) {
+      error.message = `${where()}: ${error.message}`;
+      (error as { itemNamed?: boolean }).itemNamed = true;
+    }
+    throw error;
+  }
+}
+
 async function runSession(
   system: MemorySystem,
   mu: MemoryUser,
@@ -145,14 +163,19 @@ async function runSession(
 ): Promise<Record<string, unknown>> {
   const generated = pyTruthy(session.is_generated_qa_session);
   const started = performance.now();
-  const added = await system.addSession({
-    user: mu,
-    index,
-    startTime: session.start_time ?? undefined,
-    endTime: session.end_time ?? undefined,
-    dialogue: session.dialogue,
-    isGeneratedQaSession: generated,
-  });
+  const user = `user ${mu.name} (${mu.uuid}), session ${index}`;
+  const added = await naming(
+    () => `${user} (addSession)`,
+    () =>
+      system.addSession({
+        user: mu,
+        index,
+        startTime: session.start_time ?? undefined,
+        endTime: session.end_time ?? undefined,
+        dialogue: session.dialogue,
+        isGeneratedQaSession: generated,
+      }),
+  );
   const addMs = ms(started);
   stats.addMs += addMs;
   stats.sessions++;
@@ -161,10 +184,13 @@ async function runSession(
     throw new EvalError('system_error', `${system.name}: addSession must return { extractedMemories: string[] } (user ${mu.uuid}, session ${index})`);
   }
   const memoryPoints: Array<Record<string, unknown>> = [];
-  for (const point of session.memory_points) {
+  for (const [p, point] of session.memory_points.entries()) {
     const copy: Record<string, unknown> = structuredClone(point);
     if (routesToUpdate(point, 'corrected')) {
-      const r = await system.retrieve({ user: mu, query: point.memory_content, topK: options.topKUpdate, purpose: 'update' });
+      const r = await naming(
+        () => `${user}, memory point ${p} (retrieve for update)`,
+        () => system.retrieve({ user: mu, query: point.memory_content, topK: options.topKUpdate, purpose: 'update' }),
+      );
       copy.memories_from_system = r.memories.slice(0, options.topKUpdate);
       stats.updatePoints++;
     }
@@ -178,12 +204,16 @@ async function runSession(
   };
   if (session.questions !== undefined) {
     const questions: Array<Record<string, unknown>> = [];
-    for (const q of session.questions) {
+    for (const [j, q] of session.questions.entries()) {
+      const where = `${user}, question ${j} ${JSON.stringify(q.question.length > 60 ? `${q.question.slice(0, 57)}...` : q.question)}`;
       let t = performance.now();
-      const retrieval = await system.retrieve({ user: mu, query: q.question, topK: options.topKQuestion, purpose: 'question' });
+      const retrieval = await naming(
+        () => `${where} (retrieve)`,
+        () => system.retrieve({ user: mu, query: q.question, topK: options.topKQuestion, purpose: 'question' }),
+      );
       const searchMs = ms(t);
       t = performance.now();
-      const answer = await system.answer({ user: mu, question: q.question, retrieval });
+      const answer = await naming(() => `${where} (answer)`, () => system.answer({ user: mu, question: q.question, retrieval }));
       const answerMs = ms(t);
       stats.searchMs += searchMs;
       stats.answerMs += answerMs;
@@ -218,7 +248,7 @@ export async function runMemorySystem(options: RunMemorySystemOptions): Promise<
   const { system } = options;
   let index = 0;
   try {
-    for await (const { user } of readDataset(options.dataset)) {
+    for await (const { user } of readDataset(options.dataset, options.read)) {
       if (options.maxUsers !== undefined && index >= options.maxUsers) break;
       index++;
       const mu = memoryUser(user);

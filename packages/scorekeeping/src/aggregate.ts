@@ -1,5 +1,8 @@
+import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { basename, dirname, join, relative, resolve, sep } from 'node:path';
+import { InputError, readText } from '@eval/core';
+import { parsePyJson } from './pyjson';
 import { readScoresFile, type ScoresJson } from './scorer';
 
 /**
@@ -68,6 +71,13 @@ export interface EpisodeScoreRecord {
   episode: string;
   file: string;
   scores: ScoresJson;
+  /** The Answerer's model name recorded in the episode's interactions.json (`"Player 1": "Answerer: <name>"`). */
+  recordedModel?: string;
+  /**
+   * The episode was stopped by a failure of the player's calls (HTTP errors, timeouts: the `Abort Reason` clembench
+   * records as `player failure: ...`), not by the model's answers: left out of every figure until it is played again.
+   */
+  errored?: string;
 }
 
 async function findFiles(dir: string, name: string, out: string[]): Promise<string[]> {
@@ -86,19 +96,77 @@ export async function findEpisodeFiles(dir: string, name: string): Promise<strin
   return findFiles(dir, name, []);
 }
 
+/** clembench's model-pair directory name, `<model>-t<T>--<model>-t<T>`. */
+function isModelPairName(name: string | undefined): name is string {
+  return name !== undefined && /^.+-t[\d.]+--.+-t[\d.]+$/.test(name);
+}
+
+async function recordedEpisode(scoresFile: string): Promise<{ model?: string; errored?: string }> {
+  const file = join(dirname(scoresFile), 'interactions.json');
+  if (!existsSync(file)) return {};
+  const logs = parsePyJson(await readText(file), file) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
+  const player = logs?.players?.['Player 1'];
+  const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
+  const reason = logs?.['Abort Reason'];
+  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined };
+}
+
+async function erroredMarker(file: string): Promise<{ model?: string; errored?: string }> {
+  const value = parsePyJson(await readText(file), file) as { reason?: unknown } | null;
+  return { errored: typeof value?.reason === 'string' ? value.reason : 'player failure (see errored.json)' };
+}
+
 /**
  * Reads every `scores.json` below a results directory; model, game, experiment and episode are the last four
- * directory names of each path, as clemeval parses them.
+ * directory names of each path, as clemeval parses them (`<model-pair>/privateshared/<i>_<experiment>/episode_<n>`).
+ * The layout without the game level (`<model-pair>/<i>_<experiment>/episode_<n>`, as `play --replay` and `score`
+ * accept it) is recognised by its model-pair name; a directory inside one model's results takes the model pair from
+ * its own name, else the model name recorded in the episodes. Episodes of different recorded models under one name
+ * are refused (an `InputError`), never pooled.
  */
 export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> {
   const files = await findEpisodeFiles(dir, 'scores.json');
+  // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
+  const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
   const out: EpisodeScoreRecord[] = [];
-  for (const file of files) {
+  for (const file of [...files, ...markers]) {
     const parts = relative(dir, file).split(sep);
     const tail = parts.slice(-5);
     while (tail.length < 5) tail.unshift('');
-    const [model, game, experiment, episode] = tail as [string, string, string, string, string];
-    out.push({ model, game, experiment, episode, file, scores: await readScoresFile(file) });
+    let [model, game, experiment, episode] = tail as [string, string, string, string, string];
+    if (isModelPairName(game) && game !== 'privateshared') {
+      // no game level: <model-pair>/<i>_<experiment>/episode_<n>
+      model = game;
+      game = 'privateshared';
+    }
+    const marker = basename(file) === 'errored.json';
+    const recorded = marker ? await erroredMarker(file) : await recordedEpisode(file);
+    if (model === '') {
+      const own = basename(resolve(dir, ...parts.slice(0, Math.max(0, parts.length - 4))));
+      if (isModelPairName(own)) model = own;
+      else if (recorded.model !== undefined) model = recorded.model;
+      else throw new InputError('cannot tell which model played this episode: no model-pair directory above it and no "Player 1" in its interactions.json', { file });
+      if (game === '') game = 'privateshared';
+    }
+    const scores = marker ? ({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : await readScoresFile(file);
+    const record: EpisodeScoreRecord = { model, game, experiment, episode, file, scores };
+    if (recorded.model !== undefined) record.recordedModel = recorded.model;
+    if (recorded.errored !== undefined) record.errored = recorded.errored;
+    out.push(record);
+  }
+  const names = new Map<string, Set<string>>();
+  for (const r of out) {
+    if (r.recordedModel === undefined) continue;
+    const key = `${r.game}\u0000${r.model}`;
+    names.set(key, (names.get(key) ?? new Set()).add(r.recordedModel));
+  }
+  for (const [key, set] of names) {
+    if (set.size > 1) {
+      throw new InputError(
+        `episodes of ${set.size} different models (${[...set].join(', ')}) would be reported under one name "${key.split('\u0000')[1]}": point the report at a directory with one results directory per model`,
+        { file: dir },
+      );
+    }
   }
   return out;
 }
@@ -167,10 +235,17 @@ export interface BenchmarkReport {
   games: GameModelRow[];
   models: ModelRow[];
   experiments: ExperimentRow[];
+  /** Episodes stopped by failed calls (not by the model): left out of every figure above until played again. */
+  errored: Array<{ model: string; experiment: string; episode: string; reason: string }>;
 }
 
-/** clemeval's table (per game and model, per model with clemscore) plus per-experiment figures and accuracy by round. */
-export function aggregateScores(records: EpisodeScoreRecord[]): BenchmarkReport {
+/**
+ * clemeval's table (per game and model, per model with clemscore) plus per-experiment figures and accuracy by round.
+ * Errored episodes (see {@link EpisodeScoreRecord.errored}) are listed apart and counted in no figure.
+ */
+export function aggregateScores(all: EpisodeScoreRecord[]): BenchmarkReport {
+  const records = all.filter((r) => r.errored === undefined);
+  const errored = all.flatMap((r) => (r.errored === undefined ? [] : [{ model: r.model, experiment: r.experiment, episode: r.episode, reason: r.errored }]));
   const games: GameModelRow[] = [];
   for (const [, list] of groupBy(records, (r) => `${r.game}\u0000${r.model}`)) {
     games.push({ game: list[0]!.game, model: list[0]!.model, ...figures(list) });
@@ -199,5 +274,5 @@ export function aggregateScores(records: EpisodeScoreRecord[]): BenchmarkReport 
     }
     experiments.push({ model: list[0]!.model, game: list[0]!.game, experiment: list[0]!.experiment, ...figures(list), accuracyByRound });
   }
-  return { games, models, experiments };
+  return { games, models, experiments, errored };
 }

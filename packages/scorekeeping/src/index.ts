@@ -95,6 +95,9 @@ export {
 export {
   runEpisodes,
   playAndRecordEpisode,
+  EpisodeErroredError,
+  episodeCallRange,
+  ERRORED_FILE,
   partitionEpisodes,
   summarizeOutcomes,
   episodeDirOf,

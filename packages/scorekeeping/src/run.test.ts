@@ -9,7 +9,7 @@ import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, perfectModel } from './players';
 import { parsePyJson } from './pyjson';
-import { modelPairName, runEpisodes } from './run';
+import { episodeCallRange, modelPairName, runEpisodes } from './run';
 import type { Answerer } from './types';
 
 const temps: string[] = [];
@@ -150,5 +150,27 @@ describe('aggregation (clemeval)', () => {
       ['x-t0.0--x-t0.0', 'privateshared', '0_travel-booking', 'episode_3'],
     ]);
     expect(aggregateScores(records).games[0]).toMatchObject({ played: 50, quality: 100 });
+  });
+});
+
+describe('episodeCallRange (calls from the game structure)', () => {
+  it('the 50 v2.0 instances: 4,800 calls without re-prompts, every probe re-prompted to its 5th try at most', async () => {
+    const { readInstancesFile } = await import('./instances');
+    const { SHARED } = await import('./test-support/shared');
+    const all = await readInstancesFile(join(SHARED, 'in', 'instances.json'));
+    let min = 0;
+    let max = 0;
+    for (const e of all.experiments) {
+      for (const inst of e.game_instances) {
+        const r = episodeCallRange(inst, 5);
+        min += r.min;
+        max += r.max;
+      }
+    }
+    // n slots: n requests + (n + 1) probing rounds of n probes. 30 five-slot episodes: 5 + 6 x 5 = 35 calls;
+    // 10 fifteen-slot: 15 + 16 x 15 = 255; 10 ten-slot: 10 + 11 x 10 = 120 -> 1,050 + 2,550 + 1,200 = 4,800.
+    expect(min).toBe(30 * 35 + 10 * 255 + 10 * 120);
+    // every probe tried 5 times: 30 x (5 + 5 x 30) + 10 x (15 + 5 x 240) + 10 x (10 + 5 x 110)
+    expect(max).toBe(30 * 155 + 10 * 1215 + 10 * 560);
   });
 });

@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { EvalError, pythonFloatRepr, readText, writeFileAtomic } from '@eval/core';
 import { playEpisode, type GameMasterOptions } from './game-master';
@@ -43,6 +44,19 @@ export function selectEpisodes(instances: InstancesFile, filter: { experiments?:
     }
   });
   return out;
+}
+
+/**
+ * The model calls one episode makes, from the game's structure: one request per slot (`request_order`) and, in each
+ * probing round (0 to the number of slots), one call per probe. `min`: every probe answered parsably on its first try
+ * (a complete episode); `max`: every probe re-prompted until its last try (`reprompts` tries, 5 in clembench). An
+ * episode the model aborts makes fewer calls than `min`.
+ */
+export function episodeCallRange(instance: GameInstance, reprompts: number): { min: number; max: number } {
+  const requests = instance.request_order.length;
+  let probes = 0;
+  for (let round = 0; round <= requests; round++) probes += Object.keys(instance.probes[String(round)] ?? {}).length;
+  return { min: requests + probes, max: requests + reprompts * probes };
 }
 
 export type EpisodeStatus = 'played' | 'skipped';
@@ -143,6 +157,27 @@ export interface RecordEpisodeOptions {
   modelName: string;
   game?: Omit<GameMasterOptions, 'signal' | 'modelName'>;
   signal?: AbortSignal;
+  /**
+   * An episode stopped by a failure of the player's calls (not by the model's answers): `record` writes it as
+   * clembench does (aborted, with the `Abort Reason`; reports count it as errored); `error` (default) writes nothing
+   * and throws an {@link EpisodeErroredError}, so the episode is played again by the next run.
+   */
+  onPlayerFailure?: 'record' | 'error';
+}
+
+/** Marker written in the directory of an episode stopped by failed calls (`{ experiment, game_id, reason }`). */
+export const ERRORED_FILE = 'errored.json';
+
+/** An episode stopped by failed calls of the player: nothing is written; play it again. */
+export class EpisodeErroredError extends EvalError {
+  readonly experiment: string;
+  readonly gameId: number;
+  constructor(experiment: string, gameId: number, reason: string) {
+    super('episode_errored', `experiment ${experiment} episode ${gameId}: ${reason} (errored: not scored, played again by the next run)`);
+    this.name = 'EpisodeErroredError';
+    this.experiment = experiment;
+    this.gameId = gameId;
+  }
 }
 
 /** The episode's directory in the results layout. */
@@ -178,10 +213,17 @@ export async function playAndRecordEpisode(ref: EpisodeRef, options: RecordEpiso
     modelName: options.modelName,
     signal: options.signal,
   });
+  const erroredFile = join(dir, ERRORED_FILE);
+  if (result.abortReason?.startsWith('player failure') && (options.onPlayerFailure ?? 'error') === 'error') {
+    // No transcript or scores at the final paths; the marker lets `report` see the episode is missing and why.
+    await writeFileAtomic(erroredFile, `${JSON.stringify({ experiment: ref.experiment, game_id: ref.instance.game_id, reason: result.abortReason }, null, 2)}\n`);
+    throw new EpisodeErroredError(ref.experiment, ref.instance.game_id, result.abortReason);
+  }
   const experimentFile = join(dir, '..', `experiment_${ref.experiment}.json`);
   if (!existsSync(experimentFile)) await writeFileAtomic(experimentFile, pyDumps({ name: ref.experiment }));
   const scores = scoreEpisode(result.interactions, { nSlots: Object.keys(ref.instance.slots).length });
   await writeEpisode(dir, ref.instance, result, scores);
+  await rm(erroredFile, { force: true });
   return {
     experiment: ref.experiment,
     gameId: ref.instance.game_id,
@@ -237,6 +279,7 @@ export async function runEpisodes(options: RunEpisodesOptions): Promise<RunSumma
         modelName,
         game: options.game,
         signal: options.signal,
+        onPlayerFailure: 'record',
       });
       outcomes.push(outcome);
       options.onEpisode?.(outcome, ++done, refs.length);

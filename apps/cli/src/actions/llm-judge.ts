@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
-import { createLlm } from '@eval/llm';
+import { EvalError, readJson, writeFileAtomic, writeJsonAtomic, type ReadOptions } from '@eval/core';
+import type { Llm } from '@eval/llm';
 import {
   JUDGE_METHODS,
   METHODS,
@@ -41,7 +41,9 @@ import {
   type TurnRecord,
 } from '@eval/llm-judge';
 import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../flags/llm-judge';
-import { llmOptionsFromFlags } from '../llm-options';
+import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
+import { withLlm } from '../llm-run';
+import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun } from '../run-record';
 import { describeResource } from '../run-resource';
@@ -87,22 +89,22 @@ function warnConversion(w: ConversionWarnings): void {
 }
 
 /** Loads the per-turn records named by the input flags (a record file, or predictions converted on the fly). */
-async function loadRecords(flags: LlmJudgeInputFlags): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
+async function loadRecords(flags: LlmJudgeInputFlags, read: ReadOptions = {}): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
   const given = [flags.records, flags.rawPredictions, flags.states].filter((x) => x !== undefined).length;
   if (given !== 1) throw new UsageError('give exactly one input: --records FILE, --raw-predictions FILE (with --dialogues) or --states FILE');
   if (flags.dialoguesM24 && !flags.dialogues) throw new UsageError('--dialogues-m24 goes with --dialogues');
   if (flags.records) {
     if (flags.dialogues || flags.data) throw new UsageError('--dialogues/--data are for converting predictions; --records are used as they are');
-    return { records: await readTurnRecords(flags.records), source: { records: resolve(flags.records) } };
+    return { records: await readTurnRecords(flags.records, read), source: { records: resolve(flags.records) } };
   }
   if (flags.rawPredictions) {
     if (!flags.dialogues) throw new UsageError('--raw-predictions needs --dialogues (TRADE test_dials.json or a per-turn record file giving the turn structure)');
     const dialogues = await readDialogueSource(flags.dialogues, flags.dialoguesM24);
-    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions), flags.rawPredictions), dialogues);
+    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions, undefined, read), flags.rawPredictions), dialogues);
     return { records, warnings, source: { rawPredictions: resolve(flags.rawPredictions), dialogues: resolve(flags.dialogues) } };
   }
   const states = flags.states!;
-  const predictions = await readJson(states);
+  const predictions = await readJson(states, undefined, read);
   if (!predictions || typeof predictions !== 'object' || Array.isArray(predictions)) {
     throw new UsageError(`${states}: expected the @eval/multiwoz input format {dialogue id: [turn, ...]}`);
   }
@@ -155,15 +157,17 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   if (!isJudgeMethod(flags.method)) throw new UsageError(`--method must be one of ${JUDGE_METHODS.join(', ')}`);
   const method = flags.method;
   const llmOptions = llmOptionsFromFlags(flags);
+  if (flags.namespace !== undefined) llmOptions.namespace = flags.namespace;
   const options = evaluateOptions(flags);
+  const repeats = flags.repeats ?? 1;
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
-  const { records, source, warnings } = await loadRecords(flags);
+  const { records, source, warnings } = await loadRecords(flags, readOptionsFromFlags(flags));
   if (warnings) warnConversion(warnings);
   if (records.length === 0) throw new UsageError('no turns to judge');
   const out = resolve(flags.out);
   const stem = STEM[method];
-  const llm = createLlm(llmOptions);
-  try {
+  const journal = flags.journal ?? join(out, `${stem}.journal.jsonl`);
+  await withLlm(llmOptions, 'run the same command again: it makes exactly the failed and missing calls (answered ones come from the journal and the cache)', async (llm) => {
     const run = await runJudge({
       method,
       records,
@@ -171,33 +175,56 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       llm,
       systemMessage: flags.systemMessage,
       chat: { temperature: flags.temperature ?? 0 },
-      journal: llm.dryRun ? undefined : (flags.journal ?? join(out, `${stem}.journal.jsonl`)),
+      journal: llm.dryRun ? undefined : journal,
+      repeats,
       ...options,
     });
     const u = run.llm;
     if (llm.dryRun) {
       const d = u.dryRun!;
+      const { realistic, upper } = d.estimate;
+      const cost = (x: number) => (d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
       const text = [
-        `dry run of ${METHODS[method].title} on ${records.length} turn(s): ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
-        `~${d.promptTokens} prompt tokens + ~${d.completionTokens} completion tokens${d.completionTokensAssumed ? ' (assumed per call)' : ''}`,
-        `estimated cost: ${d.costKnown ? `$${d.cost.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`}`,
+        `dry run of ${METHODS[method].title} on ${records.length} turn(s)${repeats > 1 ? ` x ${repeats} repeats` : ''}: ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
+        `realistic: ${realistic.calls} call(s), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, estimated cost: ${cost(realistic.cost)} (${realistic.explanation})`,
+        `upper bound: ${upper.calls} call(s), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, at most ${cost(upper.cost)} (${upper.explanation})`,
         `requests written to ${d.requestsFile}`,
       ].join('\n');
-      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, dryRun: d }, null, 2));
+      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, repeats, dryRun: d }, null, 2));
       else await emit(text);
       return;
     }
-    const written: string[] = [];
-    if ('accuracy' in run.outputs) {
-      const [accFile, compFile] = outputFiles(out, method) as [string, string];
-      await writeFileAtomic(accFile, serializeOutputEntries(run.outputs.accuracy));
-      await writeFileAtomic(compFile, serializeOutputEntries(run.outputs.completeness));
-      written.push(accFile, compFile);
-    } else {
-      const [file] = outputFiles(out, method) as [string];
-      await writeFileAtomic(file, serializeOutputEntries(run.outputs.outputs));
-      written.push(file);
+    if (run.failedCalls.length > 0 || !run.evaluation) {
+      // A failed call is not a judgement and a stopped run is not a result: nothing goes to the final paths (a later
+      // `report` could not tell it from a complete run); the answered calls are in the journal and the cache.
+      for (const f of run.failedCalls.slice(0, 10)) warn(`error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call${repeats > 1 ? `, repeat ${f.repeat}` : ''}): ${f.error}`);
+      if (run.failedCalls.length > 10) warn(`error: ${run.failedCalls.length - 10} more failed call(s)`);
+      if (flags.summary) await writeJsonAtomic(flags.summary, { method, title: METHODS[method].title, model: llmOptions.model, input: source, turns: records.length, repeats, complete: false, failedCalls: run.failedCalls, notRun: run.notRun, llm: u, options });
+      const why = [
+        run.failedCalls.length > 0 ? `${run.failedCalls.length} call(s) failed after every retry (their turns are not scored)` : '',
+        run.notRun > 0 ? `${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'run stopped'})` : '',
+      ].filter(Boolean);
+      throw new EvalError(
+        'run_incomplete',
+        `llm-judge run incomplete: ${why.join('; ')}; no outputs or result written in ${out}; the ${u.done} answered call(s) are kept in ${journal}: run the same command again to make exactly the missing calls`,
+      );
     }
+    const written: string[] = [];
+    for (const r of run.repeats ?? [{ repeat: 0, outputs: run.outputs }]) {
+      // repeat 0 at the reference's file names; further repeats beside them (<name>.repeat<r>.json)
+      const named = (file: string) => (r.repeat === 0 ? file : file.replace(/\.json$/, `.repeat${r.repeat}.json`));
+      if ('accuracy' in r.outputs) {
+        const [accFile, compFile] = outputFiles(out, method).map(named) as [string, string];
+        await writeFileAtomic(accFile, serializeOutputEntries(r.outputs.accuracy));
+        await writeFileAtomic(compFile, serializeOutputEntries(r.outputs.completeness));
+        written.push(accFile, compFile);
+      } else {
+        const file = named(outputFiles(out, method)[0]!);
+        await writeFileAtomic(file, serializeOutputEntries(r.outputs.outputs));
+        written.push(file);
+      }
+    }
+    const repeatStats = run.repeats ? judgeRepeatStats(run.repeats.map((r) => r.evaluation!)) : undefined;
     const summary = {
       method,
       title: METHODS[method].title,
@@ -209,20 +236,9 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       notRun: run.notRun,
       llm: u,
       options,
+      ...(repeatStats ? { repeats: repeatStats } : {}),
       ...(warnings ? { conversionWarnings: warnings } : {}),
     };
-    if (run.failedCalls.length > 0) {
-      warn(`${run.failedCalls.length} call(s) failed; their turns are reported as skipped (run again to retry them; answered calls come from the cache/journal): ${run.failedCalls
-        .slice(0, 3)
-        .map((f) => `${f.stage} ${f.flag}: ${f.error}`)
-        .join('; ')}`);
-    }
-    if (!run.evaluation) {
-      warn(`${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'not run'}); the outputs written so far are partial, no metrics computed`);
-      if (flags.summary) await writeJsonAtomic(flags.summary, summary);
-      process.exitCode = 1;
-      return;
-    }
     const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
     const resultFile = join(out, `${stem}_result.json`);
     await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
@@ -230,21 +246,41 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
     if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
     for (const line of failureLines(run.evaluation)) warn(line);
     if (flags.format === 'json') {
-      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile }, 2));
+      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile, ...(repeatStats ? { repeats: repeatStats } : {}) }, 2));
       return;
     }
     await emit(
       [
         formatTable(METRIC_HEADER, [metricRow(method, run.evaluation.metrics, run.evaluation.summary.skippedTurns)]),
+        ...(repeatStats ? ['', repeatTable(method, repeatStats)] : []),
         '',
         `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
         `outputs: ${written.join(', ')}`,
         `result: ${resultFile}`,
       ].join('\n'),
     );
-  } finally {
-    await llm.close();
-  }
+  });
+}
+
+const REPEAT_FIGURES = ['tsaGpt', 'tsaRuleMwz21', 'tsaRuleMwz24', 'coherenceMwz21', 'coherenceMwz24', 'gptJga', 'ruleJgaMwz21', 'ruleJgaMwz24'] as const;
+
+/** Each figure's mean and std across repeats, and the judge's self-agreement on the turns judged in every repeat. */
+function judgeRepeatStats(evaluations: MethodEvaluation[]): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+  const figures: Record<string, Spread> = {};
+  for (const f of REPEAT_FIGURES) figures[f] = spread(evaluations.map((e) => e.metrics[f]));
+  const flags = evaluations[0]!.records.map((r) => r.flag);
+  const byRepeat = evaluations.map((e) => new Map(e.turns.map((t) => [t.flag, t.judge] as const)));
+  return { n: evaluations.length, figures, selfAgreement: selfAgreement(flags.map((flag) => byRepeat.map((m) => m.get(flag)))) };
+}
+
+function repeatTable(method: string, stats: ReturnType<typeof judgeRepeatStats>): string {
+  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(2)} ± ${s.std === null ? '—' : s.std.toFixed(2)}`);
+  const a = stats.selfAgreement;
+  return [
+    `over ${stats.n} repeats (mean ± std):`,
+    formatTable(['method', ...REPEAT_FIGURES], [[method, ...REPEAT_FIGURES.map((f) => ms(stats.figures[f]!))]]),
+    `judge self-agreement: ${a.agreement === null ? '—' : `${(a.agreement * 100).toFixed(2)}%`} of ${a.items} turn(s) judged alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
+  ].join('\n');
 }
 
 /** The options of an evaluation that can change a number, for the run record (defaults included). */
@@ -263,7 +299,7 @@ async function writeJudgeRun(a: {
   options: EvaluateOptions;
   source: Record<string, string>;
   templates: Record<string, PromptTemplate>;
-  llm: ReturnType<typeof createLlm>;
+  llm: Llm;
   llmOptions: ReturnType<typeof llmOptionsFromFlags>;
 }): Promise<void> {
   const { flags, evaluation: e } = a;
@@ -332,6 +368,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
     templates,
     role: flags.role as TemplateRole | undefined,
     model: flags.model,
+    namespace: flags.namespace,
     cacheDir: flags.cacheDir,
     systemMessage: flags.systemMessage,
     chat: { temperature: flags.temperature ?? 0 },
@@ -348,7 +385,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
       flags.verifyOnly
         ? 'every recorded prompt re-renders byte for byte (nothing written: --verify-only)'
         : `every recorded prompt re-renders byte for byte; answers filed under model ${result.model} in ${result.cacheDir}\n` +
-          `re-aggregate without any LLM call: dialeval llm-judge run --method <m> --records <records> --model ${result.model} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`,
+          `re-aggregate without any LLM call: dialeval llm-judge run --method <m> --records <records> --model ${result.model}${flags.namespace ? ` --namespace ${flags.namespace}` : ''} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`,
     ].join('\n'),
   );
 }
@@ -404,6 +441,17 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
 
   // rule-only rows: from --records, else from the turns of the first method's input
   const ruleRecords = flags.records ? await readTurnRecords(flags.records) : evaluations[0] ? collectRecords(evaluations[0]) : [];
+
+  const partial = evaluations.flatMap((e, i) => incompleteness(e, sources[i]!.files, flags.records ? ruleRecords : undefined));
+  if (partial.length > 0) {
+    if (!flags.allowPartial) {
+      throw new EvalError(
+        'partial_result',
+        `refusing to report incomplete judge outputs: ${partial.join('; ')}; run \`dialeval llm-judge run\` again to finish them, or pass --allow-partial for partial figures`,
+      );
+    }
+    warn(`PARTIAL: these figures are computed over incomplete judge outputs: ${partial.join('; ')}`);
+  }
   const rules = ruleRecords.length > 0 ? ruleMetrics(ruleRecords, { ruleJga: options.ruleJga }) : undefined;
 
   let human: ReturnType<typeof humanCheck> | undefined;
@@ -433,11 +481,12 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
       methods: evaluations.map((e) => evaluationToJson(e, { perTurn: Boolean(flags.perTurn) })),
       ...(rules ? { rules } : {}),
       ...(human ? { humanCheck: human } : {}),
+      ...(partial.length > 0 ? { partial } : {}),
     };
     await emit(stringifyJson(body, 2), flags.out);
     return;
   }
-  const lines: string[] = [];
+  const lines: string[] = partial.length > 0 ? ['PARTIAL: the judge outputs are incomplete; these figures are not those of a complete run', ''] : [];
   if (evaluations.length > 0) {
     lines.push(formatTable(METRIC_HEADER, evaluations.map((e) => metricRow(e.method, e.metrics, e.summary.skippedTurns))));
   }
@@ -475,6 +524,26 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
     );
   }
   await emit(lines.join('\n'), flags.out);
+}
+
+/**
+ * Why a method's outputs are not a complete run, if they are not: calls that failed (the empty output the reference
+ * writes for them), dialogues with turns missing (a run stopped part-way), or turns of `--records` not judged.
+ */
+function incompleteness(e: MethodEvaluation, files: string[], records: TurnRecord[] | undefined): string[] {
+  const out: string[] = [];
+  const where = `${e.method} (${files.join(', ')})`;
+  if (e.summary.llmFailures > 0) out.push(`${where}: ${e.summary.llmFailures} turn(s) whose LLM call failed (empty output)`);
+  const turns = new Map<string, number[]>();
+  for (const r of e.records) turns.set(r.dialogueId, [...(turns.get(r.dialogueId) ?? []), r.turnIndex]);
+  const gaps = [...turns].filter(([, t]) => t.some((x, i) => x !== i)).map(([d]) => d);
+  if (gaps.length > 0) out.push(`${where}: turns missing in ${gaps.length} dialogue(s) (${gaps.slice(0, 3).join(', ')}${gaps.length > 3 ? ', ...' : ''})`);
+  if (records) {
+    const have = new Set(e.records.map((r) => r.flag));
+    const missing = records.filter((r) => !have.has(r.flag));
+    if (missing.length > 0) out.push(`${where}: ${missing.length} of the ${records.length} turns of --records are not judged (e.g. ${missing[0]!.flag})`);
+  }
+  return out;
 }
 
 /** Every turn record of an evaluation's input, in its order (judged or not). */

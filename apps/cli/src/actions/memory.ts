@@ -1,7 +1,8 @@
+import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EvalError, InputError, type ChatModel, writeFileAtomic, writeJsonAtomic } from '@eval/core';
-import { createLlm, type Llm } from '@eval/llm';
+import type { Llm } from '@eval/llm';
 import {
   ExtractRetrieveBaseline,
   FullContextBaseline,
@@ -12,6 +13,7 @@ import {
   loadAnswerPrompts,
   emptyRecords,
   formatStatResult,
+  incompleteWorkDir,
   judgeRunArtifact,
   leaderboardRow,
   leaderboardTable,
@@ -32,7 +34,9 @@ import {
   type TimeConsuming,
 } from '@eval/memory';
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../flags/memory';
-import { llmOptionsFromFlags } from '../llm-options';
+import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
+import { withLlm } from '../llm-run';
+import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun } from '../run-record';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
@@ -138,9 +142,22 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
   const topKQuestion = intFlag('--top-k-question', flags.topKQuestion, { min: 1 }) ?? 20;
   const options = parseSystemOptions(flags.systemOption);
   const answerPrompt = await haluMemAnswerPrompt(flags);
-  let llm: Llm | undefined;
-  if (flags.model) llm = createLlm(llmOptionsFromFlags(flags));
-  try {
+  if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory run (a run artifact holds one answer per question); repeat the judging with `memory judge --repeats` instead');
+  if (flags.model) {
+    await withLlm(llmOptionsFromFlags(flags), `run the same command again: finished users are kept in ${resolve(flags.out)}.partial`, (llm) => runSystem(flags, llm, options, answerPrompt, maxUsers, topKUpdate, topKQuestion));
+  } else await runSystem(flags, undefined, options, answerPrompt, maxUsers, topKUpdate, topKQuestion);
+}
+
+async function runSystem(
+  flags: MemoryRunFlags,
+  llm: Llm | undefined,
+  options: Record<string, string>,
+  answerPrompt: Awaited<ReturnType<typeof haluMemAnswerPrompt>>,
+  maxUsers: number | undefined,
+  topKUpdate: number,
+  topKQuestion: number,
+): Promise<void> {
+  {
     const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens }, answerPrompt?.text);
     if (flags.fresh) await discardPartialRun(flags.out);
     const started = Date.now();
@@ -151,6 +168,7 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
       maxUsers,
       topKUpdate,
       topKQuestion,
+      read: readOptionsFromFlags(flags),
       onSession: tty() ? (e) => process.stderr.write(`\r\x1b[K${e.uuid.slice(0, 8)} session ${e.index + 1}/${e.total}`) : undefined,
       onUser: (e) => {
         if (tty()) process.stderr.write(`\r\x1b[K`);
@@ -158,6 +176,11 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
           process.stderr.write(`user ${e.index} ${e.name} (${e.uuid}): ${e.status === 'resumed' ? 'already done, resumed' : `${e.sessions} sessions, ${e.questions} questions`}\n`);
         }
       },
+    }).catch((error: unknown) => {
+      if (error instanceof Error && EvalError.isInstance(error) && error.code === 'llm_call_failed') {
+        error.message += `; the users finished so far are kept in ${resolve(flags.out)}.partial: run the same command again to resume with this user`;
+      }
+      throw error;
     });
     await system.close?.();
     const summary = {
@@ -182,8 +205,6 @@ export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
       `${system.name}: ${result.users} user(s) run${result.resumed ? `, ${result.resumed} resumed` : ''}; ` +
         `${result.sessions} sessions, ${result.updatePoints} update points, ${result.questions} questions -> ${result.out}\n`,
     );
-  } finally {
-    await llm?.close();
   }
 }
 
@@ -237,8 +258,8 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
   const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
   const attempts = intFlag('--attempts', flags.attempts, { min: 1 }) ?? 3;
-  const llm = createLlm(llmOptions);
-  try {
+  const repeats = flags.repeats ?? 1;
+  await withLlm(llmOptions, 'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked', async (llm) => {
     const result = await judgeRunArtifact({
       artifact,
       llm,
@@ -247,13 +268,17 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       routing,
       maxUsers,
       settings: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, attempts, seed: flags.seed },
+      read: readOptionsFromFlags(flags),
+      repeats,
       aggregate: aggregateOptions(flags),
       onUser: (e) => {
         if (tty() || e.status !== 'judged') {
           process.stderr.write(
-            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} judgement(s) failed` : ''}\n`,
+            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} unusable judge answer(s) recorded as the reference does` : ''}${e.callFailures.length ? `, ${e.callFailures.length} judgement call(s) failed (not scored)` : ''}\n`,
           );
         }
+        for (const f of e.callFailures.slice(0, 5)) process.stderr.write(`error: user ${e.userName} (${e.uuid}) ${describeJudgeItem(f.id)}: ${f.error}\n`);
+        if (e.callFailures.length > 5) process.stderr.write(`error: user ${e.userName} (${e.uuid}): ${e.callFailures.length - 5} more failed judgement call(s)\n`);
       },
     });
     const summary = {
@@ -265,19 +290,41 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       routing,
       users: result.users,
       failedJudgements: result.failedJudgements,
+      callFailures: result.users.flatMap((u) => u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error }))),
       llm: llm.usage(),
       runs: result.summaries,
       ...(result.overall ? { overall_score: result.overall } : {}),
     };
     if (flags.summary) await writeJsonAtomic(flags.summary, summary);
     if (llm.dryRun) {
-      process.stdout.write(`dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written\n`);
+      const sum = (which: 'realistic' | 'upper', f: 'calls' | 'promptTokens' | 'completionTokens' | 'cost') =>
+        result.summaries.reduce((a, s) => a + (s.dryRun?.estimate[which][f] ?? 0), 0);
+      const known = result.summaries.every((s) => s.dryRun?.costKnown !== false);
+      const usd = (x: number) => (known ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
+      const first = result.summaries.find((s) => s.dryRun)?.dryRun?.estimate;
+      process.stdout.write(
+        [
+          `dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written`,
+          `realistic: ${sum('realistic', 'calls')} calls, ~${sum('realistic', 'promptTokens')} prompt + ~${sum('realistic', 'completionTokens')} completion tokens, ${usd(sum('realistic', 'cost'))}${first ? ` (${first.realistic.explanation})` : ''}`,
+          `upper bound: ${sum('upper', 'calls')} calls, ~${sum('upper', 'promptTokens')} prompt + ~${sum('upper', 'completionTokens')} completion tokens, ${usd(sum('upper', 'cost'))}${first ? ` (${first.upper.explanation})` : ''}`,
+        ].join('\n') + '\n',
+      );
       return;
     }
     if (!result.complete || !result.overall) {
-      const stopped = result.summaries.some((s) => s.stoppedByBudget) ? 'stopped by --max-cost' : 'interrupted';
-      throw new EvalError('judge_incomplete', `judging ${stopped}: finished judgements are kept in ${result.workDir}; run the same command again to resume`);
+      const stopped = result.summaries.some((s) => s.stoppedByBudget)
+        ? 'stopped by --max-cost'
+        : result.callFailures > 0
+          ? `incomplete: ${result.callFailures} judgement call(s) failed after every retry (not scored)`
+          : 'interrupted';
+      throw new EvalError(
+        'judge_incomplete',
+        `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
+      );
     }
+    const repeatStats = result.repeatOverall ? memoryRepeatStats([result.overall, ...result.repeatOverall], result.labels ?? []) : undefined;
+    if (flags.summary && repeatStats) await writeJsonAtomic(flags.summary, { ...summary, repeats: repeatStats });
+    if (repeatStats) process.stderr.write(`${memoryRepeatText(repeatStats)}\n`);
     if (result.records) await writeJudgeRun(artifact, flags, { routing, maxUsers, attempts }, result.out, result.records, result.overall, llm);
     if (flags.format === 'json') await emit(overallJson(result.overall));
     else {
@@ -286,9 +333,35 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
           `${result.failedJudgements} failed judgement(s) recorded as the reference does\nwrote ${result.out}\n\n${overallText(result.overall, result.records)}`,
       );
     }
-  } finally {
-    await llm.close();
-  }
+  });
+}
+
+const REPEAT_COLUMNS = ['R', 'weightedR', 'targetP', 'acc', 'FMR', 'F1', 'updateC', 'updateH', 'updateO', 'qaC', 'qaH', 'qaO'] as const;
+
+/** The leaderboard figures' mean and std across repeats, and the judges' self-agreement over every judgement. */
+function memoryRepeatStats(overall: OverallScore[], labels: Array<Array<string | undefined>>): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+  const rows = overall.map((o) => leaderboardRow('repeat', o) as unknown as Record<string, number | null>);
+  const figures: Record<string, Spread> = {};
+  for (const c of REPEAT_COLUMNS) figures[c] = spread(rows.map((r) => (typeof r[c] === 'number' ? r[c] : null)));
+  return { n: overall.length, figures, selfAgreement: selfAgreement(labels) };
+}
+
+function memoryRepeatText(stats: ReturnType<typeof memoryRepeatStats>): string {
+  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(4)} ± ${s.std === null ? '—' : s.std.toFixed(4)}`);
+  const a = stats.selfAgreement;
+  return [
+    `over ${stats.n} repeats (mean ± std; leaderboard columns):`,
+    formatTable(['figure', 'mean ± std'], REPEAT_COLUMNS.map((c) => [c, ms(stats.figures[c]!)])),
+    `judge self-agreement: ${a.agreement === null ? '—' : `${(a.agreement * 100).toFixed(2)}%`} of ${a.items} judgement(s) alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
+  ].join('\n');
+}
+
+/** `question/s3/q2` → `session 3 question 2` (the ids of @eval/memory's judge inputs). */
+function describeJudgeItem(id: string): string {
+  const m = /^(integrity|accuracy|update|question)\/s([^/]+)\/([mqe])(\d+)$/.exec(id);
+  if (!m) return id;
+  const what = m[3] === 'q' ? 'question' : m[3] === 'e' ? 'extracted memory' : 'memory point';
+  return `session ${m[2]} ${what} ${m[4]} (${m[1]} judge)`;
 }
 
 /** The aggregation options that change a number, for the run record (defaults included). */
@@ -365,7 +438,27 @@ async function loadPooled(paths: string[]): Promise<{ records: EvalRecords; stor
   return { records, stored };
 }
 
+/** Work directories among `paths` marked incomplete by `memory judge`: refused unless `allowPartial` (then PARTIAL). */
+async function checkComplete(paths: string[], allowPartial: boolean | undefined, what: string): Promise<string[]> {
+  const partial: string[] = [];
+  for (const p of paths) {
+    const reason = existsSync(p) && statSync(p).isDirectory() ? await incompleteWorkDir(p) : undefined;
+    if (reason) partial.push(`${p}: ${reason.split('\n').join('; ')}`);
+  }
+  if (partial.length > 0) {
+    if (!allowPartial) {
+      throw new EvalError(
+        'partial_result',
+        `refusing to ${what} an incomplete judge run (some users are not judged yet): ${partial.join(' | ')}; run \`dialeval memory judge\` again to finish it, or pass --allow-partial for partial figures`,
+      );
+    }
+    process.stderr.write(`PARTIAL: these figures leave out users whose judging is not finished: ${partial.join(' | ')}\n`);
+  }
+  return partial;
+}
+
 export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
+  const partial = await checkComplete(paths, flags.allowPartial, 'aggregate');
   const { records, stored } = await loadPooled(paths);
   // time_consuming comes from the run artifact (--artifact), else from a single HaluMem stat file that stores it
   const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
@@ -383,7 +476,7 @@ export async function memoryAggregate(paths: string[], flags: MemoryAggregateFla
     };
     return emit(JSON.stringify(report, null, 2), flags.out);
   }
-  return emit(overallText(overall, records), flags.out);
+  return emit(`${partial.length > 0 ? 'PARTIAL: judging is not finished; these figures leave out unjudged users\n\n' : ''}${overallText(overall, records)}`, flags.out);
 }
 
 function systemName(path: string): string {
@@ -395,6 +488,7 @@ function systemName(path: string): string {
 export async function memoryLeaderboard(paths: string[], flags: MemoryLeaderboardFlags): Promise<void> {
   const names = flags.names ? flags.names.split(',').map((s) => s.trim()) : paths.map(systemName);
   if (names.length !== paths.length) throw new UsageError(`--names lists ${names.length} name(s) for ${paths.length} input(s)`);
+  await checkComplete(paths, flags.allowPartial, 'compare');
   const rows = [];
   for (let i = 0; i < paths.length; i++) {
     const records = (await loadEvalRecords(paths[i]!)).records;

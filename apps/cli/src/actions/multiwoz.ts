@@ -244,7 +244,9 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
     if (opts.bleu || opts.success) throw new UsageError('--bleu/--success select metrics of prediction files; for run directories use `dialeval compare --metric NAME`');
     if (confidenceFlag(opts.confidence) !== 0.95) throw new UsageError('--confidence: run comparisons report 95% intervals');
     const { runCompare } = await import('./compare');
-    await runCompare([a, b], { format: opts.format, resamples: opts.samples, seed: opts.seed, out: opts.out });
+    const format = opts.format ?? 'table';
+    if (!(['table', 'json', 'csv', 'markdown'] as const).includes(format as 'table')) throw new UsageError(`--format must be table, json, csv or markdown, got "${format}"`);
+    await runCompare([a, b], { format: format as 'table', resamples: opts.samples, seed: opts.seed, out: opts.out });
     return;
   }
   const any = opts.bleu || opts.success;

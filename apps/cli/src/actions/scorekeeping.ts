@@ -10,10 +10,12 @@ import {
   checkSlotValues,
   describeOverlap,
   EXPERIMENTS,
+  episodeCallRange,
   findEpisodeFiles,
   formatInstances,
   formatScoresJson,
   generateInstances,
+  isRunStoppingError,
   loadRunEpisodes,
   loadRunScores,
   mockModel,
@@ -45,11 +47,14 @@ import {
   type RunSummary,
 } from '@eval/scorekeeping';
 import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../flags/scorekeeping';
+import { configFailure } from '../failures';
 import { llmOptionsFromFlags } from '../llm-options';
-import { csvLine, emit, formatTable, intFlag, UsageError } from '../util';
+import { withLlm } from '../llm-run';
+import { spread, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
+import { csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
 
@@ -203,6 +208,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   const extra: string[] = [];
   let llmUsage: unknown;
   let llmRecord: RunLlm | undefined;
+  let repeatStats: { n: number; dirs: string[]; averagePlayed: Spread; averageQuality: Spread; clemscore: Spread } | undefined;
 
   // Shared by the replayed and the programmatic players.
   const common = {
@@ -247,52 +253,111 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     const modelPair = modelPairName(modelName, temperature);
     const refs = selectEpisodes(instances, { experiments, episodes });
     const { pending, finished } = await partitionEpisodes(refs, outDir, modelPair, retryPlayerFailures);
-    const { createLlm } = await import('@eval/llm');
-    const llm = createLlm(llmOptions);
-    try {
+    // --repeats N: repeat r > 0 plays every episode again into <out>.repeat<r> (its own clembench results directory)
+    const repeats = flags.repeats ?? 1;
+    const outDirOf = (r: number) => (r === 0 ? outDir : `${outDir}.repeat${r}`);
+    const finishedOf: Array<Map<string, EpisodeOutcome>> = [];
+    for (let r = 0; r < repeats && repeats > 1; r++) {
+      const part = r === 0 ? { finished } : await partitionEpisodes(refs, outDirOf(r), modelPair, retryPlayerFailures);
+      finishedOf.push(new Map(part.finished.map((o) => [`${o.experiment}/${o.gameId}`, o])));
+    }
+    const tries = resources.reprompts.length;
+    const outcome = await withLlm(llmOptions, 'run the same command again: finished episodes are skipped, errored and missing ones are played', async (llm) => {
+      // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once: it says
+      // nothing about the episode and would error every one of them.
+      const stop = new AbortController();
+      let fatal: unknown;
+      const isFatal = (error: unknown) => isRunStoppingError(error) || configFailure(error) !== undefined;
       const { results, summary: llmSummary } = await llm.runJobs({
         name: 'scorekeeping',
-        items: pending,
+        items: repeats > 1 ? refs : pending,
         id: (r) => `${r.experiment}/episode_${r.instance.game_id}`,
-        run: (ref, ctx) =>
-          playAndRecordEpisode(ref, {
-            outDir,
-            modelPair,
-            resources,
-            answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
-            modelName,
-            game,
-            signal: ctx.signal,
-          }),
+        signal: stop.signal,
+        ...(repeats > 1 ? { repeats } : {}),
+        // the calls of an episode from the game's structure (requests + probes per round; fewest and most re-prompts)
+        dryRunCalls: (ref) => {
+          const r = episodeCallRange(ref.instance, tries);
+          return { realistic: r.min, upper: r.max };
+        },
+        run: async (ref, ctx) => {
+          const done = repeats > 1 ? finishedOf[ctx.repeat]!.get(`${ref.experiment}/${ref.instance.game_id}`) : undefined;
+          if (done) return done;
+          try {
+            return await playAndRecordEpisode(ref, {
+              outDir: outDirOf(ctx.repeat),
+              modelPair,
+              resources,
+              answerer: chatModelAnswerer(ctx.model, { name: modelName, strip: flags.strip }),
+              modelName,
+              game: { ...game, isFatal },
+              signal: ctx.signal,
+              onPlayerFailure: 'error',
+            });
+          } catch (error) {
+            if (configFailure(error)) {
+              fatal ??= error;
+              stop.abort(error);
+            }
+            throw error;
+          }
+        },
       });
-      llmUsage = llmSummary;
+      if (fatal) throw fatal;
       llmRecord = await runLlmRecord(llm, { sampling: { temperature, seed: flags.seed, maxTokens: flags.maxTokens }, pricesFile: flags.prices, usage: llmSummary });
       if (llm.dryRun) {
+        const d = llmSummary.dryRun!;
+        const { realistic, upper } = d.estimate;
+        const usd = (x: number) => (d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${modelName}; pass --prices FILE)`);
         await emit(
-          `dry run: ${pending.length} episode(s) planned (${finished.length} already done); only the first request of each episode can be built before the model answers; nothing was played or written`,
+          [
+            `dry run: ${pending.length} episode(s) planned (${finished.length} already done); nothing was played or written`,
+            `realistic: ${realistic.calls} calls (every episode played to the end, every probe answered on its first try: one request per slot and one call per probe and round), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, ${usd(realistic.cost)} (${realistic.explanation})`,
+            `upper bound: ${upper.calls} calls (every probe re-prompted to its last, ${tries}th, try), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, ${usd(upper.cost)} (${upper.explanation}); episodes the model aborts make fewer calls`,
+            `prompt tokens are those of each episode's first request (the only one that can be built before the model answers); later calls carry the growing conversation, so both costs are lower bounds`,
+          ].join('\n'),
         );
-        return;
+        return undefined;
       }
-      const played = results.flatMap((r) => (r.ok ? [r.value] : []));
+      const played = results.flatMap((r) => (r.ok && (r.repeat ?? 0) === 0 ? [r.value] : []));
       const failed = results.flatMap((r) => (r.ok ? [] : [r]));
-      summary = summarizeOutcomes([...finished, ...played], { modelPair, outDir, resources: resources.source });
+      const summary = summarizeOutcomes(repeats > 1 ? played : [...finished, ...played], { modelPair, outDir, resources: resources.source });
       summary.total = refs.length;
-      for (const f of failed) extra.push(`error: ${f.id}: ${f.error}`);
-      const notRun = refs.length - finished.length - played.length - failed.length;
+      for (const f of failed) extra.push(`error: ${f.id}${f.repeat ? ` (repeat ${f.repeat})` : ''}: ${f.error}`);
+      const notRun = repeats > 1 ? refs.length * repeats - results.length : refs.length - finished.length - played.length - failed.length;
       if (llmSummary.stoppedByBudget || notRun > 0 || failed.length > 0) {
-        const why = llmSummary.stoppedByBudget ? 'stopped by --max-cost' : failed.length > 0 ? `${failed.length} episode(s) failed` : 'interrupted';
-        const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair));
+        const why = llmSummary.stoppedByBudget
+          ? 'stopped by --max-cost'
+          : failed.length > 0
+            ? `${failed.length} episode(s) errored (their calls failed after every retry; not scored, not counted in % Played)`
+            : 'interrupted';
+        const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair && !r.errored));
         process.stderr.write(`${runText(summary, report, extra)}\n`);
         throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
       }
-    } finally {
-      await llm.close();
-    }
+      if (repeats > 1) {
+        // each repeat's benchmark figures, then their mean and std
+        const models: BenchmarkReport['models'] = [];
+        for (let r = 0; r < repeats; r++) models.push(...aggregateScores((await loadRunScores(outDirOf(r))).filter((x) => x.model === modelPair)).models);
+        repeatStats = {
+          n: repeats,
+          dirs: Array.from({ length: repeats }, (_, r) => outDirOf(r)),
+          averagePlayed: spread(models.map((m) => m.averagePlayed)),
+          averageQuality: spread(models.map((m) => m.averageQuality)),
+          clemscore: spread(models.map((m) => m.clemscore)),
+        };
+        const ms = (x: Spread) => (x.mean === null ? '—' : `${x.mean.toFixed(2)} ± ${x.std === null ? '—' : x.std.toFixed(2)}`);
+        extra.push(`over ${repeats} repeats (mean ± std): Average % Played ${ms(repeatStats.averagePlayed)}, Average Quality Score ${ms(repeatStats.averageQuality)}, clemscore ${ms(repeatStats.clemscore)}`);
+      }
+      return { summary, llmUsage: llmSummary };
+    });
+    if (!outcome) return;
+    summary = outcome.summary;
+    llmUsage = outcome.llmUsage;
   }
 
   const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
   const report = aggregateScores(records);
-  const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}) };
+  const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}), ...(repeatStats ? { repeats: repeatStats } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
   await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord });
   await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
@@ -430,8 +495,22 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const records = await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
+  if (report.errored.length > 0) {
+    const list = report.errored.slice(0, 5).map((e) => `${e.model} ${e.experiment} ${e.episode} (${e.reason})`);
+    const what = `${report.errored.length} episode(s) were stopped by failed calls, not by the model, and are left out of every figure: ${list.join('; ')}${report.errored.length > 5 ? '; ...' : ''}`;
+    if (!flags.allowPartial) {
+      throw new EvalError('partial_result', `refusing to report incomplete results: ${what}; play them again (\`dialeval scorekeeping play\` with the same --out), or pass --allow-partial for partial figures`);
+    }
+    process.stderr.write(`PARTIAL: ${what}\n`);
+  }
   await writeResultsRun(flags, dir, {});
-  const text = format === 'json' ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2) : format === 'csv' ? reportCsv(report) : reportTable(report);
+  const partialLine = report.errored.length > 0 ? `PARTIAL: ${report.errored.length} errored episode(s) left out until played again\n\n` : '';
+  const text =
+    format === 'json'
+      ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2)
+      : format === 'csv'
+        ? reportCsv(report)
+        : `${partialLine}${reportTable(report)}`;
   await emit(text, flags.out);
 }
 

@@ -53,6 +53,7 @@ export function registerLlmJudge(program: Command): void {
         .requiredOption('--out <dir>', 'output directory: <method>_*outputs.json (the reference\'s [record, output, prompt] format) and <method>_result.json')
         .option('--journal <file>', 'run journal for resuming (default <out>/<method>.journal.jsonl)')
         .option('--system-message <text>', 'system message (default: the reference\'s "You are a helpful assistant")')
+        .option('--namespace <name>', 'cache-key namespace (as given to `import --namespace`): answers filed under another namespace are not used')
         .addOption(new Option('--format <format>', 'table or json on stdout').choices(['table', 'json']).default('table'))
         .option('--summary <file>', 'write a machine-readable run summary (JSON)'),
     ),
@@ -70,6 +71,7 @@ export function registerLlmJudge(program: Command): void {
     .argument('<recorded-outputs...>', 'recorded output files, e.g. the reference\'s output.zip contents')
     .option('--templates <dir>', 'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`)')
     .option('--model <name>', 'model the answers are filed under (run with the same --model)', 'gpt-4-1106-preview')
+    .option('--namespace <name>', 'file the answers under this cache-key namespace (run with the same --namespace): recorded runs whose prompts coincide no longer replace each other')
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
     .addOption(new Option('--temperature <t>', 'temperature of the run that should hit the entries (default 0, the reference)').argParser(Number).default(0))
     .option('--system-message <text>', 'system message of that run (default: the reference\'s)')
@@ -101,7 +103,8 @@ export function registerLlmJudge(program: Command): void {
       .option('--turns <n>', 'N of the human-check formula (default: the number of turns judged, e.g. 732)')
       .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
       .option('--per-turn', 'with --format json: include every turn\'s judgement')
-      .option('--out <file>', 'write the report to FILE (atomically) instead of stdout'),
+      .option('--out <file>', 'write the report to FILE (atomically) instead of stdout')
+      .option('--allow-partial', 'report incomplete outputs (failed calls, missing turns) with a PARTIAL line; without it they are refused, exit 1'),
   )).action(async (dirs: string[], opts: LlmJudgeReportFlags) => {
     const { llmJudgeReport } = await import('../actions/llm-judge');
     await llmJudgeReport(dirs, opts);

@@ -82,7 +82,8 @@ export function registerMemory(program: Command): void {
           .default('text'),
       )
       .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
-      .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)'),
+      .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)')
+      .option('--allow-partial', 'aggregate a judge work directory that is marked incomplete (the output then says PARTIAL); without it such input is refused, exit 1'),
     'error',
   )).action(async (paths: string[], opts: MemoryAggregateFlags) => {
     const { memoryAggregate } = await import('../actions/memory');
@@ -97,6 +98,7 @@ export function registerMemory(program: Command): void {
     .addOption(new Option('--format <format>', 'table, markdown, csv or json').choices(['table', 'markdown', 'csv', 'json']).default('table'))
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
     .option('--accept-boolean-included', 'count a JSON boolean true for is_included_in_golden_memories as included')
+    .option('--allow-partial', 'compare a judge work directory marked incomplete (PARTIAL on stderr); without it such input is refused, exit 1')
     .addOption(
       new Option('--on-empty <mode>', 'a metric with an empty denominator (e.g. no extraction, as for Zep): null, shown as —, or error')
         .choices(['error', 'null'])

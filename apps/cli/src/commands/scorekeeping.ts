@@ -72,6 +72,7 @@ export function registerScorekeeping(program: Command): void {
     .description('benchmark figures per model and experiment: % Played, Quality Score (± std), clemscore, accuracy by probing round')
     .addOption(new Option('--format <format>', 'table, json or csv').choices(['table', 'json', 'csv']).default('table'))
     .option('--out <file>', 'write the report here instead of stdout')
+    .option('--allow-partial', 'report although some episodes errored (stopped by failed calls; left out of every figure) with a PARTIAL line; without it they are refused, exit 1')
     .action(async (dir: string, opts: ScorekeepingReportFlags) => {
       const { scorekeepingReport } = await import('../actions/scorekeeping');
       await scorekeepingReport(dir, opts);

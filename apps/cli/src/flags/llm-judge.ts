@@ -22,6 +22,7 @@ export interface LlmJudgeInputFlags {
 }
 
 export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
+  namespace?: string;
   method: string;
   templates?: string;
   out: string;
@@ -32,6 +33,7 @@ export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudg
 }
 
 export interface LlmJudgeImportFlags {
+  namespace?: string;
   templates?: string;
   model: string;
   cacheDir?: string;
@@ -43,6 +45,7 @@ export interface LlmJudgeImportFlags {
 }
 
 export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
+  allowPartial?: boolean;
   outputs?: string[];
   records?: string;
   human?: string;

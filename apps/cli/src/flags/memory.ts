@@ -30,6 +30,7 @@ export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
 }
 
 export interface MemoryAggregateFlags extends RunFlags {
+  allowPartial?: boolean;
   artifact?: string;
   format?: string;
   out?: string;
@@ -40,6 +41,7 @@ export interface MemoryAggregateFlags extends RunFlags {
 }
 
 export interface MemoryLeaderboardFlags {
+  allowPartial?: boolean;
   names?: string;
   format?: string;
   out?: string;

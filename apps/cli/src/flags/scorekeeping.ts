@@ -42,6 +42,7 @@ export interface ScorekeepingScoreFlags extends RunFlags {
 }
 
 export interface ScorekeepingReportFlags extends RunFlags {
+  allowPartial?: boolean;
   format: 'table' | 'json' | 'csv';
   out?: string;
 }

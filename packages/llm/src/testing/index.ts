@@ -1,2 +1,2 @@
-export { defaultUsage, startTestServer } from './server';
+export { defaultUsage, refusedBaseURL, startTestServer } from './server';
 export type { LoggedRequest, RespondContext, TestReply, TestReplyObject, TestRequest, TestRule, TestServer, TestServerOptions } from './server';

@@ -1,6 +1,6 @@
 import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from './index';
+import { refusedBaseURL, startTestServer, type TestServer } from './index';
 
 describe('startTestServer (driven with the real openai SDK)', () => {
   let server: TestServer | undefined;
@@ -109,5 +109,45 @@ describe('startTestServer (driven with the real openai SDK)', () => {
       'GET /vN/files/file-N/content',
       'GET /vN/files/file-N/content',
     ]);
+  });
+
+  it('injects 401 / 403 / 404 on every route (failAll, setFailAll)', async () => {
+    server = await startTestServer({ failAll: { status: 401, error: 'Incorrect API key provided' } });
+    const c = client(server);
+    await expect(c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 401 });
+    await expect(c.files.create({ file: await toFile(Buffer.from('{}'), 'in.jsonl'), purpose: 'batch' })).rejects.toMatchObject({ status: 401 });
+    await expect(c.batches.retrieve('batch-1')).rejects.toMatchObject({ status: 401 });
+    server.setFailAll({ status: 403 });
+    await expect(c.batches.list()).rejects.toMatchObject({ status: 403 });
+    server.setFailAll({ status: 404, error: 'The model `m` does not exist' });
+    await expect(c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({ status: 404, message: expect.stringMatching(/does not exist/) });
+    server.setFailAll(undefined);
+    expect((await c.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).choices[0]!.message.content).toBe('echo: x');
+  });
+
+  it('truncates a body in transit (truncate) and gives a refused port (refusedBaseURL)', async () => {
+    server = await startTestServer({ rules: [{ match: 'cut', reply: { truncate: 20 } }] });
+    await expect(client(server).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'cut' }] })).rejects.toThrow();
+    expect(server.requests[0]!.status).toBe(200);
+    const url = await refusedBaseURL();
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+    await expect(new OpenAI({ apiKey: 'k', baseURL: url, maxRetries: 0 }).chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'x' }] })).rejects.toMatchObject({
+      cause: { cause: { code: 'ECONNREFUSED' } },
+    });
+  });
+
+  it('fails chosen batch lines (failLine) and leaves batches outstanding until completeBatches()', async () => {
+    server = await startTestServer({ batch: { completeAfterPolls: Number.POSITIVE_INFINITY, failLine: (_req, { customId }) => (customId === 'r1' ? 503 : false) } });
+    const c = client(server);
+    const lines = ['a', 'b', 'c'].map((w, i) => JSON.stringify({ custom_id: `r${i}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'm', messages: [{ role: 'user', content: w }] } }));
+    const file = await c.files.create({ file: await toFile(Buffer.from(lines.join('\n')), 'in.jsonl'), purpose: 'batch' });
+    const batch = await c.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    for (let i = 0; i < 5; i++) expect((await c.batches.retrieve(batch.id)).status).toBe('in_progress');
+    server.completeBatches();
+    const done = await c.batches.retrieve(batch.id);
+    expect(done).toMatchObject({ status: 'completed', request_counts: { total: 3, completed: 2, failed: 1 } });
+    const errs = (await (await c.files.content(done.error_file_id!)).text()).trim().split('\n').map((l) => JSON.parse(l));
+    expect(errs).toEqual([expect.objectContaining({ custom_id: 'r1', response: expect.objectContaining({ status_code: 503 }) })]);
+    expect(server.batches().map((b) => b.id)).toEqual([batch.id]);
   });
 });

@@ -1,5 +1,5 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import { createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import type { ChatMessage } from '@eval/core';
 
 /** A chat-completion request as the server saw it. */
@@ -29,6 +29,11 @@ export interface TestReplyObject {
   raw?: string;
   /** Error message of a non-2xx reply. */
   error?: string;
+  /**
+   * Send only the first part of the real body (this many bytes, or half of it with `true`) under the full
+   * `content-length`, then cut the connection: a body truncated in transit.
+   */
+  truncate?: boolean | number;
 }
 
 export type TestReply = string | TestReplyObject;
@@ -60,11 +65,21 @@ export interface TestServerOptions {
   /** When set, requests without `Authorization: Bearer <apiKey>` get 401. */
   apiKey?: string;
   batch?: {
-    /** A batch reports `in_progress` for this many status polls before `completed` (default 1). */
+    /**
+     * A batch reports `in_progress` for this many status polls before `completed` (default 1);
+     * `Infinity` leaves every batch outstanding (until {@link TestServer.completeBatches}).
+     */
     completeAfterPolls?: number;
     /** Make every batch end `failed` (validation error). */
     fail?: boolean;
+    /** Input lines for which this returns true (or an HTTP status) go to the error file instead of the output. */
+    failLine?: (req: TestRequest, ctx: { customId: string; line: number }) => boolean | number;
   };
+  /**
+   * Answer every request on every route (chat, files, batches) with this error: `{ status: 401 }` for a refused
+   * key, 403 for a forbidden model, 404 for an unknown model or path. Changeable later with `setFailAll`.
+   */
+  failAll?: { status: number; error?: string };
 }
 
 export interface LoggedRequest {
@@ -91,7 +106,24 @@ export interface TestServer {
   chatRequests(): LoggedRequest[];
   /** Files uploaded (id -> content). */
   files: Map<string, { filename: string; purpose: string; bytes: Buffer }>;
+  /** Batches created, in order (the objects the server reports). */
+  batches(): Array<Record<string, any>>;
+  /** Lets every batch created so far complete on its next status poll (later ones are not affected). */
+  completeBatches(): void;
+  /** Starts (or, with `undefined`, stops) answering every request with an error (see `failAll`). */
+  setFailAll(fault: { status: number; error?: string } | undefined): void;
   close(): Promise<void>;
+}
+
+/**
+ * A base URL on 127.0.0.1 where nothing listens (a port bound and released again): connections are refused.
+ */
+export async function refusedBaseURL(): Promise<string> {
+  const srv = createNetServer();
+  await new Promise<void>((resolve) => srv.listen(0, '127.0.0.1', resolve));
+  const port = (srv.address() as AddressInfo).port;
+  await new Promise<void>((resolve) => srv.close(() => resolve()));
+  return `http://127.0.0.1:${port}/v1`;
 }
 
 /** Default usage: ceil(chars / 4) per message plus 3, and ceil(chars / 4) for the answer. */
@@ -143,6 +175,8 @@ function parseMultipart(buf: Buffer, contentType: string): Map<string, { filenam
 interface BatchRecord {
   object: Record<string, any>;
   polls: number;
+  /** Released by `completeBatches()`: completes on its next poll. */
+  released?: boolean;
   ready: Promise<void>;
 }
 
@@ -160,6 +194,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const ruleUses = new Map<TestRule, number>();
   const sockets = new Set<Socket>();
   const pendingTimers = new Set<NodeJS.Timeout>();
+  let failAll = options.failAll;
   let chatIndex = 0;
   let ids = 0;
   const newId = (prefix: string) => `${prefix}-${(++ids).toString().padStart(6, '0')}`;
@@ -233,6 +268,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const status = reply.status ?? 200;
       if (reply.raw !== undefined) return send(res, log, status, reply.raw, reply.headers);
       if (status >= 400) return send(res, log, status, errorBody(status, reply.error), reply.headers);
+      if (reply.truncate) {
+        const full = Buffer.from(JSON.stringify(completionBody(req, reply)));
+        const cut = typeof reply.truncate === 'number' ? reply.truncate : Math.floor(full.length / 2);
+        log.status = status;
+        res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(full.length), ...reply.headers });
+        res.write(full.subarray(0, cut), () => res.destroy());
+        return;
+      }
       send(res, log, status, completionBody(req, reply), reply.headers);
     };
     if (delay > 0) {
@@ -253,6 +296,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     for (const line of (input?.bytes.toString('utf8') ?? '').split('\n')) {
       if (!line.trim()) continue;
       total++;
+      const lineNo = total;
       let parsed: any;
       try {
         parsed = JSON.parse(line);
@@ -265,7 +309,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const fingerprint = JSON.stringify(body);
       const attempt = seen.get(fingerprint) ?? 0;
       seen.set(fingerprint, attempt + 1);
-      const reply = await decide(req, { index: chatIndex++, attempt, batch: true });
+      const failed = options.batch?.failLine?.(req, { customId: String(parsed.custom_id), line: lineNo });
+      const reply: TestReplyObject = failed ? { status: typeof failed === 'number' ? failed : 500, error: 'scripted batch line failure' } : await decide(req, { index: chatIndex++, attempt, batch: true });
       const status = reply.hang ? 500 : (reply.status ?? 200);
       if (status >= 400 || reply.raw !== undefined) {
         err.push(JSON.stringify({ id: newId('batch_req'), custom_id: parsed.custom_id, response: { status_code: status >= 400 ? status : 500, request_id: newId('req'), body: errorBody(status, reply.error) }, error: null }));
@@ -297,7 +342,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       o.failed_at = Math.floor(Date.now() / 1000);
       return o;
     }
-    const view = rec.polls >= (options.batch?.completeAfterPolls ?? 1) ? 'completed' : 'in_progress';
+    const view = rec.released || rec.polls >= (options.batch?.completeAfterPolls ?? 1) ? 'completed' : 'in_progress';
     if (view === 'completed') {
       o.status = 'completed';
       o.completed_at = Math.floor(Date.now() / 1000);
@@ -329,6 +374,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         }
       }
       log.body = body;
+      if (failAll) return send(res, log, failAll.status, errorBody(failAll.status, failAll.error));
       if (options.apiKey !== undefined && req.headers.authorization !== `Bearer ${options.apiKey}`) {
         return send(res, log, 401, errorBody(401, 'Incorrect API key provided'));
       }
@@ -411,6 +457,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     requests,
     files,
     chatRequests: () => requests.filter((r) => r.path === '/v1/chat/completions'),
+    batches: () => [...batches.values()].map((r) => r.object),
+    completeBatches: () => {
+      for (const rec of batches.values()) rec.released = true;
+    },
+    setFailAll: (fault) => {
+      failAll = fault;
+    },
     close: () =>
       new Promise<void>((resolve) => {
         for (const t of pendingTimers) clearTimeout(t);
