@@ -136,18 +136,17 @@ export class DiskCache {
   }
 
   /**
-   * Completion tokens of the cached answers that `label` (a method, i.e. a run name) got from `model`: their count
-   * and sum. Reads every segment (once per call: callers keep the result).
+   * Completion tokens of the cached answers by method label and model (`<model>\u0000<label>` -> count and sum),
+   * for budget and dry-run estimates. Reads every segment: callers keep the result.
    */
-  completionStats(label: string, model: string): { n: number; sum: number } {
-    const out = { n: 0, sum: 0 };
+  completionStats(): Map<string, { n: number; sum: number }> {
+    const out = new Map<string, { n: number; sum: number }>();
     let names: string[];
     try {
       names = readdirSync(this.segmentsDir).filter((n) => n.endsWith('.jsonl'));
     } catch {
       return out;
     }
-    const needle = `"label":${JSON.stringify(label)}`;
     for (const name of names) {
       let text: string;
       try {
@@ -156,14 +155,17 @@ export class DiskCache {
         continue;
       }
       for (const line of text.split('\n')) {
-        if (!line.includes(needle)) continue;
+        if (!line.includes('"label":')) continue;
         try {
           const e = JSON.parse(line) as CacheEntryFile;
           const c = e.response?.usage?.completionTokens;
-          if (e.label === label && e.request?.model === model && typeof c === 'number' && e.check === sha256(canonicalJson(e.response))) {
-            out.n++;
-            out.sum += c;
-          }
+          if (typeof e.label !== 'string' || typeof e.request?.model !== 'string' || typeof c !== 'number') continue;
+          if (e.check !== sha256(canonicalJson(e.response))) continue;
+          const key = `${e.request.model}\u0000${e.label}`;
+          const o = out.get(key) ?? { n: 0, sum: 0 };
+          o.n++;
+          o.sum += c;
+          out.set(key, o);
         } catch {
           // damaged line: not evidence
         }

@@ -342,9 +342,11 @@ describe('issue 13 at library level (real openai SDK against the scripted server
 
     it('the realistic estimate uses the completion tokens the cache holds for the same method', async () => {
       await start({ respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 40 } }) });
-      const run = (llm: Llm, names: string[]) => llm.runJobs({ name: 'judge', items: names, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
-      await run(make(), items.slice(0, 4)); // 4 answers of 40 completion tokens cached under method "judge"
-      const { summary } = await run(make({ dryRun: { requestsFile: join(dir, 'p.jsonl') } }), items.slice(4, 8));
+      // one run per user (different names), one method: the statistics are shared
+      const run = (llm: Llm, user: string, names: string[]) =>
+        llm.runJobs({ name: `judge ${user}`, method: 'judge', items: names, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      await run(make(), 'u1', items.slice(0, 4)); // 4 answers of 40 completion tokens cached under method "judge"
+      const { summary } = await run(make({ dryRun: { requestsFile: join(dir, 'p.jsonl') } }), 'u2', items.slice(4, 8));
       expect(summary.dryRun!.estimate.realistic).toMatchObject({ calls: 4, completionTokens: 4 * 40 });
       expect(summary.dryRun!.estimate.upper).toMatchObject({ calls: 4, completionTokens: 4 * 4096 });
     });

@@ -244,6 +244,11 @@ export interface RunJobsSpec<I, R> {
    * on answers the dry run cannot give. Without it, each item counts the requests recorded for it.
    */
   dryRunCalls?: (item: I) => CallCountEstimate;
+  /**
+   * The method whose completion-token statistics this run's calls share (budget reservations, dry-run estimates;
+   * stored with cached answers). Default `name`; give one when a command makes one run per user or file.
+   */
+  method?: string;
 }
 
 export interface RunJobsResult<R> {
@@ -465,7 +470,8 @@ export function createLlm(options: LlmOptions): Llm {
   let settleWaiters: Array<() => void> = [];
   /** Completion tokens observed per method label in this run, and (looked up once) in the cache. */
   const observed = new Map<string, { n: number; sum: number }>();
-  const fromCache = new Map<string, { n: number; sum: number }>();
+  /** Completion tokens of cached answers by model and method, read once (when first needed). */
+  let fromCache: Map<string, { n: number; sum: number }> | undefined;
 
   // Configuration errors: identical failures in a row (any success resets), and the error that stopped the runtime.
   let configRun: { cause?: LlmConfigCause; count: number; status?: number; detail: string } = { count: 0, detail: '' };
@@ -544,17 +550,28 @@ export function createLlm(options: LlmOptions): Llm {
     return meanCompletionTokens(req.model, label) ?? resolved.defaultCompletionTokens;
   }
 
-  /** Mean completion tokens observed for `label` in this run, else in the cache (`undefined`: none seen). */
+  /**
+   * Mean completion tokens observed for `label` in this runtime, else in the cache for `label` and `model`, else for
+   * any method of this runtime (`undefined`: none seen).
+   */
   function meanCompletionTokens(model: string, label: string): number | undefined {
     const o = observed.get(label);
     if (o && o.n > 0) return o.sum / o.n;
-    const cacheKey = `${model}\u0000${label}`;
-    let c = fromCache.get(cacheKey);
-    if (!c) {
-      c = resolved.cache === 'off' ? { n: 0, sum: 0 } : cache.completionStats(label, model);
-      fromCache.set(cacheKey, c);
+    const fromCacheMean = cachedMean(model, label);
+    if (fromCacheMean !== undefined) return fromCacheMean;
+    let n = 0;
+    let sum = 0;
+    for (const v of observed.values()) {
+      n += v.n;
+      sum += v.sum;
     }
-    return c.n > 0 ? c.sum / c.n : undefined;
+    return n > 0 ? sum / n : undefined;
+  }
+
+  function cachedMean(model: string, label: string): number | undefined {
+    fromCache ??= resolved.cache === 'off' ? new Map() : cache.completionStats();
+    const c = fromCache.get(`${model}\u0000${label}`);
+    return c && c.n > 0 ? c.sum / c.n : undefined;
   }
 
   async function estimateCost(req: CanonicalRequest, label: string, factor = 1): Promise<number> {
@@ -885,6 +902,7 @@ export function createLlm(options: LlmOptions): Llm {
         throw new InputError('runJobs needs { name, items, id, run }');
       }
       const repeats = spec.repeats ?? 1;
+      const method = spec.method ?? spec.name;
       if (!Number.isInteger(repeats) || repeats < 1) throw new InputError(`repeats must be a positive integer, got ${spec.repeats}`, { field: ['repeats'] });
       const ids = spec.items.map((item, i) => {
         const id = spec.id(item);
@@ -1026,7 +1044,7 @@ export function createLlm(options: LlmOptions): Llm {
             batchReport = await runBatchRounds({
               items: todo.map((j) => jobs[j]!),
               run: async (job, record) => {
-                const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: spec.name }, controller.signal);
+                const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: method }, controller.signal);
                 await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
               },
               options: resolved.batch,
@@ -1034,10 +1052,10 @@ export function createLlm(options: LlmOptions): Llm {
               cacheDir: resolved.cacheDir,
               maxTokensParam: resolved.maxTokensParam,
               client: () => getTransport().client,
-              reserve: (req) => reserve(req, spec.name, BATCH_DISCOUNT, false),
+              reserve: (req) => reserve(req, method, BATCH_DISCOUNT, false),
               settle,
-              onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, spec.name),
-              label: spec.name,
+              onAnswer: (req, res) => account(sinks, req, res, BATCH_DISCOUNT, true, method),
+              label: method,
               log,
               secret,
               signal: controller.signal,
@@ -1055,7 +1073,7 @@ export function createLlm(options: LlmOptions): Llm {
         }
 
         if (journalFile && !resolved.dryRun) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
-        const models = Array.from({ length: repeats }, (_, r) => makeModel(sinks, { kind: 'live', plan: jobPlan }, { repeat: r, label: spec.name }, controller.signal));
+        const models = Array.from({ length: repeats }, (_, r) => makeModel(sinks, { kind: 'live', plan: jobPlan }, { repeat: r, label: method }, controller.signal));
         let next = 0;
         const worker = async () => {
           while (next < todo.length) {
