@@ -4,20 +4,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
 import { runBenchmark } from '@eval/cgt';
-import { describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { expect, it } from 'vitest';
+import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
 
-const CGT = join(SHARED, 'cgt');
+const CGT = referencePath('cgt');
+const HAS_CGT = hasReferenceData('cgt');
 const PREDICTIONS = join(CGT, 'predictions');
 const SETTINGS = ['dp-gpt3.5', 'dp-gpt4o', 'text-gpt3.5', 'text-mm-gpt3.5', 'vision-4o-mini'];
-const expected = JSON.parse(readFileSync(join(CGT, 'expected.json'), 'utf8')) as {
+const expected = (HAS_CGT ? JSON.parse(readFileSync(join(CGT, 'expected.json'), 'utf8')) : undefined!) as {
   settings: Record<string, { macro_mean_dsc_strict: number; macro_mean_f1: number }>;
 };
 const work = mkdtempSync(join(tmpdir(), 'dialeval-cgt-run-'));
 const env = { DIALEVAL_RUNS: '', DIALEVAL_CGT_DIR: '', DIALEVAL_HOME: join(work, 'home') };
 const sha256 = (data: string | Buffer) => createHash('sha256').update(data).digest('hex');
 
-describe('dialeval cgt --run', () => {
+describeWithReferenceData('cgt')('dialeval cgt --run', () => {
   it('one setting: run.json, items.jsonl, the reference printout; native output unchanged; recompute(items) = run.json = expected.json', async () => {
     const plainOut = join(work, 'plain.txt');
     const plain = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference', '--out', plainOut], { env });

@@ -3,14 +3,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunBenchmark, type RunItem, compareRuns, readRun, startRun } from '@eval/core';
 import { type BleuStats, type MultiwozReport, bleuFromStats, compareMultiwoz, evaluateMultiwozFile } from '@eval/multiwoz';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { SHARED } from './cli';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithReferenceData, hasReferenceData, referencePath } from './cli';
 
 // Two MultiWOZ systems of ../shared/multiwoz (the 21-dialogue subset), evaluated by @eval/multiwoz, written as runs
 // whose items carry each dialogue's Inform/Success and sacreBLEU sufficient statistics. `compareRuns` on them is
 // checked against `compareMultiwoz` (an independent code path: per-metric statistics through `pairedBootstrap`) and
 // against McNemar computed by hand from the per-dialogue outcomes.
-const MWZ = join(SHARED, 'multiwoz');
+const MWZ = referencePath('multiwoz');
+const HAS_MULTIWOZ = hasReferenceData('multiwoz');
 const work = mkdtempSync(join(tmpdir(), 'dialeval-cmp-mwz-'));
 const data = join(work, 'data');
 const R = 2000;
@@ -84,6 +85,7 @@ function binomialTail(k: number, n: number): number {
 
 const dirs: string[] = [];
 beforeAll(async () => {
+  if (!HAS_MULTIWOZ) return;
   buildDataDir();
   for (const name of ['augpt', 'hdsa']) {
     reports[name] = await evaluateMultiwozFile(subset(name), { bleu: true, success: true, dir: data, normalization: '2022' });
@@ -91,7 +93,7 @@ beforeAll(async () => {
   }
 });
 
-describe('compareRuns on two MultiWOZ systems of ../shared (subset21)', () => {
+describeWithReferenceData('multiwoz')('compareRuns on two MultiWOZ systems of ../shared (subset21)', () => {
   it('figures, intervals and flipped dialogues agree with compareMultiwoz and a hand McNemar', async () => {
     const runs = await Promise.all(dirs.map((d) => readRun(d)));
     const c = compareRuns(runs, testBenchmark, { resamples: R, seed: SEED });

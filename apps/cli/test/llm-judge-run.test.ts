@@ -4,11 +4,12 @@ import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
 import { readOutputEntries, runBenchmark, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
 
-const SLICE = join(SHARED, 'llm-judge', 'slice');
-const TEMPLATES = join(SHARED, 'llm-judge', 'templates');
+const SLICE = referencePath('llm-judge/slice');
+const TEMPLATES = referencePath('llm-judge/templates');
+const HAS_LLM_JUDGE = hasReferenceData('llm-judge/slice', 'llm-judge/templates');
 const KEY_ENV = 'DIALEVAL_LLM_JUDGE_RUN_TEST_KEY';
 const KEY = 'sk-test-run-record-secret-0123456789';
 const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
@@ -20,12 +21,14 @@ const answers = new Map<string, string>();
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dialeval-llm-judge-run-'));
-  const entries = await readOutputEntries(join(SLICE, 'ours_comp_outputs.json'));
-  const by = new Map<string, TurnRecord[]>();
-  for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
   recordsFile = join(dir, 'slice_records.json');
-  writeFileSync(recordsFile, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
-  for (const f of ['direct_outputs.json', 'cot_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+  if (HAS_LLM_JUDGE) {
+    const entries = await readOutputEntries(join(SLICE, 'ours_comp_outputs.json'));
+    const by = new Map<string, TurnRecord[]>();
+    for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
+    writeFileSync(recordsFile, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
+    for (const f of ['direct_outputs.json', 'cot_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+  }
   server = await startTestServer({ respond: (req) => answers.get(req.messages[req.messages.length - 1]!.content) ?? { status: 400, error: 'unknown prompt' } });
 });
 afterAll(async () => {
@@ -48,7 +51,7 @@ function mcnemar(b: number, c: number): number {
   return Math.min(1, 2 * tail);
 }
 
-describe('llm-judge runs', () => {
+describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge runs', () => {
   it('run --out DIR makes DIR a run: items, metrics = recompute, the llm block without the key', async () => {
     const out = join(dir, 'direct-run');
     const r = await runCli(

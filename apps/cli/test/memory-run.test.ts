@@ -4,10 +4,10 @@ import { join } from 'node:path';
 import { readRun } from '@eval/core';
 import { runBenchmark } from '@eval/memory';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath, runCli } from './cli';
 
-const MEMORY = join(SHARED, 'memory');
+const MEMORY = referencePath('memory');
 const ARTIFACT = join(MEMORY, 'sample_run_artifact_martin_mark_sessions0-11.jsonl');
 const KEY_ENV = 'DIALEVAL_MEMORY_RUN_TEST_KEY';
 const KEY = 'sk-memory-run-record-secret-0123456789';
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 const metricValues = (m: Record<string, { value: number | null }>) => Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.value]));
 
-describe('memory runs', () => {
+describeWithReferenceData('memory')('memory runs', () => {
   for (const name of ['aggregate_fixture_sessions0-11.json', 'aggregate_fixture_with_invalid.json']) {
     it(`aggregate --run on ${name}: recompute = run.json = HaluMem's overall_score; native output unchanged`, async () => {
       const f = JSON.parse(readFileSync(join(MEMORY, name), 'utf8'));

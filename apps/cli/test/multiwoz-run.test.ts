@@ -4,10 +4,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
 import { runBenchmark } from '@eval/multiwoz';
-import { beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { beforeAll, expect, it } from 'vitest';
+import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
 
-const MWZ = join(SHARED, 'multiwoz');
+const MWZ = referencePath('multiwoz');
+const HAS_MULTIWOZ = hasReferenceData('multiwoz');
 const work = mkdtempSync(join(tmpdir(), 'dialeval-mwz-run-'));
 const data = join(work, 'data');
 
@@ -38,12 +39,13 @@ let augpt = '';
 let ubar = '';
 
 beforeAll(() => {
+  if (!HAS_MULTIWOZ) return;
   buildDataDir();
   augpt = subset('augpt');
   ubar = subset('ubar');
 });
 
-describe('dialeval multiwoz --run', () => {
+describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
   it('writes run.json, items.jsonl and mwzeval.json; native outputs unchanged; recompute(items) = run.json metrics', async () => {
     const plainOut = join(work, 'plain.json');
     const plain = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', plainOut], { env });

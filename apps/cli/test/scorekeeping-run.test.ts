@@ -5,9 +5,11 @@ import { compareRuns, readRun } from '@eval/core';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { loadResourceDir, perfectAnswer, runBenchmark } from '@eval/scorekeeping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SHARED, runCli } from './cli';
+import { hasReferenceData, itWithReferenceData, referencePath, runCli } from './cli';
 
-const SK = join(SHARED, 'scorekeeping');
+const SK = referencePath('scorekeeping');
+const HAS_SCOREKEEPING = hasReferenceData('scorekeeping');
+const itScorekeeping = itWithReferenceData('scorekeeping');
 const EPISODES = join(SK, 'episodes', 'v2.0');
 const KEY_ENV = 'DIALEVAL_SK_RUN_TEST_KEY';
 const KEY = 'sk-scorekeeping-run-secret-0123456789';
@@ -17,7 +19,7 @@ let server: TestServer;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dialeval-sk-run-'));
-  const canonical = await loadResourceDir(SK);
+  const canonical = HAS_SCOREKEEPING ? await loadResourceDir(SK) : undefined!;
   server = await startTestServer({
     respond: (req) => {
       const last = req.messages[req.messages.length - 1]!.content;
@@ -101,7 +103,7 @@ describe('scorekeeping runs', () => {
     expect(viaCli.ci).toEqual(played.ci);
   });
 
-  it('an LLM play: the llm block, and an episode aborted by a player failure as a failed item', async () => {
+  itScorekeeping('an LLM play: the llm block, and an episode aborted by a player failure as a failed item', async () => {
     const out = join(dir, 'llm');
     const r = await runCli(
       ['scorekeeping', 'play', '--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model', '--cache', 'off', '--max-attempts', '1',
@@ -126,7 +128,7 @@ describe('scorekeeping runs', () => {
     expect(runBenchmark.recompute(run.items, m.variant)).toStrictEqual(values(m.metrics));
   });
 
-  it('score DIR --run and report DIR --run on recorded clembench episodes: recompute = run.json = the native report', async () => {
+  itScorekeeping('score DIR --run and report DIR --run on recorded clembench episodes: recompute = run.json = the native report', async () => {
     for (const pair of ['claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0', 'mistral-large-2411-t0.0--mistral-large-2411-t0.0']) {
       const copy = join(dir, 'rescored', pair);
       cpSync(join(EPISODES, pair), copy, { recursive: true });
@@ -146,7 +148,7 @@ describe('scorekeeping runs', () => {
     }
   });
 
-  it('--run is refused for a single episode and with --check (exit 2)', async () => {
+  itScorekeeping('--run is refused for a single episode and with --check (exit 2)', async () => {
     const ep = join(EPISODES, 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0', '1_job-interview', 'episode_1');
     expect((await runCli(['scorekeeping', 'score', ep, '--run', join(dir, 'x')], { env: env() })).code).toBe(2);
     expect((await runCli(['scorekeeping', 'score', EPISODES, '--check', '--run', join(dir, 'y')], { env: env() })).code).toBe(2);

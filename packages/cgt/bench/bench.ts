@@ -1,11 +1,11 @@
 // `pnpm bench` for @eval/cgt: throughput on the reference fixtures (if ../shared is present) and on synthetic groups,
 // the cost of the exact (statistics.mean) versus naive mean, and linear scaling in the number of rows.
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { referencePath } from '../../../test-support/reference-data';
 import { cgaFileName, evaluateSetting, groupFromRows, loadCgaHistory, readSettingDir } from '../src/index';
 
-const SHARED = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', '..', 'shared', 'cgt');
+const SHARED = referencePath('cgt');
 const COLORS = ['red', 'blue', 'green', 'purple', 'yellow'];
 const WEIGHTS = ['10', '20', '30', '40', '50'];
 

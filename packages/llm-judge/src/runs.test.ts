@@ -1,17 +1,18 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runItemSchema } from '@eval/core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { evaluateOutputFiles, evaluateOutputs } from './evaluate';
 import { readOutputEntries } from './recorded';
 import { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
 
-const SLICE = join(__dirname, '../../../../shared/llm-judge/slice');
+const SLICE = referencePath('llm-judge/slice');
 const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
 /** Items as they come back from items.jsonl. */
 const viaJson = <T>(x: T): T => JSON.parse(JSON.stringify(x));
 
-describe('llm-judge run items: recompute reproduces the reference figures', () => {
+describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute reproduces the reference figures', () => {
   it('Ours (expected_ours.json): TSA, rule TSA, coherence, GPT-JGA, rule JGA (fixed and the reference +1)', async () => {
     const m = expected('expected_ours.json').metrics_percent;
     const files = [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')];
@@ -99,7 +100,7 @@ describe('llm-judge run items: recompute reproduces the reference figures', () =
   });
 });
 
-describe('llm-judge runBenchmark.prepare (resampling fast path)', () => {
+describeWithReferenceData('llm-judge/slice')('llm-judge runBenchmark.prepare (resampling fast path)', () => {
   it('equals recompute on the gathered items, repetitions included', async () => {
     const e = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
     const items = llmJudgeRunItems(e);

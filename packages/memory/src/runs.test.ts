@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runItemSchema } from '@eval/core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { aggregateEvalResults } from './aggregate';
 import { recordsFromJson } from './files';
 import { memoryRunItems, memoryRunMetrics, memoryRunVariant, runBenchmark } from './runs';
-import { SHARED_MEMORY } from './test/shared';
+import { SHARED_MEMORY, describeMemory } from './test/shared';
 
 interface Fixture {
   records: unknown;
@@ -26,7 +26,7 @@ function expectedFigures(expected: Record<string, unknown>): Record<string, numb
   return out;
 }
 
-describe('memory run items: recompute reproduces every HaluMem figure', () => {
+describeMemory('memory run items: recompute reproduces every HaluMem figure', () => {
   for (const name of ['aggregate_fixture_sessions0-11.json', 'aggregate_fixture_with_invalid.json']) {
     it(`${name}: recompute(items) equals the reference overall_score exactly, (all) and (valid)`, () => {
       const f = fixture(name);
@@ -78,7 +78,7 @@ describe('memory run items: recompute reproduces every HaluMem figure', () => {
   });
 });
 
-describe('memory runBenchmark.prepare (resampling fast path)', () => {
+describeMemory('memory runBenchmark.prepare (resampling fast path)', () => {
   it('equals recompute on the gathered items, repetitions included', () => {
     const items = memoryRunItems(recordsFromJson(fixture('aggregate_fixture_with_invalid.json').records));
     const valid = items.filter((i) => !i.error);

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { closeTo, shared, sharedData, subset21Predictions } from '../test/helpers';
+import { closeTo, describeMultiwoz, itMultiwoz, shared, sharedData, subset21Predictions } from '../test/helpers';
 import { type EvaluatorOptions, type MultiwozReport, MultiwozEvaluator } from './evaluator';
 import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, prepareMultiwoz, recomputeMultiwoz, runBenchmark } from './runs';
 
@@ -81,7 +81,7 @@ function checkRecompute(report: MultiwozReport, expected: Expected): void {
   }
 }
 
-describe('recompute(items) = the native headline figures, every expected output', () => {
+describeMultiwoz('recompute(items) = the native headline figures, every expected output', () => {
   for (const name of EXPECTED_SYSTEMS) {
     it(`v2022 full test set: ${name}`, () => {
       const expected = shared<Expected>(`expected/v2022/${name}.json`);
@@ -102,7 +102,7 @@ describe('recompute(items) = the native headline figures, every expected output'
 });
 
 describe('items', () => {
-  it.each(PER_DIALOG_SYSTEMS.flatMap((name) => (['2022', '2023'] as const).map((version) => [version, name] as const)))(
+  itMultiwoz.each(PER_DIALOG_SYSTEMS.flatMap((name) => (['2022', '2023'] as const).map((version) => [version, name] as const)))(
     'inform/success per dialogue equal the reference per-dialogue fixture (v%s): %s',
     (version, name) => {
     const fixture = shared<{ dialogs: Record<string, { match: Record<string, boolean>; success: Record<string, boolean> }> }>(
@@ -122,7 +122,7 @@ describe('items', () => {
     },
   );
 
-  it('failure reasons: one of the three, on exactly the failed domains', () => {
+  itMultiwoz('failure reasons: one of the three, on exactly the failed domains', () => {
     const items = multiwozRunItems(fullReport('2022', 'ubar'));
     const seen = new Set<string>();
     for (const item of items) {
@@ -143,7 +143,7 @@ describe('items', () => {
     expect([...seen].sort()).toEqual(['missing requested slot', 'no entity offered', 'wrong entity']);
   });
 
-  it('any subset of dialogues recomputes to the evaluation of that subset (BLEU, Inform, Success, DST)', () => {
+  itMultiwoz('any subset of dialogues recomputes to the evaluation of that subset (BLEU, Inform, Success, DST)', () => {
     const ev = evaluator('2022', true, { dst: true });
     const preds = subset21Predictions('ubar');
     const items = multiwozRunItems(ev.evaluate(preds));
@@ -154,13 +154,13 @@ describe('items', () => {
     }
   });
 
-  it('items with an error count into no metric', () => {
+  itMultiwoz('items with an error count into no metric', () => {
     const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('augpt')));
     const flagged = items.map((item, k) => (k < 4 ? { ...item, error: 'no prediction' } : item));
     expect(recomputeMultiwoz(flagged)).toEqual(recomputeMultiwoz(items.slice(4)));
   });
 
-  it('DST on predictions without states (mwzeval returns zeros): no DST values, no DST metrics', () => {
+  itMultiwoz('DST on predictions without states (mwzeval returns zeros): no DST values, no DST metrics', () => {
     const r = new MultiwozEvaluator(sharedData('2022', true), { dst: true, richness: true }).evaluate(subset21Predictions('hdsa'));
     expect(r.details.dstSource).toBe('missing');
     const items = multiwozRunItems(r);
@@ -176,7 +176,7 @@ describe('items', () => {
   });
 });
 
-describe('prepare (the resampling fast path)', () => {
+describeMultiwoz('prepare (the resampling fast path)', () => {
   it('equals recompute on the resampled items, for multisets of positions in any order', () => {
     const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('mintl')));
     const at = prepareMultiwoz(items);
@@ -209,7 +209,7 @@ function mcnemarByPascal(b: number, c: number): number {
   return Math.min(1, (2 * Number(tail)) / 2 ** n);
 }
 
-describe('compareRuns on two MultiWOZ systems', () => {
+describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
   it('full test set (augpt vs ubar, v2022): Inform/Success deltas, McNemar p and flipped dialogues from the native per-dialogue results', async () => {
     const ra = fullReport('2022', 'augpt');
     const rb = fullReport('2022', 'ubar');
@@ -256,7 +256,7 @@ describe('compareRuns on two MultiWOZ systems', () => {
   });
 });
 
-describe('README "Runs" example', () => {
+describeMultiwoz('README "Runs" example', () => {
   it('records two checkpoints from code and compares them', async () => {
     const root = mkdtempSync(join(tmpdir(), 'mwz-readme-'));
     const evaluator = new MultiwozEvaluator(sharedData('2022', true), { bleu: true, success: true });

@@ -4,8 +4,8 @@
  * (11 sequential round trips instead of 35). Run: `pnpm bench` (or `npm run bench` in this package).
  */
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, join } from 'node:path';
+import { referencePath } from '../../../test-support/reference-data';
 import {
   chatModelAnswerer,
   defaultResources,
@@ -31,7 +31,8 @@ async function main(): Promise<number> {
     console.log(`scorekeeping bench: skipped (@eval/llm is not available: ${(error as Error).message})`);
     return 0;
   }
-  const shared = fileURLToPath(new URL('../../../../shared/scorekeeping', import.meta.url));
+  // the canonical texts: ../shared/scorekeeping or a fetched clembench-privateshared set (the same layout)
+  const shared = dirname(referencePath('scorekeeping/resources'));
   const resources: GameResources = existsSync(join(shared, 'resources')) ? await loadResourceDir(shared) : defaultResources();
   const instance = generateInstances(resources, { instancesPerExperiment: 1 }).experiments[0]!.game_instances[0]!;
   const server = await testing.startTestServer({ respond: (req) => perfectAnswer(req.messages, resources), latencyMs: LATENCY_MS });

@@ -10,8 +10,9 @@ import { generateInstances } from './instances';
 import { chatModelAnswerer, mockModel } from './players';
 import { runEpisodes } from './run';
 import { loadRunEpisodes, runBenchmark, scorekeepingRunItems, scorekeepingRunMetrics, scorekeepingRunVariant } from './runs';
+import { HAS_SHARED, SHARED, itShared } from './test-support/shared';
 
-const EPISODES = join(__dirname, '../../../../shared/scorekeeping/episodes/v2.0');
+const EPISODES = join(SHARED, 'episodes/v2.0');
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -52,8 +53,8 @@ async function checkDir(dir: string): Promise<void> {
 }
 
 describe('scorekeeping run items: recompute reproduces clemeval', () => {
-  for (const pair of readdirSync(EPISODES)) {
-    it(`recorded v2.0 episodes of ${pair}: every figure of the report`, async () => {
+  for (const pair of HAS_SHARED ? readdirSync(EPISODES) : []) {
+    itShared(`recorded v2.0 episodes of ${pair}: every figure of the report`, async () => {
       await checkDir(join(EPISODES, pair));
     });
   }
@@ -72,7 +73,7 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(new Set(items.map((i) => i.values.played))).toEqual(new Set([true, false]));
   });
 
-  it('ids, groups and detail of a recorded episode', async () => {
+  itShared('ids, groups and detail of a recorded episode', async () => {
     const dir = join(EPISODES, 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0');
     const [item] = scorekeepingRunItems(await loadRunEpisodes(dir), { runDir: dir });
     expect(item!.id).toBe('job-interview/episode_1');
