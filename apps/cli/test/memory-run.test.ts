@@ -58,8 +58,10 @@ describeWithReferenceData('memory')('memory runs', () => {
       expect(values['memory_accuracy.weighted_accuracy(all)']).toBe(o.memory_accuracy['weighted_accuracy(all)']);
       expect(values['memory_accuracy.weighted_accuracy(valid)']).toBe(o.memory_accuracy['weighted_accuracy(valid)']);
       expect(values.memory_extraction_f1).toBe(o.memory_extraction_f1);
-      expect(run.manifest.counts.failed).toBe(name.includes('invalid') ? 1 : 0);
-      expect(run.manifest.status).toBe(name.includes('invalid') ? 'partial' : 'complete');
+      // a judgement HaluMem counts as failed is evaluated (judged: false), not a failed item: the run is complete
+      expect(run.manifest.counts.failed).toBe(0);
+      expect(run.items.filter((i) => i.values.judged === false)).toHaveLength(name.includes('invalid') ? 1 : 0);
+      expect(run.manifest.status).toBe('complete');
     });
   }
 
@@ -77,7 +79,7 @@ describeWithReferenceData('memory')('memory runs', () => {
     expect(qa.mcnemar).toMatchObject({ outcome: 'correct', b: 0, c: 0, p: 1 });
   });
 
-  it('judge --run: items and metrics of the judged records, a failed judgement as a failed item, the llm block', async () => {
+  it('judge --run: items and metrics of the judged records, a failed judgement as judged: false, the llm block', async () => {
     const flags = ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
     const env = { [KEY_ENV]: KEY, CI: '1' };
     const runDir = join(dir, 'judge-run');
@@ -93,14 +95,16 @@ describeWithReferenceData('memory')('memory runs', () => {
 
     const run = await readRun(runDir);
     const m = run.manifest;
-    expect(m).toMatchObject({ benchmark: 'memory', variant: 'halumem', status: 'partial' });
+    // the judge's unusable answers are judged as HaluMem judges them (a judge failure, not a failed call): complete
+    expect(m).toMatchObject({ benchmark: 'memory', variant: 'halumem', status: 'complete' });
     expect(m.options).toMatchObject({ routing: 'reference', model: 'test-model', temperature: 0, attempts: 3 });
     expect(m.inputs[0]).toMatchObject({ role: 'run-artifact', path: ARTIFACT });
     expect(m.artifacts).toEqual([{ path: out, format: 'halumem-eval-stat-result' }]);
     expect(m.llm).toMatchObject({ endpointHost: new URL(server.baseURL).host, model: 'test-model', batch: false });
     expect(m.llm!.calls.made).toBe(410);
     expect(readFileSync(join(runDir, 'run.json'), 'utf8')).not.toContain(KEY);
-    const failed = run.items.filter((i) => i.error);
+    expect(run.items.filter((i) => i.error)).toEqual([]);
+    const failed = run.items.filter((i) => i.values.judged === false);
     // the sample asks that question in sessions 0, 2 and 7 (first question of each)
     expect(failed.map((i) => i.id)).toEqual([0, 2, 7].map((s) => `question:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/${s}/1`));
     expect(failed[0]!.detail).toMatchObject({ kind: 'question', question: "What is Martin Mark's middle name?", verdict: 'Unsure' });

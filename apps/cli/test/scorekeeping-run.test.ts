@@ -110,13 +110,14 @@ describe('scorekeeping runs', () => {
         '--resources', SK, '--out', out, '--experiments', 'travel-booking,restaurant', '--episodes', '0', '--system', 'my-model'],
       { env: env() },
     );
-    expect(r.code, r.stderr).toBe(0);
+    // issue 13: an episode stopped by failed calls is errored, so the command exits 1 and the run is partial
+    expect(r.code, r.stderr).toBe(1);
     const runDir = join(out, 'test-model-t0.0--test-model-t0.0');
     const run = await readRun(runDir);
     const m = run.manifest;
     expect(m.system).toBe('my-model');
     expect(m.status).toBe('partial');
-    expect(m.failures).toEqual([{ id: 'restaurant/episode_0', reason: expect.stringMatching(/^the player failed: player failure: .*500/) }]);
+    expect(m.failures).toEqual([{ id: 'restaurant/episode_0', reason: expect.stringMatching(/^the player failed: .*500/) }]);
     expect(m.resources[0]).toMatchObject({ name: 'clembench-privateshared', source: 'option' });
     expect(m.inputs.map((i) => i.role)).toEqual(['instances']);
     expect(m.llm).toMatchObject({ endpointHost: new URL(server.baseURL).host, model: 'test-model', sampling: { temperature: 0 }, batch: false });

@@ -43,11 +43,13 @@ describeMemory('memory run items: recompute reproduces every HaluMem figure', ()
     });
   }
 
-  it('a failed judgement is an errored item; it stays in the (all) denominators only', () => {
+  it('a failed judgement (as HaluMem counts it) is judged: false, not a run failure; it stays in the (all) denominators only', () => {
     const f = fixture('aggregate_fixture_with_invalid.json');
     const items = memoryRunItems(recordsFromJson(f.records));
-    const failed = items.filter((i) => i.error);
+    expect(items.filter((i) => i.error)).toHaveLength(0);
+    const failed = items.filter((i) => i.values.judged === false);
     expect(failed).toHaveLength(1);
+    expect(failed[0]!.detail?.judgeFailure).toBe('the accuracy judgement failed (no score)');
     expect(failed[0]!.id.startsWith('extracted:')).toBe(true);
     // 192 accuracy records, 191 validly judged (the fixture's memory_num / memory_valid_num)
     const metrics = memoryRunMetrics(aggregateEvalResults(recordsFromJson(f.records)));
@@ -81,7 +83,7 @@ describeMemory('memory run items: recompute reproduces every HaluMem figure', ()
 describeMemory('memory runBenchmark.prepare (resampling fast path)', () => {
   it('equals recompute on the gathered items, repetitions included', () => {
     const items = memoryRunItems(recordsFromJson(fixture('aggregate_fixture_with_invalid.json').records));
-    const valid = items.filter((i) => !i.error);
+    const valid = items; // judged: false items included: prepare must keep them in the (all) figures too
     const at = runBenchmark.prepare!(valid, 'halumem');
     const indices = [0, 0, 5, 17, 170, 171, 300, 355, 356, 380, 390, 391, 392, valid.length - 1];
     expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => valid[i]!), 'halumem'));

@@ -73,14 +73,24 @@ function where(r: { uuid?: unknown; ssession_id?: unknown }): { user: string; se
 }
 
 /**
+ * A judgement HaluMem itself counts as failed (a null score, a label outside its vocabulary: the judge's own unusable
+ * answer): the item was evaluated, as the reference evaluates it, so it is no run failure (`error` is kept for items
+ * that could not be evaluated); `judged: false` keeps it out of the "(valid)" figures and in the "(all)" ones.
+ */
+function judgeFailed(item: RunItem, reason: string): void {
+  item.values.judged = false;
+  item.detail = { ...item.detail, judgeFailure: reason };
+}
+
+/**
  * The items of judged HaluMem records, in a stable order: memory points (`memory:<user>/<session>/<index>`), the
  * system's extracted memories judged for accuracy (`extracted:<user>/<session>/<n>`), update points
  * (`update:<user>/<session>/<index>`), questions (`question:<user>/<session>/<n>`); group = user (uuid).
  *
- * A failed judgement (a null score, or a label outside HaluMem's vocabulary) gives an item with `error`. HaluMem's
- * "(all)" figures count such records in their denominators as not correct, its "(valid)" figures leave them out;
- * {@link runBenchmark}'s `recompute` reproduces both from the item kinds, so an errored item keeps its kind (id
- * prefix) and, for memory points, `importance` and `interference`.
+ * A failed judgement (a null score, or a label outside HaluMem's vocabulary) gives an item with `judged: false` and
+ * `detail.judgeFailure`. HaluMem's "(all)" figures count such records in their denominators as not correct, its
+ * "(valid)" figures leave them out; {@link runBenchmark}'s `recompute` reproduces both from the item kinds, so such an
+ * item keeps its kind (id prefix) and, for memory points, `importance` and `interference`.
  */
 export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOptions, 'acceptBooleanIncluded'> = {}): RunItem[] {
   const items: RunItem[] = [];
@@ -106,7 +116,7 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
         session,
       },
     };
-    if (score === null || score === undefined) item.error = 'the integrity judgement failed (no score)';
+    if (score === null || score === undefined) judgeFailed(item, 'the integrity judgement failed (no score)');
     items.push(item);
   }
 
@@ -123,7 +133,7 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
       values: { accuracyScore: score ?? null, included },
       detail: { kind: 'extracted', memory: r.memory_content, verdict: score ?? null, includedInGolden: flag, user, session },
     };
-    if (score === null || score === undefined) item.error = 'the accuracy judgement failed (no score)';
+    if (score === null || score === undefined) judgeFailed(item, 'the accuracy judgement failed (no score)');
     items.push(item);
   }
 
@@ -149,7 +159,7 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
         session,
       },
     };
-    if (!verdict) item.error = `the update judgement failed (label ${JSON.stringify(r.memory_update_type ?? null)})`;
+    if (!verdict) judgeFailed(item, `the update judgement failed (label ${JSON.stringify(r.memory_update_type ?? null)})`);
     items.push(item);
   }
 
@@ -177,7 +187,7 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
         session,
       },
     };
-    if (!verdict) item.error = `the question judgement failed (label ${JSON.stringify(r.result_type ?? null)})`;
+    if (!verdict) judgeFailed(item, `the question judgement failed (label ${JSON.stringify(r.result_type ?? null)})`);
     items.push(item);
   }
   return uniqueIds(items);
@@ -205,7 +215,7 @@ function recordsFromItems(records: ReadonlyArray<ItemRecord>, indices?: ArrayLik
 /** An item's minimal HaluMem record and the list it belongs to; undefined for an item of an unknown kind. */
 function itemRecord(item: RunItem): ItemRecord {
   const v = item.values;
-  const failed = item.error !== undefined;
+  const failed = item.error !== undefined || item.values.judged === false;
   const memoryType = item.detail?.memoryType;
   switch (kindOf(item)) {
     case 'memory':

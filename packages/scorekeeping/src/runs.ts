@@ -78,7 +78,8 @@ export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, option
     if (seen.has(id)) id = `${id}@${e.model}`;
     seen.add(id);
     const logs = e.interactions;
-    const abortReason = logs?.['Abort Reason'];
+    // stopped by failed calls: the errored.json marker of `play`, or clembench's recorded `Abort Reason`
+    const abortReason = e.errored ?? logs?.['Abort Reason'];
     const detail: Record<string, unknown> = {
       outcome: abortReason ? 'errored' : aborted ? 'aborted' : 'played',
       modelPair: e.model,

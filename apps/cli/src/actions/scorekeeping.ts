@@ -332,6 +332,8 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
             : 'interrupted';
         const report = aggregateScores((await loadRunScores(outDir)).filter((r) => r.model === modelPair && !r.errored));
         process.stderr.write(`${runText(summary, report, extra)}\n`);
+        // the run record says partial (failed episodes as failed items), so nothing later takes it for a complete run
+        if (repeats === 1) await writePlayRun(flags, { outDir, modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord });
         throw new EvalError('run_incomplete', `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`);
       }
       if (repeats > 1) {
