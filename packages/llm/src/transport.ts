@@ -102,6 +102,15 @@ function classify(error: unknown): Classified {
 
 class MalformedResponseError extends Error {}
 
+/** The SDK's `safeJSON`: the parsed body, or `undefined` when it is not JSON. */
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function finishReasonOf(raw: unknown): FinishReason {
   switch (raw) {
     case 'stop':
@@ -148,9 +157,58 @@ export class OpenAITransport {
   readonly client: OpenAI;
   private readonly opts: TransportOptions;
 
+  private readonly fetch: typeof fetch;
+  private readonly chatURL: string;
+  private readonly headers: Record<string, string>;
+
   constructor(opts: TransportOptions) {
     this.opts = opts;
-    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: opts.fetch ?? leanFetch });
+    this.fetch = opts.fetch ?? leanFetch;
+    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: this.fetch });
+    // The SDK's own URL and credentials (base URL, OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment).
+    const base = this.client.baseURL;
+    this.chatURL = `${base}${base.endsWith('/') ? '' : '/'}chat/completions`;
+    this.headers = { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` };
+    if (this.client.organization) this.headers['openai-organization'] = this.client.organization;
+    if (this.client.project) this.headers['openai-project'] = this.client.project;
+  }
+
+  /**
+   * `POST /chat/completions` as `client.chat.completions.create(body)` makes it (no retries), failing with the SDK's
+   * own error classes (`APIError.generate` for HTTP errors, `APIConnectionError`, `APIConnectionTimeoutError`,
+   * `APIUserAbortError`), without the SDK's per-request machinery: its header merging, request logging and response
+   * wrapping cost more client CPU than the HTTP exchange itself at hundreds of calls per second (llm bench).
+   * The timeout covers the whole exchange, body included.
+   */
+  private async postChatCompletion(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+    if (signal?.aborted) throw new APIUserAbortError();
+    const controller = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, this.opts.policy.timeoutMs);
+    const unlink = signal ? onAbort(signal, () => controller.abort()) : undefined;
+    let response: Response;
+    let text: string;
+    try {
+      response = await this.fetch(this.chatURL, { method: 'POST', headers: this.headers, body: JSON.stringify(body), signal: controller.signal });
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw new APIUserAbortError();
+      if (timedOut) throw new APIConnectionTimeoutError();
+      throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
+    } finally {
+      clearTimeout(timer);
+      unlink?.();
+    }
+    if (!response.ok) {
+      const json = safeJson(text);
+      throw APIError.generate(response.status, json as object | undefined, json ? undefined : text, response.headers);
+    }
+    // As the SDK: a JSON body is parsed (a SyntaxError if it is not JSON), anything else is handed over as text.
+    const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim();
+    return mediaType?.includes('application/json') || mediaType?.endsWith('+json') ? JSON.parse(text) : text;
   }
 
   async send(
@@ -165,12 +223,8 @@ export class OpenAITransport {
       await limiter.acquire(signal);
       made = attempt;
       let c: Classified;
-      // The SDK adds an abort listener to the signal it is given and never removes it: give it a per-attempt signal,
-      // linked to the run's, so the run's signal does not collect one listener per call (a leak, and quadratic).
-      const attemptController = signal ? new AbortController() : undefined;
-      const unlink = attemptController ? onAbort(signal!, () => attemptController.abort(signal!.reason)) : undefined;
       try {
-        const res = await this.client.chat.completions.create(body as never, { signal: attemptController?.signal, timeout: policy.timeoutMs, maxRetries: 0 });
+        const res = await this.postChatCompletion(body, signal);
         const response = toResponse(res);
         limiter.onSuccess();
         return { response, attempts: attempt };
@@ -180,7 +234,6 @@ export class OpenAITransport {
         c.reason = redact(c.reason, this.opts.apiKey);
         if (c.rateLimited) limiter.onRateLimited();
       } finally {
-        unlink?.();
         limiter.release();
       }
       last = c;
