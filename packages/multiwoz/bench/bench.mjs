@@ -1,5 +1,11 @@
 #!/usr/bin/env node
-// Benchmark: a full evaluation (BLEU + Inform/Success + richness) of one predictions file on the full MultiWOZ test
+// Benchmark 1 (issue 12's target): `dialeval multiwoz FILE --success --richness` on the full test set, whole process
+// (node start-up, imports, data loading, evaluation, output), several repetitions, median wall time and median peak
+// RSS; target: peak RSS at or below mwzeval's and at least 20 times faster than it, both measured here when mwzeval
+// can run (else "reference not measured").
+//   MULTIWOZ_BENCH_REPS=7 pnpm bench
+//
+// Benchmark 2: a full evaluation (BLEU + Inform/Success + richness) of one predictions file on the full MultiWOZ test
 // set, wall time and peak memory, each file in a fresh process; beside the Python reference (mwzeval) when installed.
 //
 //   pnpm bench                                  (builds dist/ first; measures the built package)
@@ -10,7 +16,8 @@
 // BLEU is then timed against a stand-in reference set of the same size (another system's normalised responses): the
 // same work (7,372 segments), not the mwz22 score.
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -77,6 +84,113 @@ async function child(name) {
   );
 }
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+const MIB = 1024 * 1024;
+const PYTHON_NEEDS = 'python3 with mwzeval (and its dependencies: sacrebleu, fuzzywuzzy, python-Levenshtein, sacremoses, lexical_diversity) importable';
+
+/** A data directory in mwzeval's layout for the CLI: the installed resource set, else links to ../shared files. */
+async function cliDataDir(m) {
+  try {
+    if (!m) throw new Error('package not built');
+    return { dir: await m.resolveMultiwozDataDir({ required: ['goals.json', 'booked_domains.json'] }), cleanup: () => {} };
+  } catch {
+    const dir = mkdtempSync(join(tmpdir(), 'mwz-bench-'));
+    mkdirSync(join(dir, 'database'));
+    for (const f of ['restaurant_db.json', 'restaurant_db.v2022.json', 'attraction_db.json', 'hotel_db.json', 'train_db.json']) {
+      if (existsSync(join(SHARED, 'data', 'database', f))) symlinkSync(join(SHARED, 'data', 'database', f), join(dir, 'database', f));
+    }
+    symlinkSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), join(dir, 'goals.json'));
+    symlinkSync(join(SHARED, 'data', 'booked_domains.json'), join(dir, 'booked_domains.json'));
+    return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+  }
+}
+
+/** Runs a command `reps` times; median whole-process wall time (ms), peak RSS (MiB) and CPU time (ms). */
+function measureProcess(command, args, reps, env = {}) {
+  const walls = [];
+  const rss = [];
+  const cpu = [];
+  const probeFile = join(tmpdir(), `mwz-bench-rss-${process.pid}.json`);
+  let stdout = '';
+  for (let i = 0; i < reps; i++) {
+    const started = performance.now();
+    const r = spawnSync(command, args, { encoding: 'utf8', env: { ...process.env, ...env, BENCH_RSS_FILE: probeFile }, maxBuffer: 64 * MIB });
+    walls.push(performance.now() - started);
+    if (r.status !== 0) return { error: (r.stderr || String(r.error ?? '')).trim().split('\n').pop() };
+    stdout = r.stdout;
+    const probe = JSON.parse(readFileSync(probeFile, 'utf8'));
+    rss.push(probe.maxRssKiB / 1024);
+    cpu.push(probe.cpuUs / 1000);
+  }
+  rmSync(probeFile, { force: true });
+  return { wallMs: median(walls), rssMiB: median(rss), cpuMs: median(cpu), walls, rss, stdout };
+}
+
+/** mwzeval's Success + richness of one file, whole process (imports included), or why it was not measured. */
+function pythonSuccessRichness(name, reps) {
+  const probe = spawnSync('python3', ['-c', 'import mwzeval.metrics'], { encoding: 'utf8' });
+  if (probe.error || probe.status !== 0) return { skipped: `reference not measured (needs ${PYTHON_NEEDS})` };
+  const script = [
+    'import json, os, resource, atexit',
+    'atexit.register(lambda: open(os.environ["BENCH_RSS_FILE"], "w").write(json.dumps({"maxRssKiB": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss, "cpuUs": 0})))',
+    'from mwzeval.metrics import Evaluator',
+    `data = json.load(open(${JSON.stringify(join(SHARED, 'predictions', `${name}.json`))}))`,
+    'r = Evaluator(bleu=False, success=True, richness=True).evaluate(data)',
+    'print(json.dumps({"inform": r["success"]["inform"]["total"], "success": r["success"]["success"]["total"]}))',
+  ].join('\n');
+  const m = measureProcess('python3', ['-c', script], reps);
+  if (m.error) return { skipped: `reference not measured (mwzeval failed: ${m.error})` };
+  return m;
+}
+
+async function successRichness(names, m) {
+  const reps = Math.max(1, Number(process.env.MULTIWOZ_BENCH_REPS ?? 5));
+  const bin = join(root, '..', '..', 'apps', 'cli', 'dist', 'bin.js');
+  process.stdout.write(`\n[1] dialeval multiwoz FILE --success --richness, whole process, median of ${reps}\n`);
+  if (!existsSync(bin)) {
+    process.stdout.write('  not measured: the CLI is not built (run `pnpm build` first)\n');
+    return;
+  }
+  const { dir, cleanup } = await cliDataDir(m);
+  try {
+    for (const name of names) {
+      const file = join(SHARED, 'predictions', `${name}.json`);
+      const ours = measureProcess(process.execPath, ['--require', join(here, 'rss-probe.cjs'), bin, 'multiwoz', file, '--success', '--richness', '--data', dir], reps);
+      if (ours.error) {
+        process.stdout.write(`${name}: FAILED (${ours.error})\n`);
+        process.exitCode = 1;
+        continue;
+      }
+      const scores = /Inform ([\d.]+)\s+Success ([\d.]+)/.exec(ours.stdout.replace(/\n/g, ' '));
+      const py = pythonSuccessRichness(name, reps);
+      process.stdout.write(
+        `${name}: ${ours.wallMs.toFixed(0)} ms wall (CPU ${ours.cpuMs.toFixed(0)} ms), peak RSS ${ours.rssMiB.toFixed(1)} MiB ` +
+          `(runs: ${ours.walls.map((x) => x.toFixed(0)).join(', ')} ms; ${ours.rss.map((x) => x.toFixed(1)).join(', ')} MiB)` +
+          `${scores ? `; Inform ${scores[1]}, Success ${scores[2]}` : ''}\n`,
+      );
+      if (py.skipped) {
+        process.stdout.write(
+          `  mwzeval: ${py.skipped}\n` +
+            `  target peak RSS <= mwzeval's: not verified here (issue 12 quotes ~102 MiB measured elsewhere: ${ours.rssMiB <= 102 ? 'below it' : 'NOT below it'})\n` +
+            '  target >= 20x faster than mwzeval: not verified here\n',
+        );
+      } else {
+        const ratio = py.wallMs / ours.wallMs;
+        process.stdout.write(
+          `  mwzeval measured here: ${py.wallMs.toFixed(0)} ms wall, peak RSS ${py.rssMiB.toFixed(1)} MiB\n` +
+            `  target peak RSS <= mwzeval's: ${ours.rssMiB <= py.rssMiB ? 'met' : 'NOT met'} (${ours.rssMiB.toFixed(1)} vs ${py.rssMiB.toFixed(1)} MiB)\n` +
+            `  target >= 20x faster than mwzeval: ${ratio >= 20 ? 'met' : 'NOT met'} (${ratio.toFixed(1)}x)\n`,
+        );
+      }
+    }
+  } finally {
+    cleanup();
+  }
+}
+
 function pythonReference(name) {
   const probe = spawnSync('python3', ['-c', 'import mwzeval, sacrebleu, fuzzywuzzy, Levenshtein, sacremoses, lexical_diversity'], { encoding: 'utf8' });
   if (probe.error || probe.status !== 0) {
@@ -108,6 +222,8 @@ async function main() {
     `@eval/multiwoz: BLEU + Inform/Success + richness of one predictions file on the full test set, fresh process each ` +
       `(${built ? 'built dist/' : 'sources via tsx: run `pnpm build` for the published figures'}); load average ${load.toFixed(1)} on ${(await import('node:os')).cpus().length} cores\n`,
   );
+  await successRichness(names, built ? await import(pathToFileURL(join(root, 'dist', 'index.js')).href) : undefined);
+  process.stdout.write('\n[2] BLEU + Inform/Success + richness through the package API, fresh process each\n');
   const args = built ? [fileURLToPath(import.meta.url)] : ['--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
   for (const name of names) {
     const started = performance.now();
