@@ -140,6 +140,11 @@ function targetOf(input: string | URL): Target | null {
 function plainHeaders(h: ConstructorParameters<typeof Headers>[0]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
+  if (Object.getPrototypeOf(h) === Object.prototype) {
+    // A plain record (the transport's own chat calls): undici's `Headers` would validate and sort it on every call.
+    for (const k in h as Record<string, string>) out[k.toLowerCase()] = String((h as Record<string, string>)[k]);
+    return out;
+  }
   // The SDK hands over a `Headers`: read it as it is rather than copying it into another one.
   (h instanceof Headers ? h : new Headers(h)).forEach((v, k) => {
     out[k] = v;
