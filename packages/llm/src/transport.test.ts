@@ -245,7 +245,7 @@ describe('the chat-completion request (sent without the SDK request pipeline, as
       expect((await transport.send(body)).response).toEqual({ text: 'hi', finishReason: 'stop' });
       expect(seen[0]).toEqual({
         url: 'http://127.0.0.1:9/v1/chat/completions',
-        headers: { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'openai-organization': 'org-test', 'openai-project': 'proj-test' },
+        headers: { accept: 'application/json', 'content-type': 'application/json', 'user-agent': expect.stringMatching(/^OpenAI\/JS \d/), authorization: `Bearer ${KEY}`, 'openai-organization': 'org-test', 'openai-project': 'proj-test' },
         body,
       });
       // 400: the SDK's BadRequestError message ("400 <error.message>"), not retried

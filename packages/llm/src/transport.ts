@@ -1,3 +1,4 @@
+import { VERSION as SDK_VERSION } from 'openai/version';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatUsage, FinishReason } from '@eval/core';
 import type { CachedResponse } from './cache';
@@ -168,7 +169,7 @@ export class OpenAITransport {
     // The SDK's own URL and credentials (base URL, OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment).
     const base = this.client.baseURL;
     this.chatURL = `${base}${base.endsWith('/') ? '' : '/'}chat/completions`;
-    this.headers = { accept: 'application/json', 'content-type': 'application/json', authorization: `Bearer ${opts.apiKey}` };
+    this.headers = { accept: 'application/json', 'content-type': 'application/json', 'user-agent': `OpenAI/JS ${SDK_VERSION}`, authorization: `Bearer ${opts.apiKey}` };
     if (this.client.organization) this.headers['openai-organization'] = this.client.organization;
     if (this.client.project) this.headers['openai-project'] = this.client.project;
   }
