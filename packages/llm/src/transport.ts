@@ -197,7 +197,9 @@ export class OpenAITransport {
       text = await response.text();
     } catch (error) {
       if (signal?.aborted) throw new APIUserAbortError();
-      if (timedOut) throw new APIConnectionTimeoutError();
+      // As the SDK: our timeout, or a connection error that says it timed out (ETIMEDOUT...), is a timeout.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      if (timedOut || /timed? ?out/i.test(String(error) + (cause ? String(cause) : ''))) throw new APIConnectionTimeoutError();
       throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
     } finally {
       clearTimeout(timer);
