@@ -4,7 +4,7 @@ import type { ChatUsage, FinishReason } from '@eval/core';
 import type { CachedResponse } from './cache';
 import { onAbort } from './abort';
 import { LlmCallError } from './errors';
-import { leanFetch } from './http-fetch';
+import { leanFetch, leanFetchWith } from './http-fetch';
 import type { AdaptiveLimiter } from './limiter';
 
 export interface RetryPolicy {
@@ -158,14 +158,12 @@ export class OpenAITransport {
   readonly client: OpenAI;
   private readonly opts: TransportOptions;
 
-  private readonly fetch: typeof fetch;
   private readonly chatURL: string;
   private readonly headers: Record<string, string>;
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
-    this.fetch = opts.fetch ?? leanFetch;
-    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: this.fetch });
+    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: opts.fetch ?? leanFetch });
     // The SDK's own URL and credentials (base URL, OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment).
     const base = this.client.baseURL;
     this.chatURL = `${base}${base.endsWith('/') ? '' : '/'}chat/completions`;
@@ -183,17 +181,39 @@ export class OpenAITransport {
    */
   private async postChatCompletion(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
     if (signal?.aborted) throw new APIUserAbortError();
-    const controller = new AbortController();
+    const timeoutMs = this.opts.policy.timeoutMs;
+    const init: RequestInit = { method: 'POST', headers: this.headers, body: JSON.stringify(body) };
     let timedOut = false;
-    const timer = setTimeout(() => {
-      timedOut = true;
-      controller.abort();
-    }, this.opts.policy.timeoutMs);
-    const unlink = signal ? onAbort(signal, () => controller.abort()) : undefined;
+    let release: (() => void) | undefined;
     let response: Response;
     let text: string;
     try {
-      response = await this.fetch(this.chatURL, { method: 'POST', headers: this.headers, body: JSON.stringify(body), signal: controller.signal });
+      if (this.opts.fetch) {
+        const controller = new AbortController();
+        const timer = setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+        const unlink = signal ? onAbort(signal, () => controller.abort()) : undefined;
+        release = () => {
+          clearTimeout(timer);
+          unlink?.();
+        };
+        response = await this.opts.fetch(this.chatURL, { ...init, signal: controller.signal });
+      } else {
+        // The default fetch reads the body before it resolves: the timeout covers the whole exchange.
+        response = await leanFetchWith(this.chatURL, init, (cancel) => {
+          const timer = setTimeout(() => {
+            timedOut = true;
+            cancel(new Error('timed out'));
+          }, timeoutMs);
+          const unlink = signal ? onAbort(signal, () => cancel(new Error('aborted'))) : undefined;
+          return () => {
+            clearTimeout(timer);
+            unlink?.();
+          };
+        });
+      }
       text = await response.text();
     } catch (error) {
       if (signal?.aborted) throw new APIUserAbortError();
@@ -202,8 +222,7 @@ export class OpenAITransport {
       if (timedOut || /timed? ?out/i.test(String(error) + (cause ? String(cause) : ''))) throw new APIConnectionTimeoutError();
       throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
     } finally {
-      clearTimeout(timer);
-      unlink?.();
+      release?.();
     }
     if (!response.ok) {
       const json = safeJson(text);
