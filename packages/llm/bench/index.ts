@@ -1,13 +1,14 @@
 // Benchmarks of @eval/llm (run by `pnpm bench`; printed as ratios, not asserted in tests).
-// 1. 2,000 calls at concurrency 50 against the test server with a fixed 50 ms latency: wall time / ideal
-//    (calls / concurrency x latency) must stay within 1.15.
+// 1. 1,000 calls at concurrency 200 against the test server with a fixed 50 ms latency (issue 12): wall time / ideal
+//    (ceil(calls / concurrency) x latency) must stay within 1.3; then 2,000 calls at concurrency 50, within 1.15. Each
+//    prints the client's CPU time per call (user + system), which a busy machine inflates far less than wall time.
 // 2. A fully cached re-run of 10,000 calls (fresh journal, every answer from the disk cache) must take under 2 s.
-// Diagnostics: BENCH_CACHE=off runs the throughput bench without the disk cache; BENCH_TMP=/dev/shm puts its cache on
+// BENCH_ONLY=c200|c50|cached runs one of them. Diagnostics: BENCH_CACHE=off runs the throughput bench without the disk cache; BENCH_TMP=/dev/shm puts its cache on
 // tmpfs (the cache appends to one segment file per run; creating a file per entry used to cost about 1 ms of kernel
 // time each on this machine's busy ext4 /tmp).
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLlm } from '../src/index';
 import { startTestServer } from '../src/testing/index';
@@ -15,10 +16,7 @@ import { startTestServer } from '../src/testing/index';
 const KEY_ENV = 'DIALEVAL_BENCH_KEY';
 process.env[KEY_ENV] = 'bench-dummy-key';
 
-async function throughput(): Promise<boolean> {
-  const calls = 2000;
-  const concurrency = 50;
-  const latency = 50;
+async function throughput({ calls, concurrency, latency, target }: { calls: number; concurrency: number; latency: number; target: number }): Promise<boolean> {
   // The test server runs in its own process: on a 2-core machine, client and server sharing one thread would
   // measure the server's CPU, not the runtime's overhead.
   const child = spawn(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', join(import.meta.dirname, 'server-process.ts'), JSON.stringify({ latencyMs: latency })], {
@@ -45,11 +43,11 @@ async function throughput(): Promise<boolean> {
     const ms = performance.now() - t0;
     const cpu = process.cpuUsage(cpu0);
     await llm.close();
-    const ideal = (calls / concurrency) * latency;
+    const ideal = Math.ceil(calls / concurrency) * latency;
     const ratio = ms / ideal;
-    const ok = summary.calls === calls && summary.failed === 0 && ratio <= 1.15;
+    const ok = summary.calls === calls && summary.failed === 0 && ratio <= target;
     console.log(
-      `llm throughput: ${calls} calls, concurrency ${concurrency}, ${latency} ms latency: ${ms.toFixed(0)} ms vs ideal ${ideal} ms -> ratio ${ratio.toFixed(3)} (target <= 1.15) ${ok ? 'OK' : 'FAIL'}; client CPU ${((cpu.user + cpu.system) / 1000 / calls).toFixed(3)} ms/call (user ${(cpu.user / 1000 / calls).toFixed(3)}, system ${(cpu.system / 1000 / calls).toFixed(3)})`,
+      `llm throughput: ${calls} calls, concurrency ${concurrency}, ${latency} ms latency: ${ms.toFixed(0)} ms vs ideal ${ideal} ms -> ratio ${ratio.toFixed(3)} (target <= ${target}) ${ok ? 'OK' : 'FAIL'}; client CPU ${((cpu.user + cpu.system) / 1000 / calls).toFixed(3)} ms/call (user ${(cpu.user / 1000 / calls).toFixed(3)}, system ${(cpu.system / 1000 / calls).toFixed(3)}); load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores (the wall ratio needs a quiet machine)`,
     );
     return ok;
   } finally {
@@ -84,5 +82,9 @@ async function cachedRerun(): Promise<boolean> {
   }
 }
 
-const results = [await throughput(), await cachedRerun()];
+const only = process.env.BENCH_ONLY;
+const results: boolean[] = [];
+if (!only || only === 'c200') results.push(await throughput({ calls: 1000, concurrency: 200, latency: 50, target: 1.3 }));
+if (!only || only === 'c50') results.push(await throughput({ calls: 2000, concurrency: 50, latency: 50, target: 1.15 }));
+if (!only || only === 'cached') results.push(await cachedRerun());
 if (results.some((r) => !r)) process.exitCode = 1;

@@ -140,6 +140,11 @@ function targetOf(input: string | URL): Target | null {
 function plainHeaders(h: ConstructorParameters<typeof Headers>[0]): Record<string, string> {
   const out: Record<string, string> = {};
   if (!h) return out;
+  if (Object.getPrototypeOf(h) === Object.prototype) {
+    // A plain record (the transport's own chat calls): undici's `Headers` would validate and sort it on every call.
+    for (const k in h as Record<string, string>) out[k.toLowerCase()] = String((h as Record<string, string>)[k]);
+    return out;
+  }
   // The SDK hands over a `Headers`: read it as it is rather than copying it into another one.
   (h instanceof Headers ? h : new Headers(h)).forEach((v, k) => {
     out[k] = v;
@@ -154,8 +159,25 @@ function plainHeaders(h: ConstructorParameters<typeof Headers>[0]): Record<strin
  * Why: undici's fetch spends most of its CPU in web streams; at hundreds of calls per second that becomes the
  * bottleneck of a run on a small machine.
  */
-export const leanFetch: typeof fetch = async (input, init) => {
+export const leanFetch: typeof fetch = (input, init) => leanFetchWith(input, init);
+
+/**
+ * Arranges for `cancel(error)` to be called when a request must stop (timeout, the run's signal) and returns the
+ * function that undoes this once the response is complete.
+ */
+export type CancelBinding = (cancel: (error: unknown) => void) => () => void;
+
+/**
+ * {@link leanFetch}, with cancellation given by `bind` instead of `init.signal` when `bind` is given: the transport
+ * cancels on a timer and on the run's signal without an `AbortController` and an `EventTarget` listener per call
+ * (about a tenth of the client's CPU per call at concurrency 200). With `bind`, the URL must be http(s) and the body
+ * a string or absent.
+ */
+export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: RequestInit, bind?: CancelBinding): Promise<Response> {
   const body = init?.body;
+  if (bind && ((body !== undefined && body !== null && typeof body !== 'string') || (typeof input !== 'string' && !(input instanceof URL)) || !targetOf(input))) {
+    throw new TypeError('fetch failed', { cause: new Error('leanFetchWith: an http(s) URL and a string body are required') });
+  }
   if ((body !== undefined && body !== null && typeof body !== 'string') || typeof input !== 'string' && !(input instanceof URL)) {
     return fetch(input, init);
   }
@@ -171,15 +193,20 @@ export const leanFetch: typeof fetch = async (input, init) => {
     const options = { ...target.options, method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http };
     const req = (isHttps ? httpsRequest : httpRequest)(options);
     let settled = false;
-    const onAbort = () => {
+    const cancel = (error: unknown) => {
       req.destroy();
       if (!settled) {
         settled = true;
-        reject(abortError(signal!));
+        reject(error);
       }
     };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    const done = () => signal?.removeEventListener('abort', onAbort);
+    let done: () => void;
+    if (bind) done = bind(cancel);
+    else if (signal) {
+      const onAbort = () => cancel(abortError(signal));
+      signal.addEventListener('abort', onAbort, { once: true });
+      done = () => signal.removeEventListener('abort', onAbort);
+    } else done = () => {};
     req.on('error', (error) => {
       done();
       if (!settled) {
@@ -228,4 +255,4 @@ export const leanFetch: typeof fetch = async (input, init) => {
     });
     req.end(body ?? undefined);
   });
-};
+}

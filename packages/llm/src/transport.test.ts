@@ -216,3 +216,49 @@ describe('adaptive concurrency', () => {
     await cleanup();
   });
 });
+
+describe('the chat-completion request (sent without the SDK request pipeline, as the SDK sends it)', () => {
+  it('posts to <baseURL>/chat/completions with the SDK credentials, and fails with the SDK error classes', async () => {
+    const seen: Array<{ url: string; headers: Record<string, string>; body: unknown }> = [];
+    const replies: Array<() => Response> = [
+      () => new Response(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }), { status: 200, headers: { 'content-type': 'application/json' } }),
+      () => new Response(JSON.stringify({ error: { message: 'bad request body' } }), { status: 400, headers: { 'content-type': 'application/json' } }),
+      () => new Response('upstream down', { status: 503 }),
+      () => new Response(JSON.stringify({ choices: [{ message: { content: 'again' }, finish_reason: 'length' }] }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+    ];
+    const fakeFetch = (async (url: string, init: RequestInit) => {
+      seen.push({ url: String(url), headers: init.headers as Record<string, string>, body: JSON.parse(init.body as string) });
+      return replies.shift()!();
+    }) as unknown as typeof fetch;
+    const saved = { org: process.env.OPENAI_ORG_ID, project: process.env.OPENAI_PROJECT_ID };
+    process.env.OPENAI_ORG_ID = 'org-test';
+    process.env.OPENAI_PROJECT_ID = 'proj-test';
+    try {
+      const transport = new OpenAITransport({
+        apiKey: KEY,
+        baseURL: 'http://127.0.0.1:9/v1/',
+        limiter: new AdaptiveLimiter(1),
+        policy: { maxAttempts: 2, timeoutMs: 5000, backoffBaseMs: 1, backoffMaxMs: 2 },
+        fetch: fakeFetch,
+      });
+      const body = { model: 'm', messages: [{ role: 'user', content: 'q' }], max_tokens: 5 };
+      expect((await transport.send(body)).response).toEqual({ text: 'hi', finishReason: 'stop' });
+      expect(seen[0]).toEqual({
+        url: 'http://127.0.0.1:9/v1/chat/completions',
+        headers: { accept: 'application/json', 'content-type': 'application/json', 'user-agent': expect.stringMatching(/^OpenAI\/JS \d/), authorization: `Bearer ${KEY}`, 'openai-organization': 'org-test', 'openai-project': 'proj-test' },
+        body,
+      });
+      // 400: the SDK's BadRequestError message ("400 <error.message>"), not retried
+      await expect(transport.send(body)).rejects.toMatchObject({ message: 'HTTP 400: 400 bad request body (not retryable)', status: 400, retryable: false });
+      // 503 with a text body: retried, then answered
+      const retried = await transport.send(body);
+      expect(retried).toMatchObject({ attempts: 2, response: { text: 'again', finishReason: 'length' } });
+      expect(seen).toHaveLength(4);
+    } finally {
+      for (const [k, v] of [['OPENAI_ORG_ID', saved.org], ['OPENAI_PROJECT_ID', saved.project]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+});

@@ -1,9 +1,10 @@
+import { VERSION as SDK_VERSION } from 'openai/version';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { ChatUsage, FinishReason } from '@eval/core';
 import type { CachedResponse } from './cache';
 import { onAbort } from './abort';
 import { LlmCallError } from './errors';
-import { leanFetch } from './http-fetch';
+import { leanFetch, leanFetchWith } from './http-fetch';
 import type { AdaptiveLimiter } from './limiter';
 
 export interface RetryPolicy {
@@ -119,6 +120,15 @@ function classify(error: unknown): Classified {
 
 class MalformedResponseError extends Error {}
 
+/** The SDK's `safeJSON`: the parsed body, or `undefined` when it is not JSON. */
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+}
+
 function finishReasonOf(raw: unknown): FinishReason {
   switch (raw) {
     case 'stop':
@@ -167,9 +177,79 @@ export class OpenAITransport {
   /** Whether the endpoint ever answered: until it has, a refused connection or an unknown host is not retried. */
   private reached = false;
 
+  private readonly chatURL: string;
+  private readonly headers: Record<string, string>;
+
   constructor(opts: TransportOptions) {
     this.opts = opts;
     this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: opts.fetch ?? leanFetch });
+    // The SDK's own URL and credentials (base URL, OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment).
+    const base = this.client.baseURL;
+    this.chatURL = `${base}${base.endsWith('/') ? '' : '/'}chat/completions`;
+    this.headers = { accept: 'application/json', 'content-type': 'application/json', 'user-agent': `OpenAI/JS ${SDK_VERSION}`, authorization: `Bearer ${opts.apiKey}` };
+    if (this.client.organization) this.headers['openai-organization'] = this.client.organization;
+    if (this.client.project) this.headers['openai-project'] = this.client.project;
+  }
+
+  /**
+   * `POST /chat/completions` as `client.chat.completions.create(body)` makes it (no retries), failing with the SDK's
+   * own error classes (`APIError.generate` for HTTP errors, `APIConnectionError`, `APIConnectionTimeoutError`,
+   * `APIUserAbortError`), without the SDK's per-request machinery: its header merging, request logging and response
+   * wrapping cost more client CPU than the HTTP exchange itself at hundreds of calls per second (llm bench).
+   * The timeout covers the whole exchange, body included.
+   */
+  private async postChatCompletion(body: Record<string, unknown>, signal: AbortSignal | undefined): Promise<unknown> {
+    if (signal?.aborted) throw new APIUserAbortError();
+    const timeoutMs = this.opts.policy.timeoutMs;
+    const init: RequestInit = { method: 'POST', headers: this.headers, body: JSON.stringify(body) };
+    let timedOut = false;
+    let release: (() => void) | undefined;
+    let response: Response;
+    let text: string;
+    try {
+      if (this.opts.fetch) {
+        const controller = new AbortController();
+        const timer = setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, timeoutMs);
+        const unlink = signal ? onAbort(signal, () => controller.abort()) : undefined;
+        release = () => {
+          clearTimeout(timer);
+          unlink?.();
+        };
+        response = await this.opts.fetch(this.chatURL, { ...init, signal: controller.signal });
+      } else {
+        // The default fetch reads the body before it resolves: the timeout covers the whole exchange.
+        response = await leanFetchWith(this.chatURL, init, (cancel) => {
+          const timer = setTimeout(() => {
+            timedOut = true;
+            cancel(new Error('timed out'));
+          }, timeoutMs);
+          const unlink = signal ? onAbort(signal, () => cancel(new Error('aborted'))) : undefined;
+          return () => {
+            clearTimeout(timer);
+            unlink?.();
+          };
+        });
+      }
+      text = await response.text();
+    } catch (error) {
+      if (signal?.aborted) throw new APIUserAbortError();
+      // As the SDK: our timeout, or a connection error that says it timed out (ETIMEDOUT...), is a timeout.
+      const cause = (error as { cause?: unknown } | null)?.cause;
+      if (timedOut || /timed? ?out/i.test(String(error) + (cause ? String(cause) : ''))) throw new APIConnectionTimeoutError();
+      throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
+    } finally {
+      release?.();
+    }
+    if (!response.ok) {
+      const json = safeJson(text);
+      throw APIError.generate(response.status, json as object | undefined, json ? undefined : text, response.headers);
+    }
+    // As the SDK: a JSON body is parsed (a SyntaxError if it is not JSON), anything else is handed over as text.
+    const mediaType = response.headers.get('content-type')?.split(';')[0]?.trim();
+    return mediaType?.includes('application/json') || mediaType?.endsWith('+json') ? JSON.parse(text) : text;
   }
 
   async send(
@@ -184,12 +264,8 @@ export class OpenAITransport {
       await limiter.acquire(signal);
       made = attempt;
       let c: Classified;
-      // The SDK adds an abort listener to the signal it is given and never removes it: give it a per-attempt signal,
-      // linked to the run's, so the run's signal does not collect one listener per call (a leak, and quadratic).
-      const attemptController = signal ? new AbortController() : undefined;
-      const unlink = attemptController ? onAbort(signal!, () => attemptController.abort(signal!.reason)) : undefined;
       try {
-        const res = await this.client.chat.completions.create(body as never, { signal: attemptController?.signal, timeout: policy.timeoutMs, maxRetries: 0 });
+        const res = await this.postChatCompletion(body, signal);
         const response = toResponse(res);
         this.reached = true;
         limiter.onSuccess();
@@ -203,7 +279,6 @@ export class OpenAITransport {
         if (c.errno && UNREACHABLE_ERRNOS.has(c.errno) && !this.reached) c.retryable = false;
         if (c.rateLimited) limiter.onRateLimited();
       } finally {
-        unlink?.();
         limiter.release();
       }
       last = c;
