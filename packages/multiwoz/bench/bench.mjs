@@ -14,8 +14,8 @@
 // Otherwise it prints "reference not measured: <why>" and no ratio.
 // Data for this package: ../shared/multiwoz (predictions, database, booked domains, reconstructed test goals).
 import { spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
-import { cpus, loadavg } from 'node:os';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -96,11 +96,30 @@ async function main() {
   // the V8 setting `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
   const v8 = ['--semi-space-growth-factor=1'];
   const nodeArgs = built ? [...v8, fileURLToPath(import.meta.url)] : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
+  const cliBin = join(root, '..', '..', 'apps', 'cli', 'dist', 'bin.js');
+  const cli = built && existsSync(cliBin) ? cliBin : undefined;
+  let data;
+  // mwzeval's data/ layout from the reference data (the reconstructed test goals), as links
+  const dataDir = () => {
+    if (data) return data;
+    data = mkdtempSync(join(tmpdir(), 'mwz-bench-'));
+    mkdirSync(join(data, 'database'));
+    for (const f of readdirSync(join(SHARED, 'data', 'database'))) symlinkSync(join(SHARED, 'data', 'database', f), join(data, 'database', f));
+    symlinkSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
+    symlinkSync(join(SHARED, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
+    return data;
+  };
+  process.on('exit', () => data && rmSync(data, { recursive: true, force: true }));
+  process.stdout.write(cli ? `ours: ${cliBin} (the built CLI)\n` : 'ours: the package in a child process (build the CLI for the published path)\n');
   for (const name of names) {
     const predictions = join(SHARED, 'predictions', `${name}.json`);
     let ours;
     try {
-      ours = measure(process.execPath, [...nodeArgs, '--child', name], { cwd: root });
+      if (cli) {
+        // the published path: the built `dialeval multiwoz FILE --success --richness` as a whole process
+        ours = measure(process.execPath, [cli, 'multiwoz', predictions, '--success', '--richness', '--data', dataDir(), '--format', 'json'], { cwd: root });
+        ours.out = { inform: ours.out.success.inform.total, success: ours.out.success.success.total };
+      } else ours = measure(process.execPath, [...nodeArgs, '--child', name], { cwd: root });
     } catch (error) {
       process.stdout.write(`${name}: FAILED ${error.message}\n`);
       process.exitCode = 1;
