@@ -1,0 +1,151 @@
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { InputError, RUN_SCHEMA_VERSION, type RunItem, type RunManifest, writeFileAtomic } from '@eval/core';
+import { reportApp } from './client/app';
+import { REPORT_CSS } from './style';
+
+/**
+ * One run as the report shows it. `manifest` is `null` for an unfinished run (a directory without `run.json`):
+ * the report then shows a banner and whatever items were written, never the run as complete.
+ */
+export interface ReportRun {
+  /** The run directory as given (shown as the run's label when the manifest has no system name). */
+  path?: string;
+  manifest: RunManifest | null;
+  items: ReadonlyArray<RunItem>;
+}
+
+/** What {@link renderReport} shows. The report recomputes nothing: metrics come from the manifests, the comparison from `compareRuns`. */
+export interface ReportInput {
+  runs: ReadonlyArray<ReportRun>;
+  /** The result of `compareRuns` (from `@eval/core`) for two or more runs, embedded and shown as given. */
+  comparison?: unknown;
+  title?: string;
+  /** Shown in the header; defaults to the current time. */
+  generatedAt?: string;
+}
+
+const LIBRARIES = [
+  { name: 'd3', file: 'd3/dist/d3.min.js' },
+  { name: '@observablehq/plot', file: '@observablehq/plot/dist/plot.umd.min.js' },
+] as const;
+
+let libraryCache: string[] | undefined;
+
+function libraries(): string[] {
+  if (libraryCache) return libraryCache;
+  const require = createRequire(import.meta.url);
+  libraryCache = LIBRARIES.map(({ file }) => {
+    const code = readFileSync(require.resolve(file), 'utf8');
+    if (/<\/script|<!--/i.test(code)) throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
+    return code;
+  });
+  return libraryCache;
+}
+
+/** JSON that is safe inside `<script type="application/json">`: no `<` (so no `</script>` or `<!--`), no line separators. */
+export function embedJson(value: unknown): string {
+  return JSON.stringify(value)
+    .replace(/</g, '\\u003c')
+    .replace(/>/g, '\\u003e')
+    .replace(/&/g, '\\u0026')
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+function sha256Base64(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('base64');
+}
+
+function runLabel(run: ReportRun, index: number): string {
+  return run.manifest?.system || run.path || `run ${index + 1}`;
+}
+
+/** Refuses what cannot be shown as one report: no run, runs of different benchmarks, a newer schema version. */
+function checkRuns(runs: ReadonlyArray<ReportRun>): string {
+  if (runs.length === 0) throw new InputError('report: no run given');
+  for (const [i, run] of runs.entries()) {
+    const version = (run.manifest as { schemaVersion?: unknown } | null)?.schemaVersion;
+    if (run.manifest && version !== RUN_SCHEMA_VERSION) {
+      throw new InputError(
+        `run schemaVersion ${String(version)} is not supported by this version of @eval/report (it reads version ${RUN_SCHEMA_VERSION}); upgrade dialeval`,
+        { file: run.path ? `${run.path}/run.json` : `run ${i + 1}`, field: ['schemaVersion'] },
+      );
+    }
+  }
+  const benchmarks = [...new Set(runs.flatMap((r) => (r.manifest ? [r.manifest.benchmark] : [])))];
+  if (benchmarks.length > 1) {
+    const list = runs.map((r, i) => `${r.path ?? runLabel(r, i)} (${r.manifest?.benchmark ?? 'unfinished'})`).join(', ');
+    throw new InputError(`report: runs of different benchmarks cannot be shown in one report: ${list}`);
+  }
+  return benchmarks[0] ?? 'unknown';
+}
+
+/**
+ * Renders one self-contained HTML document: the data as one JSON script tag, Observable Plot and d3 inlined, a
+ * Content-Security-Policy that allows only the page's own inline scripts (by hash) and no network of any kind.
+ */
+export function renderReport(input: ReportInput): string {
+  const benchmark = checkRuns(input.runs);
+  const title = input.title ?? defaultTitle(input.runs, benchmark);
+  const data = {
+    title,
+    benchmark,
+    generatedAt: input.generatedAt ?? new Date().toISOString(),
+    runs: input.runs.map((run, i) => ({ label: runLabel(run, i), path: run.path ?? null, manifest: run.manifest, items: run.items })),
+    comparison: input.comparison ?? null,
+  };
+  const app = `(${reportApp.toString()})();`;
+  const scripts = [...libraries(), app];
+  const csp = [
+    "default-src 'none'",
+    `script-src ${scripts.map((s) => `'sha256-${sha256Base64(s)}'`).join(' ')}`,
+    "style-src 'unsafe-inline'",
+    'img-src data: blob:',
+    "font-src 'none'",
+    "connect-src 'none'",
+    "media-src 'none'",
+    "object-src 'none'",
+    "frame-src 'none'",
+    "worker-src 'none'",
+    "manifest-src 'none'",
+    "base-uri 'none'",
+    "form-action 'none'",
+  ].join('; ');
+  return [
+    '<!doctype html>',
+    '<html lang="en">',
+    '<head>',
+    '<meta charset="utf-8">',
+    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">`,
+    '<meta name="viewport" content="width=device-width, initial-scale=1">',
+    '<meta name="color-scheme" content="light dark">',
+    '<meta name="generator" content="@eval/report">',
+    `<title>${escapeHtml(title)}</title>`,
+    `<style>${REPORT_CSS}</style>`,
+    '</head>',
+    '<body>',
+    `<noscript><p>This report needs JavaScript to draw its charts and tables; its data is embedded in this file as JSON (script id="report-data").</p></noscript>`,
+    '<div id="app" aria-busy="true"></div>',
+    `<script type="application/json" id="report-data">${embedJson(data)}</script>`,
+    ...scripts.map((s) => `<script>${s}</script>`),
+    '</body>',
+    '</html>',
+    '',
+  ].join('\n');
+}
+
+function defaultTitle(runs: ReadonlyArray<ReportRun>, benchmark: string): string {
+  const systems = runs.map((r, i) => runLabel(r, i));
+  return runs.length === 1 ? `${benchmark}: ${systems[0]}` : `${benchmark}: ${systems.join(' vs ')}`;
+}
+
+/** {@link renderReport} written atomically to `file`. */
+export async function writeReport(file: string, input: ReportInput): Promise<void> {
+  await writeFileAtomic(file, renderReport(input));
+}
