@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { EvalError } from '@eval/core';
 import { commands } from './commands/index';
+import { rememberCommandLine } from './run-record';
 import { UsageError } from './util';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
@@ -38,6 +39,7 @@ export function buildProgram(): Command {
 /** Runs the CLI on `argv` (without `node` and the script). Resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  rememberCommandLine(argv);
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;

@@ -5,4 +5,4 @@ export * from './chat';
 export * from './resources/index';
 export * from './python';
 export * from './python-json';
-export * from './runs/schema';
+export * from './runs/index';

@@ -357,8 +357,11 @@ function identityIndices(n: number): Uint32Array {
   return identity;
 }
 
-/** Draws `samples` resamples of `n` unit indices (with repetition) from a seeded PRNG; the buffer is reused. */
-function forEachResample(n: number, samples: number, seed: number, visit: (indices: Uint32Array) => void): void {
+/**
+ * Draws `samples` resamples of `n` unit indices (with repetition) from `seededRandom(seed)`; the buffer is reused
+ * (copy it to keep it). The loop behind `bootstrapCI`, `pairedBootstrap` and `compareRuns`.
+ */
+export function forEachResample(n: number, samples: number, seed: number, visit: (indices: Uint32Array) => void): void {
   const rand = seededRandom(seed);
   const idx = new Uint32Array(n);
   for (let s = 0; s < samples; s++) {

@@ -134,6 +134,20 @@ export interface RunBenchmark {
   benchmark: string;
   /** Recomputes every headline metric from items; items with `error` are ignored. */
   recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null>;
-  /** Headline metric name -> the item value that is its binary per-item outcome (e.g. `Success` -> `success`). */
+  /**
+   * Headline metric name -> the item value that is its binary per-item outcome (e.g. `Success` -> `success`): those
+   * metrics also get the exact McNemar test and the flipped items. A benchmark that declares no `binary` map at all
+   * gets every compared metric whose item value of the same name is boolean on every paired item treated as binary.
+   */
   binary?: Record<string, string>;
+  /**
+   * Optional fast path for resampling (`compareRuns` calls it once per comparison, then the returned function up to
+   * 4 R times): precompute per-item numeric columns or sufficient statistics from `items` once, and return a
+   * function that recomputes the headline metrics on a multiset of those items given by `indices` (positions in
+   * `items`, with repetition, in any order). It must equal `recompute(indices.map((i) => items[i]), variant)` up to
+   * floating-point summation order. Example for a corpus BLEU: keep per-item match/total n-gram counts and lengths in
+   * typed arrays, sum them over `indices`, compute BLEU from the sums. Without it, resampling calls `recompute` on
+   * each resample (correct, slower). `items` never contain an item with `error`.
+   */
+  prepare?(items: ReadonlyArray<RunItem>, variant?: string): (indices: ArrayLike<number>) => Record<string, number | null>;
 }

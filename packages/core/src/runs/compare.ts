@@ -1,0 +1,446 @@
+import { join } from 'node:path';
+import { EvalError, InputError } from '../errors';
+import { forEachResample, percentile, ratioToDouble, seededRandom } from '../stats';
+import type { RunBenchmark, RunItem, RunItemValue } from './schema';
+import type { LoadedRun } from './reader';
+import { RUN_FILES } from './writer';
+
+// ---------------------------------------------------------------------------
+// Tests
+// ---------------------------------------------------------------------------
+
+/**
+ * Exact McNemar test (spec `runs.md` section 4): `b` = units where A is 1 and B is 0, `c` = the reverse, n = b + c;
+ * p = min(1, 2 * P[X <= min(b, c)]) for X ~ Binomial(n, 1/2); p = 1 when n = 0. The binomial tail is summed exactly
+ * (BigInt) and rounded once.
+ */
+export function mcnemarExact(b: number, c: number): number {
+  if (!Number.isInteger(b) || !Number.isInteger(c) || b < 0 || c < 0) {
+    throw new EvalError('invalid_data', `mcnemarExact expects non-negative integer counts, got b=${b}, c=${c}`);
+  }
+  const n = b + c;
+  if (n === 0) return 1;
+  const k = Math.min(b, c);
+  let term = 1n; // C(n, 0)
+  let tail = 1n;
+  for (let i = 0; i < k; i++) {
+    term = (term * BigInt(n - i)) / BigInt(i + 1);
+    tail += term;
+  }
+  // 2 * tail / 2^n = tail / 2^(n-1)
+  return Math.min(1, ratioToDouble(tail, 1n << BigInt(n - 1)));
+}
+
+/**
+ * Holm's step-down adjustment (Holm 1979) of m p-values, returned in the input order: sorted ascending
+ * p(1) <= ... <= p(m), adjusted p(i) = max over j <= i of min(1, (m - j + 1) * p(j)). NaN stays NaN (and counts in m).
+ */
+export function holmAdjust(pValues: number[]): number[] {
+  const m = pValues.length;
+  const order = pValues.map((p, i) => ({ p, i })).filter((x) => !Number.isNaN(x.p)).sort((x, y) => x.p - y.p || x.i - y.i);
+  const out = pValues.map(() => Number.NaN);
+  let running = 0;
+  order.forEach(({ p, i }, j) => {
+    running = Math.max(running, Math.min(1, (m - j) * p));
+    out[i] = running;
+  });
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+// The generic (third-party) benchmark
+// ---------------------------------------------------------------------------
+
+function numeric(v: RunItemValue | undefined): number {
+  if (v === true) return 1;
+  if (v === false) return 0;
+  return typeof v === 'number' ? v : Number.NaN;
+}
+
+/**
+ * The default `RunBenchmark` for a benchmark without its own package: every item value is a metric, the mean of that
+ * value over the evaluated items where it is not null (booleans as 0/1); null when no item has it. `compareRuns`
+ * compares those named like a headline metric in `run.json`. Its `prepare` keeps one column per value.
+ */
+export const meanOfValues = (benchmark: string): RunBenchmark => {
+  const names = (items: ReadonlyArray<RunItem>): string[] => {
+    const seen = new Set<string>();
+    for (const item of items) if (item.error === undefined) for (const k of Object.keys(item.values)) seen.add(k);
+    return [...seen];
+  };
+  return {
+    benchmark,
+    recompute(items) {
+      const out: Record<string, number | null> = {};
+      for (const name of names(items)) {
+        let sum = 0;
+        let n = 0;
+        for (const item of items) {
+          if (item.error !== undefined) continue;
+          const x = numeric(item.values[name]);
+          if (Number.isNaN(x)) continue;
+          sum += x;
+          n++;
+        }
+        out[name] = n === 0 ? null : sum / n;
+      }
+      return out;
+    },
+    prepare(items) {
+      const cols = names(items).map((name) => ({ name, values: Float64Array.from(items, (item) => numeric(item.values[name])) }));
+      return (indices) => {
+        const out: Record<string, number | null> = {};
+        for (const { name, values } of cols) {
+          let sum = 0;
+          let n = 0;
+          for (let i = 0; i < indices.length; i++) {
+            const x = values[indices[i]!]!;
+            if (x === x) {
+              sum += x;
+              n++;
+            }
+          }
+          out[name] = n === 0 ? null : sum / n;
+        }
+        return out;
+      };
+    },
+  };
+};
+
+// ---------------------------------------------------------------------------
+// compareRuns
+// ---------------------------------------------------------------------------
+
+export interface CompareRunsOptions {
+  /** R: bootstrap resamples and randomisation rounds (default 10,000). */
+  resamples?: number;
+  /** Seed of the resampling (default 0); the swaps use `seededRandom(seed + 1)`. */
+  seed?: number;
+  /** Compare every pair of runs, not only each run against the first. */
+  allPairs?: boolean;
+  /** Compare runs of different benchmarks or variants anyway (the mismatches are listed in `forced`). */
+  force?: boolean;
+  /** Only these metrics (default: the headline metrics of the first run that the benchmark recomputes). */
+  metrics?: string[];
+}
+
+/** One run as `compareRuns` saw it. */
+export interface ComparedRun {
+  dir: string;
+  id: string;
+  benchmark: string;
+  variant: string;
+  system: string;
+  status: string;
+  /** Status is not `complete` (failed or missing items). */
+  partial: boolean;
+  items: number;
+  evaluated: number;
+}
+
+/** One metric of one pair. Every figure is on the paired units unless named `recorded`. */
+export interface MetricComparison {
+  name: string;
+  /** Recomputed on the paired units (`benchmark.recompute`). */
+  a: number | null;
+  b: number | null;
+  /** b - a. */
+  delta: number | null;
+  /** The figures the runs recorded in `run.json` (on all their items). */
+  recordedA: number | null;
+  recordedB: number | null;
+  /** Paired bootstrap (Koehn 2004) 95% percentile interval of B - A; null when no resample gave a value. */
+  ci: [number, number] | null;
+  /** Paired approximate randomisation (Riezler & Maxwell 2005): (1 + count(|d_r| >= |d|)) / (R + 1). */
+  pRandomization: number | null;
+  /** Exact McNemar on the item value `outcome` (binary metrics only). */
+  mcnemar: { outcome: string; b: number; c: number; p: number } | null;
+  /** The p-value that is Holm-adjusted: McNemar's for binary metrics, else the randomisation p. */
+  p: number | null;
+  /** Holm-adjusted `p` across the compared metrics of this pair. */
+  pHolm: number | null;
+  /** Binary metrics: paired item ids whose outcome went 1 -> 0 and 0 -> 1 from A to B. */
+  flipped: { oneToZero: string[]; zeroToOne: string[] } | null;
+}
+
+export interface PairComparison {
+  /** Indices into `RunComparison.runs`. */
+  a: number;
+  b: number;
+  /** Units evaluated (no `error`) in both runs: the units resampled. */
+  paired: number;
+  /** Units not evaluated in both: only in A, only in B, or failed in A or in B. */
+  unpaired: { count: number; onlyA: string[]; onlyB: string[]; failedA: string[]; failedB: string[] };
+  /** Either run is partial, or some unit did not pair. */
+  partial: boolean;
+  metrics: MetricComparison[];
+}
+
+/** The result of {@link compareRuns}: plain JSON. */
+export interface RunComparison {
+  benchmark: string;
+  variant: string;
+  /** Any run is partial, or any pair left units unpaired. */
+  partial: boolean;
+  resamples: number;
+  seed: number;
+  confidence: number;
+  /** How each figure was computed (for the reader of the JSON). */
+  methods: { ci: string; pRandomization: string; mcnemar: string; holm: string };
+  /** Mismatches overridden with `force` (e.g. `variant: "2022" vs "2023"`). */
+  forced: string[];
+  runs: ComparedRun[];
+  pairs: PairComparison[];
+}
+
+const CONFIDENCE = 0.95;
+/** Relative tolerance under which |d_r| counts as equal to |d| (summation order differs between resamples). */
+const TIE_TOLERANCE = 1e-9;
+
+const METHODS: RunComparison['methods'] = {
+  ci: 'paired bootstrap (Koehn 2004): R resamples of the paired units with replacement, the metric recomputed for A and B on each, 2.5th and 97.5th percentiles (linear interpolation) of B - A',
+  pRandomization:
+    'paired approximate randomisation (Riezler & Maxwell 2005): R rounds swapping A and B within each unit with probability 1/2; p = (1 + count(|d_r| >= |d|)) / (R + 1)',
+  mcnemar: 'exact McNemar: b = A 1 & B 0, c = A 0 & B 1, p = min(1, 2 P[X <= min(b, c)]), X ~ Binomial(b + c, 1/2)',
+  holm: "Holm step-down over the metrics of one pair, on McNemar's p for binary metrics and the randomisation p otherwise",
+};
+
+function describeRun(run: LoadedRun): ComparedRun {
+  const m = run.manifest;
+  const failed = run.items.filter((i) => i.error !== undefined).length;
+  return {
+    dir: run.dir,
+    id: m.id,
+    benchmark: m.benchmark,
+    variant: m.variant,
+    system: m.system,
+    status: m.status,
+    partial: m.status !== 'complete',
+    items: run.items.length,
+    evaluated: run.items.length - failed,
+  };
+}
+
+function checkComparable(runs: LoadedRun[], benchmark: RunBenchmark, force: boolean): string[] {
+  const forced: string[] = [];
+  const first = runs[0]!.manifest;
+  const mismatch = (run: LoadedRun, field: 'benchmark' | 'variant', expected: string, what: string) => {
+    const got = run.manifest[field];
+    if (got === expected) return;
+    const text = `${field}: ${JSON.stringify(got)} in ${run.dir} vs ${JSON.stringify(expected)} ${what}`;
+    if (!force) {
+      throw new InputError(
+        `cannot compare runs of different ${field === 'benchmark' ? 'benchmarks' : 'variants (different normalisation, method or data)'}: ` +
+          `${JSON.stringify(got)} vs ${JSON.stringify(expected)} ${what} (force to compare anyway)`,
+        { file: join(run.dir, RUN_FILES.manifest), field: [field], code: 'input_mismatch' },
+      );
+    }
+    forced.push(text);
+  };
+  for (const run of runs) mismatch(run, 'benchmark', benchmark.benchmark, 'of the recompute function');
+  for (const run of runs.slice(1)) mismatch(run, 'variant', first.variant, `in ${runs[0]!.dir}`);
+  return forced;
+}
+
+function outcome(v: RunItemValue | undefined): 0 | 1 | null {
+  if (v === true || v === 1) return 1;
+  if (v === false || v === 0) return 0;
+  return null;
+}
+
+function comparePair(
+  ra: LoadedRun,
+  rb: LoadedRun,
+  benchmark: RunBenchmark,
+  requested: string[] | undefined,
+  resamples: number,
+  seed: number,
+): Omit<PairComparison, 'a' | 'b'> {
+  const variant = ra.manifest.variant;
+  const evaluatedB = new Map<string, RunItem>();
+  const idsB = new Set<string>();
+  for (const item of rb.items) {
+    idsB.add(item.id);
+    if (item.error === undefined) evaluatedB.set(item.id, item);
+  }
+  const idsA = new Set(ra.items.map((i) => i.id));
+  const itemsA: RunItem[] = [];
+  const itemsB: RunItem[] = [];
+  const unpaired: PairComparison['unpaired'] = { count: 0, onlyA: [], onlyB: [], failedA: [], failedB: [] };
+  for (const item of ra.items) {
+    if (!idsB.has(item.id)) unpaired.onlyA.push(item.id);
+    else if (item.error !== undefined) unpaired.failedA.push(item.id);
+    else if (!evaluatedB.has(item.id)) unpaired.failedB.push(item.id);
+    else {
+      itemsA.push(item);
+      itemsB.push(evaluatedB.get(item.id)!);
+    }
+  }
+  for (const item of rb.items) if (!idsA.has(item.id)) unpaired.onlyB.push(item.id);
+  unpaired.count = unpaired.onlyA.length + unpaired.onlyB.length + unpaired.failedA.length + unpaired.failedB.length;
+  const n = itemsA.length;
+  if (n === 0) {
+    throw new InputError(`no item evaluated in both ${ra.dir} and ${rb.dir}: nothing to pair (item ids differ?)`, {
+      file: join(rb.dir, RUN_FILES.items),
+      field: ['id'],
+      code: 'input_no_pairs',
+    });
+  }
+
+  const observedA = benchmark.recompute(itemsA, variant);
+  const observedB = benchmark.recompute(itemsB, variant);
+  let names: string[];
+  if (requested && requested.length > 0) {
+    const missing = requested.filter((m) => !(m in observedA));
+    if (missing.length > 0) {
+      throw new InputError(
+        `unknown metric ${missing.map((m) => JSON.stringify(m)).join(', ')} for benchmark ${JSON.stringify(benchmark.benchmark)} ` +
+          `(recomputed: ${Object.keys(observedA).join(', ') || 'none'})`,
+        { code: 'input_unknown_metric' },
+      );
+    }
+    names = requested;
+  } else {
+    const headline = Object.keys(ra.manifest.metrics).filter((m) => m in observedA);
+    names = headline.length > 0 ? headline : Object.keys(observedA);
+  }
+
+  // Binary outcomes: declared by the benchmark, or (no `binary` map) inferred from boolean item values.
+  const binaryOf = (name: string): string | undefined => {
+    if (benchmark.binary) return benchmark.binary[name];
+    const all = (items: RunItem[]) => items.every((i) => typeof i.values[name] === 'boolean');
+    return all(itemsA) && all(itemsB) ? name : undefined;
+  };
+
+  // One pooled item list [A..., B...]: A's unit i is at i, B's at n + i; every resample is two index vectors.
+  const pooled = [...itemsA, ...itemsB];
+  const recomputeAt: (indices: ArrayLike<number>) => Record<string, number | null> = benchmark.prepare
+    ? benchmark.prepare(pooled, variant)
+    : (indices) => benchmark.recompute(Array.from(indices, (i) => pooled[i]!), variant);
+  const k = names.length;
+  const diff = (ia: Uint32Array, ib: Uint32Array, out: Float64Array) => {
+    const xa = recomputeAt(ia);
+    const xb = recomputeAt(ib);
+    for (let j = 0; j < k; j++) {
+      const a = xa[names[j]!];
+      const b = xb[names[j]!];
+      out[j] = a === null || b === null || a === undefined || b === undefined ? Number.NaN : b - a;
+    }
+  };
+
+  // Paired bootstrap: the same resampled units for A and B.
+  const boot = names.map(() => new Float64Array(resamples));
+  const ia = new Uint32Array(n);
+  const ib = new Uint32Array(n);
+  const d = new Float64Array(k);
+  let r = 0;
+  forEachResample(n, resamples, seed, (idx) => {
+    for (let i = 0; i < n; i++) {
+      ia[i] = idx[i]!;
+      ib[i] = idx[i]! + n;
+    }
+    diff(ia, ib, d);
+    for (let j = 0; j < k; j++) boot[j]![r] = d[j]!;
+    r++;
+  });
+
+  // Approximate randomisation: swap A and B within each unit with probability 1/2.
+  const observed = names.map((name) => {
+    const a = observedA[name];
+    const b = observedB[name];
+    return a === null || b === null || a === undefined || b === undefined ? Number.NaN : b - a;
+  });
+  const atLeast = new Array<number>(k).fill(0);
+  const rand = seededRandom((seed + 1) >>> 0);
+  for (let s = 0; s < resamples; s++) {
+    for (let i = 0; i < n; i++) {
+      const swap = rand() < 0.5;
+      ia[i] = swap ? i + n : i;
+      ib[i] = swap ? i : i + n;
+    }
+    diff(ia, ib, d);
+    for (let j = 0; j < k; j++) {
+      const ref = Math.abs(observed[j]!);
+      if (Math.abs(d[j]!) >= ref - TIE_TOLERANCE * Math.max(1, ref)) atLeast[j]!++;
+    }
+  }
+
+  const metrics: MetricComparison[] = names.map((name, j) => {
+    const sorted = Array.from(boot[j]!).filter((x) => !Number.isNaN(x)).sort((x, y) => x - y);
+    const alpha = (1 - CONFIDENCE) / 2;
+    const delta = Number.isNaN(observed[j]!) ? null : observed[j]!;
+    const pRandomization = delta === null ? null : (1 + atLeast[j]!) / (resamples + 1);
+    let mcnemar: MetricComparison['mcnemar'] = null;
+    let flipped: MetricComparison['flipped'] = null;
+    const value = binaryOf(name);
+    if (value !== undefined) {
+      flipped = { oneToZero: [], zeroToOne: [] };
+      for (let i = 0; i < n; i++) {
+        const a = outcome(itemsA[i]!.values[value]);
+        const b = outcome(itemsB[i]!.values[value]);
+        if (a === 1 && b === 0) flipped.oneToZero.push(itemsA[i]!.id);
+        else if (a === 0 && b === 1) flipped.zeroToOne.push(itemsA[i]!.id);
+      }
+      mcnemar = { outcome: value, b: flipped.oneToZero.length, c: flipped.zeroToOne.length, p: mcnemarExact(flipped.oneToZero.length, flipped.zeroToOne.length) };
+    }
+    return {
+      name,
+      a: observedA[name] ?? null,
+      b: observedB[name] ?? null,
+      delta,
+      recordedA: ra.manifest.metrics[name]?.value ?? null,
+      recordedB: rb.manifest.metrics[name]?.value ?? null,
+      ci: sorted.length > 0 ? [percentile(sorted, alpha), percentile(sorted, 1 - alpha)] : null,
+      pRandomization,
+      mcnemar,
+      p: mcnemar ? mcnemar.p : pRandomization,
+      pHolm: null,
+      flipped,
+    };
+  });
+  const adjusted = holmAdjust(metrics.map((m) => m.p ?? Number.NaN));
+  metrics.forEach((m, j) => {
+    m.pHolm = Number.isNaN(adjusted[j]!) ? null : adjusted[j]!;
+  });
+  return {
+    paired: n,
+    unpaired,
+    partial: ra.manifest.status !== 'complete' || rb.manifest.status !== 'complete' || unpaired.count > 0,
+    metrics,
+  };
+}
+
+/**
+ * Compares runs of one benchmark and variant (spec `runs.md` section 4): items paired by id, every headline metric
+ * recomputed on the paired units for A and B, B - A with its paired-bootstrap interval and randomisation p-value,
+ * exact McNemar and flipped items for binary metrics, Holm-adjusted p-values per pair. Each run against the first,
+ * or all pairs. Refuses (an {@link InputError}, code `input_mismatch`) different benchmarks or variants unless
+ * `force`. Seeded: the same runs, seed and R give the same result.
+ */
+export function compareRuns(runs: LoadedRun[], benchmark: RunBenchmark, options: CompareRunsOptions = {}): RunComparison {
+  if (runs.length < 2) throw new InputError(`compare needs at least two runs, got ${runs.length}`, { code: 'input_too_few_runs' });
+  const resamples = options.resamples ?? 10_000;
+  const seed = options.seed ?? 0;
+  if (!Number.isInteger(resamples) || resamples < 1) throw new InputError(`resamples must be a positive integer, got ${resamples}`, { code: 'input_error' });
+  if (!Number.isInteger(seed) || seed < 0) throw new InputError(`seed must be a non-negative integer, got ${seed}`, { code: 'input_error' });
+  const forced = checkComparable(runs, benchmark, Boolean(options.force));
+  const pairs: Array<[number, number]> = [];
+  for (let i = 0; i < runs.length; i++) {
+    for (let j = i + 1; j < runs.length; j++) if (options.allPairs || i === 0) pairs.push([i, j]);
+  }
+  const compared = pairs.map(([i, j]) => ({ a: i, b: j, ...comparePair(runs[i]!, runs[j]!, benchmark, options.metrics, resamples, seed) }));
+  const described = runs.map(describeRun);
+  return {
+    benchmark: runs[0]!.manifest.benchmark,
+    variant: runs[0]!.manifest.variant,
+    partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
+    resamples,
+    seed,
+    confidence: CONFIDENCE,
+    methods: METHODS,
+    forced,
+    runs: described,
+    pairs: compared,
+  };
+}

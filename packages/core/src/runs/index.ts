@@ -1,0 +1,4 @@
+export * from './schema';
+export * from './writer';
+export * from './reader';
+export * from './compare';

@@ -1,0 +1,210 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, rm, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { EvalError, InputError } from '../errors';
+import { writeFileAtomic, writeJsonAtomic } from '../io';
+import {
+  RUN_SCHEMA_VERSION,
+  type RunArtifact,
+  type RunFailure,
+  type RunInput,
+  type RunItem,
+  type RunLlm,
+  type RunManifest,
+  type RunMetric,
+  type RunResource,
+  type RunStatus,
+  runManifestSchema,
+} from './schema';
+
+/** File names of the run record inside a run directory. */
+export const RUN_FILES = {
+  manifest: 'run.json',
+  items: 'items.jsonl',
+  /** Written by `startRun`, removed when `run.json` is written: marks a run that started and has not finished. */
+  started: '.run-started.json',
+} as const;
+
+/** How many failures `finish` records in the manifest when the caller gives none (all are in `items.jsonl`). */
+const MAX_FAILURES = 20;
+
+export interface RunWriterInit {
+  benchmark: string;
+  /** Whatever changes the numbers (method, normalisation version, mode); runs compare only within one variant. */
+  variant: string;
+  /** The evaluated system's name. */
+  system: string;
+  /** The argument vector (never a secret). */
+  command?: string[];
+  /** Options that can change a number, defaults included (more with `setOption`). */
+  options?: Record<string, unknown>;
+  tool?: { cli?: string; packages?: Record<string, string> };
+  /** Unique run id (default: timestamp + random suffix). */
+  id?: string;
+}
+
+export interface RunFinish {
+  items: RunItem[];
+  metrics: Record<string, RunMetric>;
+  llm?: RunLlm;
+  /** Default: the first 20 items with `error`, as `{ id, reason: error }`. */
+  failures?: RunFailure[];
+  /** Units that should have been evaluated and were not (missing outputs, a stopped run): not in `items`. */
+  skipped?: number;
+  /** Default: `partial` when any item has `error` or `skipped` > 0, else `complete`. */
+  status?: RunStatus;
+}
+
+/** sha256 and size of a file, streamed. */
+async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
+  const hash = createHash('sha256');
+  let size = 0;
+  try {
+    for await (const chunk of createReadStream(path)) {
+      size += (chunk as Buffer).length;
+      hash.update(chunk as Buffer);
+    }
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') throw new InputError('file not found', { file: path, code: 'file_not_found', cause: error });
+    throw new InputError(`cannot read file (${code ?? String(error)})`, { file: path, cause: error });
+  }
+  return { size, sha256: hash.digest('hex') };
+}
+
+/**
+ * sha256 of a resource set's file list: lines `<path> <sha256>\n` sorted by path (code-unit order), hashed as UTF-8.
+ * Two directories with the same files and contents give the same digest, whatever the order they were listed in.
+ */
+export function resourceFileListSha256(files: Array<{ path: string; sha256: string }>): string {
+  const lines = files.map((f) => `${f.path} ${f.sha256}\n`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+  return createHash('sha256').update(lines.join(''), 'utf8').digest('hex');
+}
+
+function defaultRunId(now: Date): string {
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(4).toString('hex')}`;
+}
+
+/**
+ * Writes one run (spec `runs.md` sections 1-3). Create it with {@link startRun}, record inputs, resources, options and
+ * native artifacts while the command runs, then `finish` with the items and headline metrics: `items.jsonl` first,
+ * `run.json` last and atomically, so a directory without `run.json` is always an unfinished run.
+ */
+export class RunWriter {
+  readonly dir: string;
+  private readonly init: RunWriterInit;
+  private readonly createdAt: string;
+  private readonly id: string;
+  private readonly inputs: RunInput[] = [];
+  private readonly resources: RunResource[] = [];
+  private readonly artifacts: RunArtifact[] = [];
+  private readonly options: Record<string, unknown>;
+  private finished = false;
+
+  /** @internal use {@link startRun} */
+  constructor(dir: string, init: RunWriterInit, now: Date) {
+    this.dir = dir;
+    this.init = init;
+    this.createdAt = now.toISOString();
+    this.id = init.id ?? defaultRunId(now);
+    this.options = { ...(init.options ?? {}) };
+  }
+
+  /** Records an input file: role, the path as given, its size and sha256 (streamed). */
+  async addInput(role: string, path: string): Promise<void> {
+    const { size, sha256 } = await hashFile(path);
+    this.inputs.push({ role, path, size, sha256 });
+  }
+
+  /** Records a resource set (see {@link resourceFileListSha256} for its `sha256`). */
+  addResource(r: RunResource): void {
+    this.resources.push({ ...r });
+  }
+
+  /** Records a native output file; stored relative to the run directory when inside it, else absolute. */
+  addArtifact(path: string, format: string): void {
+    const abs = resolve(path);
+    const rel = relative(resolve(this.dir), abs);
+    const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+    this.artifacts.push({ path: inside ? rel.split(sep).join('/') : abs, format });
+  }
+
+  /** Records (or overrides) an option that can change a number. */
+  setOption(name: string, value: unknown): void {
+    this.options[name] = value;
+  }
+
+  /** Writes `items.jsonl`, then `run.json` atomically, and returns the manifest. */
+  async finish(r: RunFinish): Promise<RunManifest> {
+    if (this.finished) throw new EvalError('run_finished', `run ${this.dir} is already finished`);
+    const seen = new Map<string, number>();
+    r.items.forEach((item, i) => {
+      const first = seen.get(item.id);
+      if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${i + 1} share the id "${item.id}"`);
+      seen.set(item.id, i);
+    });
+    const failed = r.items.filter((i) => i.error !== undefined);
+    const skipped = r.skipped ?? 0;
+    const status: RunStatus = r.status ?? (failed.length > 0 || skipped > 0 ? 'partial' : 'complete');
+    const manifest: RunManifest = {
+      schemaVersion: RUN_SCHEMA_VERSION,
+      id: this.id,
+      benchmark: this.init.benchmark,
+      variant: this.init.variant,
+      system: this.init.system,
+      createdAt: this.createdAt,
+      finishedAt: new Date().toISOString(),
+      status,
+      tool: {
+        ...(this.init.tool?.cli !== undefined ? { cli: this.init.tool.cli } : {}),
+        packages: { ...(this.init.tool?.packages ?? {}) },
+        node: process.version,
+        platform: `${process.platform}-${process.arch}`,
+      },
+      command: [...(this.init.command ?? [])],
+      inputs: this.inputs,
+      resources: this.resources,
+      options: this.options,
+      ...(r.llm ? { llm: r.llm } : {}),
+      metrics: r.metrics,
+      counts: { items: r.items.length, evaluated: r.items.length - failed.length, failed: failed.length, skipped },
+      failures: r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! })),
+      artifacts: this.artifacts,
+    };
+    const checked = runManifestSchema.safeParse(manifest);
+    if (!checked.success) {
+      const issue = checked.error.issues[0]!;
+      throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
+    }
+    await writeFileAtomic(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
+    await writeJsonAtomic(join(this.dir, RUN_FILES.manifest), checked.data);
+    await rm(join(this.dir, RUN_FILES.started), { force: true });
+    this.finished = true;
+    return checked.data;
+  }
+}
+
+/**
+ * Starts a run in `dir` (created with its parents): removes a stale `run.json` first, so a crashed rewrite never
+ * looks complete, and leaves a marker that makes `listRuns` show the directory as `unfinished` until `finish`.
+ */
+export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
+  try {
+    const s = await stat(dir);
+    if (!s.isDirectory()) throw new InputError('run directory is a file', { file: dir });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  await mkdir(dir, { recursive: true });
+  await rm(join(dir, RUN_FILES.manifest), { force: true });
+  const now = new Date();
+  const writer = new RunWriter(dir, init, now);
+  await writeJsonAtomic(join(dir, RUN_FILES.started), {
+    benchmark: init.benchmark,
+    variant: init.variant,
+    system: init.system,
+    createdAt: now.toISOString(),
+  });
+  return writer;
+}
