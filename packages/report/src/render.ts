@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { InputError, RUN_SCHEMA_VERSION, type RunItem, type RunManifest, writeFileAtomic } from '@eval/core';
+import { dirname, join } from 'node:path';
+import { InputError, RUN_SCHEMA_VERSION, type RunComparison, type RunItem, type RunManifest, writeFileAtomic } from '@eval/core';
 import { reportApp } from './client/app';
 import { REPORT_CSS } from './style';
 
@@ -14,30 +15,47 @@ export interface ReportRun {
   path?: string;
   manifest: RunManifest | null;
   items: ReadonlyArray<RunItem>;
+  /** For an unfinished run: what its start marker says (`benchmark`, `variant`, `system`, `createdAt`), if anything. */
+  started?: { benchmark?: string; variant?: string; system?: string; createdAt?: string };
 }
 
 /** What {@link renderReport} shows. The report recomputes nothing: metrics come from the manifests, the comparison from `compareRuns`. */
 export interface ReportInput {
   runs: ReadonlyArray<ReportRun>;
   /** The result of `compareRuns` (from `@eval/core`) for two or more runs, embedded and shown as given. */
-  comparison?: unknown;
+  comparison?: RunComparison;
   title?: string;
   /** Shown in the header; defaults to the current time. */
   generatedAt?: string;
 }
 
 const LIBRARIES = [
-  { name: 'd3', file: 'd3/dist/d3.min.js' },
-  { name: '@observablehq/plot', file: '@observablehq/plot/dist/plot.umd.min.js' },
+  { name: 'd3', file: 'dist/d3.min.js' },
+  { name: '@observablehq/plot', file: 'dist/plot.umd.min.js' },
 ] as const;
+
+/** The installed package's directory (its `exports` map does not expose the UMD file, so walk up from its entry). */
+function packageDir(require: NodeJS.Require, name: string): string {
+  let dir = dirname(require.resolve(name));
+  for (;;) {
+    try {
+      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === name) return dir;
+    } catch {
+      // no package.json here
+    }
+    const up = dirname(dir);
+    if (up === dir) throw new Error(`@eval/report: cannot find the installed package ${name}`);
+    dir = up;
+  }
+}
 
 let libraryCache: string[] | undefined;
 
 function libraries(): string[] {
   if (libraryCache) return libraryCache;
   const require = createRequire(import.meta.url);
-  libraryCache = LIBRARIES.map(({ file }) => {
-    const code = readFileSync(require.resolve(file), 'utf8');
+  libraryCache = LIBRARIES.map(({ name, file }) => {
+    const code = readFileSync(join(packageDir(require, name), file), 'utf8');
     if (/<\/script|<!--/i.test(code)) throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
     return code;
   });
@@ -63,7 +81,7 @@ function sha256Base64(text: string): string {
 }
 
 function runLabel(run: ReportRun, index: number): string {
-  return run.manifest?.system || run.path || `run ${index + 1}`;
+  return run.manifest?.system || run.started?.system || run.path || `run ${index + 1}`;
 }
 
 /** Refuses what cannot be shown as one report: no run, runs of different benchmarks, a newer schema version. */
@@ -78,7 +96,7 @@ function checkRuns(runs: ReadonlyArray<ReportRun>): string {
       );
     }
   }
-  const benchmarks = [...new Set(runs.flatMap((r) => (r.manifest ? [r.manifest.benchmark] : [])))];
+  const benchmarks = [...new Set(runs.flatMap((r) => { const b = r.manifest?.benchmark ?? r.started?.benchmark; return b ? [b] : []; }))];
   if (benchmarks.length > 1) {
     const list = runs.map((r, i) => `${r.path ?? runLabel(r, i)} (${r.manifest?.benchmark ?? 'unfinished'})`).join(', ');
     throw new InputError(`report: runs of different benchmarks cannot be shown in one report: ${list}`);
@@ -93,14 +111,17 @@ function checkRuns(runs: ReadonlyArray<ReportRun>): string {
 export function renderReport(input: ReportInput): string {
   const benchmark = checkRuns(input.runs);
   const title = input.title ?? defaultTitle(input.runs, benchmark);
+  const labels = uniqueLabels(input.runs);
   const data = {
     title,
     benchmark,
     generatedAt: input.generatedAt ?? new Date().toISOString(),
-    runs: input.runs.map((run, i) => ({ label: runLabel(run, i), path: run.path ?? null, manifest: run.manifest, items: run.items })),
+    runs: input.runs.map((run, i) => ({ label: labels[i], path: run.path ?? null, manifest: run.manifest, started: run.started ?? null, items: run.items })),
     comparison: input.comparison ?? null,
   };
-  const app = `(${reportApp.toString()})();`;
+  // The app is embedded from its compiled function text; esbuild's keepNames (tsx, some bundlers) wraps named
+  // functions in a `__name(fn, "name")` helper that lives outside the function, so the page defines an identity one.
+  const app = `(function () {\nvar __name = function (fn) { return fn; };\n(${reportApp.toString()})();\n})();`;
   const scripts = [...libraries(), app];
   const csp = [
     "default-src 'none'",
@@ -138,6 +159,12 @@ export function renderReport(input: ReportInput): string {
     '</html>',
     '',
   ].join('\n');
+}
+
+/** Run labels (system names) made unique by the run's position where two runs share a name. */
+function uniqueLabels(runs: ReadonlyArray<ReportRun>): string[] {
+  const base = runs.map((r, i) => runLabel(r, i));
+  return base.map((l, i) => (base.filter((x) => x === l).length > 1 ? `${l} [${i + 1}]` : l));
 }
 
 function defaultTitle(runs: ReadonlyArray<ReportRun>, benchmark: string): string {

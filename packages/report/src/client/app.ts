@@ -124,7 +124,7 @@ export function reportApp(): void {
     return Math.min(280, Math.max(60, 12 + 6.6 * Math.max(0, ...labels.map((l) => l.length))));
   }
   /** Horizontal bars of `rows[].value` labelled by `rows[].label`, coloured by `rows[].color`, CI whiskers from lo/hi. */
-  function barChart(id: string, title: string, rows: Array<{ label: string; value: number; color: string; lo?: number; hi?: number; n?: number }>, opts: { percent?: boolean; domain?: [number, number]; extraCols?: boolean } = {}) {
+  function barChart(id: string, title: string, rows: Array<{ label: string; value: number; color: string; lo?: number; hi?: number; n?: number }>, opts: { percent?: boolean } = {}) {
     const labels = rows.map((r) => r.label);
     const ci = rows.filter((r) => typeof r.lo === 'number' && typeof r.hi === 'number');
     return chart(
@@ -136,9 +136,9 @@ export function reportApp(): void {
         Plot.plot({
           marginLeft: leftMargin(labels),
           marginRight: 24,
-          height: 28 + 22 * rows.length,
+          height: 60 + 22 * rows.length,
           width: 640,
-          x: { grid: true, percent: opts.percent ?? false, domain: opts.domain, label: null },
+          x: { grid: true, percent: opts.percent ?? false, domain: opts.percent ? [0, 100] : undefined, label: null },
           y: { domain: labels, label: null },
           color: { legend: new Set(rows.map((r) => r.color)).size > 1, domain: [...new Set(rows.map((r) => r.color))] },
           marks: [
@@ -166,7 +166,7 @@ export function reportApp(): void {
           height: 300,
           marginRight: 24,
           x: { label: xLabel, grid: true },
-          y: { label: yLabel, grid: true, percent, domain: percent ? [0, 1] : undefined },
+          y: { label: yLabel, grid: true, percent, domain: percent ? [0, 100] : undefined },
           color: { legend: series.length > 1 && series.length <= 24, domain: series },
           marks: [Plot.line(points, { x: 'x', y: 'y', z: 'series', stroke: 'series', marker: points.length <= 200 ? 'circle-stroke' : null })],
         }),
@@ -224,7 +224,7 @@ export function reportApp(): void {
             }
           }
         });
-        if (rows.length) out.push(barChart('multiwoz-domains', 'Inform and Success per domain (share of dialogues with the domain, from the items)', rows, { percent: true, domain: [0, 1] }));
+        if (rows.length) out.push(barChart('multiwoz-domains', 'Inform and Success per domain (share of dialogues with the domain, from the items)', rows, { percent: true }));
         const reasonRows: any[] = [];
         runs.forEach((run) => {
           const counts = new Map<string, number>();
@@ -631,7 +631,7 @@ export function reportApp(): void {
           if (r.rate !== null) rows.push({ label: multi ? `${k} · ${run.label}` : k, value: r.rate, color: multi ? run.label : 'share true', n: r.n });
         }
       });
-      section.append(barChart('binary-values', 'Binary per-item outcomes: share of items with the value true', rows, { percent: true, domain: [0, 1] }));
+      section.append(barChart('binary-values', 'Binary per-item outcomes: share of items with the value true', rows, { percent: true }));
     }
     const numericKeys = keys.filter((k) => !isBinary(k));
     if (numericKeys.length) {
@@ -676,56 +676,104 @@ export function reportApp(): void {
     return section;
   }
 
+  /** Flipped items of one pair (from `compareRuns`): id -> what flipped. */
+  function flipsOf(pair: any): Map<string, string[]> {
+    const out = new Map<string, string[]>();
+    for (const m of arr(pair?.metrics)) {
+      if (!isObj(m.flipped)) continue;
+      for (const [key, dir] of [['oneToZero', '1 → 0'], ['zeroToOne', '0 → 1']] as const) {
+        for (const id of arr(m.flipped[key])) {
+          if (!out.has(id)) out.set(id, []);
+          out.get(id)!.push(`${m.name} ${dir}`);
+        }
+      }
+    }
+    return out;
+  }
+  const pairs: any[] = comparison ? arr(comparison.pairs) : [];
+  const comparedLabel = (index: unknown): string => {
+    const cr = arr(comparison?.runs)[index as number];
+    const match = runs.find((r) => cr && r.path === cr.dir) ?? runs.find((r) => cr && r.manifest?.id === cr.id);
+    return match?.label ?? cr?.system ?? String(index);
+  };
+
   function comparisonSection(): HTMLElement | null {
     if (!comparison) return null;
     const section = h('section', { id: 'comparison' }, h('h2', null, 'Comparison'));
-    const pairs: any[] = Array.isArray(comparison.comparisons) ? comparison.comparisons : Array.isArray(comparison.pairs) ? comparison.pairs : [comparison];
-    pairs.forEach((cmp, k) => {
-      const a = cmp.a?.label ?? cmp.a?.system ?? cmp.runA?.system ?? 'A';
-      const b = cmp.b?.label ?? cmp.b?.system ?? cmp.runB?.system ?? 'B';
+    const methods = isObj(comparison.methods) ? Object.entries(comparison.methods) : [];
+    section.append(
+      h(
+        'p',
+        { class: 'muted' },
+        `Items paired by id; ${text(comparison.resamples)} resamples, seed ${text(comparison.seed)}, confidence ${text(comparison.confidence)}.`,
+        arr(comparison.forced).length ? ` Compared despite: ${arr(comparison.forced).join('; ')}.` : '',
+      ),
+    );
+    if (methods.length) section.append(h('details', null, h('summary', null, 'How each figure is computed'), kv(methods.map(([k, v]) => [k, text(v)]))));
+    if (comparison.partial) section.append(h('div', { class: 'banner', 'data-banner': 'comparison-partial' }, 'Partial comparison: a run is not complete or some items did not pair; the figures cover the paired items only.'));
+    pairs.forEach((pair, k) => {
+      const a = comparedLabel(pair.a);
+      const b = comparedLabel(pair.b);
       section.append(h('h3', null, `${b} − ${a}`));
-      const facts = [
-        cmp.paired !== undefined ? `${cmp.paired} paired items` : '',
-        cmp.unpaired !== undefined ? `unpaired: ${typeof cmp.unpaired === 'number' ? cmp.unpaired : JSON.stringify(cmp.unpaired)}` : '',
-        cmp.seed !== undefined ? `seed ${cmp.seed}` : '',
-        cmp.resamples !== undefined ? `R = ${cmp.resamples}` : '',
-      ].filter(Boolean);
-      if (facts.length) section.append(h('p', { class: 'muted' }, facts.join(' · ')));
-      const metricsList: any[] = Array.isArray(cmp.metrics) ? cmp.metrics : isObj(cmp.metrics) ? Object.entries(cmp.metrics).map(([name, v]) => ({ name, ...(v as any) })) : [];
+      const u = isObj(pair.unpaired) ? pair.unpaired : {};
+      section.append(
+        h(
+          'p',
+          { class: 'muted' },
+          `${text(pair.paired)} paired items; ${text(u.count ?? 0)} not paired` +
+            (u.count ? ` (only in A ${arr(u.onlyA).length}, only in B ${arr(u.onlyB).length}, failed in A ${arr(u.failedA).length}, failed in B ${arr(u.failedB).length})` : '') +
+            '. A and B are recomputed on the paired items; "recorded" are the runs\' own figures.',
+        ),
+      );
+      const metricsList = arr(pair.metrics);
       if (metricsList.length) {
-        const cols = ['metric', 'A', 'B', 'B − A', '95% CI', 'p (bootstrap/randomisation)', 'p McNemar', 'p Holm'];
+        const cols = ['metric', `A (${a})`, `B (${b})`, 'B − A', '95% CI of B − A', 'p randomisation', 'p McNemar (b, c)', 'p Holm', 'recorded A', 'recorded B'];
         section.append(
           table(
             cols,
-            metricsList.map((m) => [
-              m.name ?? m.metric,
+            metricsList.map((m: any) => [
+              text(m.name),
               m.a ?? null,
               m.b ?? null,
-              m.delta ?? m.difference ?? null,
+              m.delta ?? null,
               Array.isArray(m.ci) ? `[${text(m.ci[0])}, ${text(m.ci[1])}]` : '—',
-              m.p ?? m.pRandomization ?? m.pRandomisation ?? m.pValue ?? null,
-              m.pMcNemar ?? m.mcnemar?.p ?? null,
-              m.pHolm ?? m.holm ?? null,
+              m.pRandomization ?? null,
+              isObj(m.mcnemar) ? `${text(m.mcnemar.p)} (${text(m.mcnemar.b)}, ${text(m.mcnemar.c)})` : '—',
+              m.pHolm ?? null,
+              m.recordedA ?? null,
+              m.recordedB ?? null,
             ]),
             { 'data-table': `comparison-${k}` },
           ),
         );
-        const rows = metricsList
-          .filter((m) => typeof (m.delta ?? m.difference) === 'number')
-          .map((m) => ({ label: String(m.name ?? m.metric), value: m.delta ?? m.difference, color: 'B − A', lo: Array.isArray(m.ci) ? m.ci[0] : undefined, hi: Array.isArray(m.ci) ? m.ci[1] : undefined }));
-        section.append(barChart(`comparison-delta-${k}`, `Differences ${b} − ${a} with 95% bootstrap intervals`, rows));
+        const side: any[] = [];
+        for (const m of metricsList) {
+          if (typeof m.a === 'number') side.push({ label: `${m.name} · ${a}`, value: m.a, color: a });
+          if (typeof m.b === 'number') side.push({ label: `${m.name} · ${b}`, value: m.b, color: b });
+        }
+        const deltas = metricsList
+          .filter((m: any) => typeof m.delta === 'number')
+          .map((m: any) => ({ label: String(m.name), value: m.delta, color: 'B − A', lo: Array.isArray(m.ci) ? m.ci[0] : undefined, hi: Array.isArray(m.ci) ? m.ci[1] : undefined }));
+        section.append(
+          h(
+            'div',
+            { class: 'grid' },
+            barChart(`comparison-side-${k}`, `Side by side on the paired items: ${a} and ${b}`, side),
+            barChart(`comparison-delta-${k}`, `Differences ${b} − ${a} with 95% bootstrap intervals`, deltas),
+          ),
+        );
       }
-      const flipped: any[] = arr(cmp.flipped ?? cmp.flips);
-      if (flipped.length) {
-        section.append(h('h4', null, `Flipped items (${flipped.length})`));
-        const list = h('ul', { 'data-list': 'flipped' });
-        for (const f of flipped.slice(0, 500)) {
-          const id = typeof f === 'string' ? f : f.id;
-          const what = typeof f === 'string' ? '' : Object.entries(f).filter(([key]) => key !== 'id').map(([key, v]) => `${key}: ${text(v)}`).join(', ');
-          list.append(h('li', null, h('a', { href: `#item=${encodeURIComponent(id)}`, onclick: (e: Event) => { e.preventDefault(); openItem(id); } }, id), what ? ` ${what}` : ''));
+      const flips = flipsOf(pair);
+      if (flips.size) {
+        section.append(h('h4', null, `Flipped items (${flips.size})`));
+        const list = h('ul', { 'data-list': `flipped-${k}` });
+        for (const [id, what] of [...flips].slice(0, 300)) {
+          list.append(h('li', null, h('a', { href: `#item=${encodeURIComponent(id)}`, 'data-flipped': id, onclick: (e: Event) => (e.preventDefault(), openItem(id)) }, id), ` ${what.join(', ')}`));
         }
         section.append(list);
-        if (flipped.length > 500) section.append(h('p', { class: 'muted' }, `… and ${flipped.length - 500} more (filter "flipped" in Items).`));
+        if (flips.size > 300) section.append(h('p', { class: 'muted' }, `… and ${flips.size - 300} more: choose "flipped between runs" in Items.`));
+      } else {
+        section.append(h('p', { class: 'muted' }, 'No item flipped on a binary metric.'));
       }
     });
     return section;
@@ -738,9 +786,7 @@ export function reportApp(): void {
     const seen = new Set<string>();
     for (const run of runs) for (const i of run.items) if (!seen.has(i.id)) (seen.add(i.id), ids.push(i.id));
   }
-  const flippedIds = new Set<string>(
-    comparison ? (Array.isArray(comparison.comparisons) ? comparison.comparisons : Array.isArray(comparison.pairs) ? comparison.pairs : [comparison]).flatMap((c: any) => arr(c.flipped ?? c.flips).map((f: any) => (typeof f === 'string' ? f : f?.id))) : [],
-  );
+  const flippedIds = new Set<string>(pairs.flatMap((p) => [...flipsOf(p).keys()]));
   const facetCache = new Map<string, Record<string, string[]>>();
   function facetsOf(id: string): Record<string, string[]> {
     let f = facetCache.get(id);
