@@ -38,6 +38,7 @@ export interface OpenedReport {
 export async function openReport(browser: Browser, file: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<OpenedReport> {
   const context = await browser.newContext({ colorScheme: opts.colorScheme ?? 'light', viewport: { width: opts.width ?? 1280, height: 900 }, offline: true });
   const page = await context.newPage();
+  page.setDefaultTimeout(10_000);
   const errors: string[] = [];
   const network: string[] = [];
   const requests: string[] = [];
