@@ -53,7 +53,8 @@ export function scrubArgv(argv: string[]): string[] {
       continue;
     }
     const flag = /^--?([^=]+)(=(.*))?$/.exec(arg);
-    if (flag && SECRET_FLAG.test(flag[1]!)) {
+    // `--api-key-env NAME` names a variable: not a secret
+    if (flag && SECRET_FLAG.test(flag[1]!) && !/-env$/i.test(flag[1]!)) {
       if (flag[2] !== undefined) out.push(`${arg.slice(0, arg.indexOf('='))}=***`);
       else {
         out.push(arg);

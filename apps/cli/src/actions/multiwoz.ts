@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import { type ConfidenceInterval, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
   type MultiwozReport,
@@ -126,7 +127,19 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
   else await emit(table(predictions, report, intervals), opts.out);
 }
 
+const isDirectory = (path: string) => stat(path).then((s) => s.isDirectory(), () => false);
+
 export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCompareOptions): Promise<void> {
+  // Two run directories: the old spelling of `dialeval compare A B` (R from --samples, default 1000 here).
+  const [dirA, dirB] = await Promise.all([isDirectory(a), isDirectory(b)]);
+  if (dirA || dirB) {
+    if (!(dirA && dirB)) throw new UsageError('multiwoz compare takes two prediction files or two run directories, not one of each');
+    if (opts.bleu || opts.success) throw new UsageError('--bleu/--success select metrics of prediction files; for run directories use `dialeval compare --metric NAME`');
+    if (confidenceFlag(opts.confidence) !== 0.95) throw new UsageError('--confidence: run comparisons report 95% intervals');
+    const { runCompare } = await import('./compare');
+    await runCompare([a, b], { format: opts.format, resamples: opts.samples, seed: opts.seed, out: opts.out });
+    return;
+  }
   const any = opts.bleu || opts.success;
   const metrics = { bleu: any ? Boolean(opts.bleu) : true, success: any ? Boolean(opts.success) : true };
   const format = opts.format ?? 'table';

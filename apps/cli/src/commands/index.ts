@@ -1,10 +1,12 @@
 import type { Command } from 'commander';
 import { registerCgt } from './cgt';
+import { registerCompare } from './compare';
 import { registerDemo } from './demo';
 import { registerLlmJudge } from './llm-judge';
 import { registerMemory } from './memory';
 import { registerMultiwoz } from './multiwoz';
 import { registerResources } from './resources';
+import { registerRuns } from './runs';
 import { registerScorekeeping } from './scorekeeping';
 
 /**
@@ -12,4 +14,4 @@ import { registerScorekeeping } from './scorekeeping';
  * imports a metric package lives in `../actions/*` and is loaded with `import()` when the subcommand runs,
  * so `dialeval --help` imports no metric package.
  */
-export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz];
+export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz, registerCompare, registerRuns];

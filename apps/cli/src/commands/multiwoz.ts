@@ -72,9 +72,12 @@ export function registerMultiwoz(program: Command): void {
     });
   cmd
     .command('compare')
-    .description('paired bootstrap comparison of two prediction files on their common dialogues: is A better than B? (default --bleu --success)')
-    .argument('<a>', 'predictions of system A')
-    .argument('<b>', 'predictions of system B')
+    .description(
+      'paired bootstrap comparison of two prediction files on their common dialogues: is A better than B? (default --bleu --success); ' +
+        'given two run directories, the same as `dialeval compare A B`',
+    )
+    .argument('<a>', 'predictions of system A (or its run directory)')
+    .argument('<b>', 'predictions of system B (or its run directory)')
     .option('--bleu', 'compare BLEU')
     .option('--success', 'compare Inform and Success')
     .addOption(dataOption())

@@ -179,10 +179,10 @@ export interface PairComparison {
 
 /** The result of {@link compareRuns}: plain JSON. */
 export interface RunComparison {
+  /** Any run is partial, or any pair left units unpaired (the first key of the JSON). */
+  partial: boolean;
   benchmark: string;
   variant: string;
-  /** Any run is partial, or any pair left units unpaired. */
-  partial: boolean;
   resamples: number;
   seed: number;
   confidence: number;
@@ -432,9 +432,9 @@ export function compareRuns(runs: LoadedRun[], benchmark: RunBenchmark, options:
   const compared = pairs.map(([i, j]) => ({ a: i, b: j, ...comparePair(runs[i]!, runs[j]!, benchmark, options.metrics, resamples, seed) }));
   const described = runs.map(describeRun);
   return {
+    partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
     benchmark: runs[0]!.manifest.benchmark,
     variant: runs[0]!.manifest.variant,
-    partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
     resamples,
     seed,
     confidence: CONFIDENCE,

@@ -1,0 +1,145 @@
+import { stat } from 'node:fs/promises';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { type LoadedRun, type RunBenchmark, type RunComparison, EvalError, compareRuns, meanOfValues, readRun } from '@eval/core';
+import type { CompareCommandOptions } from '../commands/compare';
+import { formatMarkdownTable } from '../markdown';
+import { UsageError, checkFormat, csvLine, emit, formatNumber, formatTable, intFlag } from '../util';
+
+/** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
+const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
+  cgt: () => import('@eval/cgt'),
+  multiwoz: () => import('@eval/multiwoz'),
+  scorekeeping: () => import('@eval/scorekeeping'),
+  'llm-judge': () => import('@eval/llm-judge'),
+  memory: () => import('@eval/memory'),
+};
+
+function isRunBenchmark(x: unknown): x is RunBenchmark {
+  return typeof x === 'object' && x !== null && typeof (x as RunBenchmark).recompute === 'function' && typeof (x as RunBenchmark).benchmark === 'string';
+}
+
+/** The recompute function for `name`: `--recompute MODULE`, else the benchmark package's `runBenchmark`, else the mean of item values. */
+export async function loadRunBenchmark(name: string, recompute?: string): Promise<{ benchmark: RunBenchmark; source: string }> {
+  if (recompute !== undefined) {
+    let mod: Record<string, unknown>;
+    try {
+      mod = (await import(pathToFileURL(resolve(recompute)).href)) as Record<string, unknown>;
+    } catch (error) {
+      throw new UsageError(`--recompute ${recompute}: cannot load the module (${(error as Error).message})`);
+    }
+    const candidate = mod.runBenchmark ?? mod.default;
+    if (!isRunBenchmark(candidate)) throw new UsageError(`--recompute ${recompute}: the module exports no \`runBenchmark\` (or default) with \`benchmark\` and \`recompute\``);
+    return { benchmark: candidate, source: recompute };
+  }
+  const load = PACKAGES[name];
+  if (!load) return { benchmark: meanOfValues(name), source: 'mean of item values' };
+  const mod = await load();
+  if (!isRunBenchmark(mod.runBenchmark)) {
+    throw new EvalError('no_recompute', `@eval/${name} exports no runBenchmark: this version cannot recompute its metrics from items`);
+  }
+  return { benchmark: mod.runBenchmark, source: `@eval/${name}` };
+}
+
+async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
+  for (const dir of dirs) {
+    const s = await stat(dir).catch(() => undefined);
+    if (!s) throw new UsageError(`${dir}: no such run directory`);
+    if (!s.isDirectory()) throw new UsageError(`${dir}: not a directory (compare takes run directories: run.json + items.jsonl)`);
+  }
+  return Promise.all(dirs.map((d) => readRun(d)));
+}
+
+const num = (x: number | null, digits = 4) => (x === null ? '' : formatNumber(x, digits));
+const pval = (p: number | null) => (p === null ? '' : p >= 0.001 || p === 0 ? p.toFixed(4) : p.toExponential(2));
+const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`);
+
+/** First line of the table and markdown outputs: `partial: ...` when any run is partial or any unit did not pair. */
+export function headline(c: RunComparison): string {
+  const reasons: string[] = [];
+  c.runs.forEach((r, i) => {
+    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items})`);
+  });
+  for (const p of c.pairs) {
+    if (p.unpaired.count > 0) reasons.push(`${label(p.a)}/${label(p.b)}: ${p.unpaired.count} unit(s) unpaired`);
+  }
+  const what = `${c.benchmark} (${c.variant || 'default variant'}), ${c.resamples} resamples, seed ${c.seed}`;
+  return c.partial ? `partial: ${reasons.join('; ')} -- ${what}` : `complete: every run complete, every unit paired -- ${what}`;
+}
+
+function metricRows(c: RunComparison) {
+  return c.pairs.flatMap((p) =>
+    p.metrics.map((m) => ({ pair: p, m, label: `${label(p.a)} -> ${label(p.b)}` })),
+  );
+}
+
+function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean): string {
+  const lines: string[] = [headline(c)];
+  if (markdown) lines.push('');
+  c.runs.forEach((r, i) => lines.push(`${markdown ? '- ' : ''}${label(i)} = ${r.dir} (system ${r.system}, ${r.status}, ${r.evaluated}/${r.items} evaluated)`));
+  for (const f of c.forced) lines.push(`${markdown ? '- ' : ''}forced: ${f}`);
+  lines.push(`${markdown ? '- ' : ''}recomputed by ${source}`);
+  const header = ['pair', 'metric', 'A', 'B', 'B - A', '95% CI', 'p (rand.)', 'p (McNemar)', 'p (Holm)', 'flips 1>0/0>1'];
+  const rows = metricRows(c).map(({ m, label: l }) => [
+    l,
+    m.name,
+    num(m.a),
+    num(m.b),
+    num(m.delta),
+    m.ci ? `[${num(m.ci[0])}, ${num(m.ci[1])}]` : '',
+    pval(m.pRandomization),
+    m.mcnemar ? pval(m.mcnemar.p) : '',
+    pval(m.pHolm),
+    m.flipped ? `${m.flipped.oneToZero.length}/${m.flipped.zeroToOne.length}` : '',
+  ]);
+  lines.push('', markdown ? formatMarkdownTable(header, rows) : formatTable(header, rows));
+  const pairNotes = c.pairs.map((p) => {
+    const u = p.unpaired;
+    const parts = [`${label(p.a)} -> ${label(p.b)}: ${p.paired} paired unit(s)`];
+    if (u.count > 0) parts.push(`unpaired: ${u.onlyA.length} only in ${label(p.a)}, ${u.onlyB.length} only in ${label(p.b)}, ${u.failedA.length} failed in ${label(p.a)}, ${u.failedB.length} failed in ${label(p.b)}`);
+    return `${markdown ? '- ' : ''}${parts.join('; ')}`;
+  });
+  lines.push('', ...pairNotes);
+  lines.push(
+    '',
+    'CI: paired bootstrap percentile interval of B - A; p (rand.): approximate randomisation, (1 + #|d_r| >= |d|) / (R + 1); ' +
+      'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. --format json lists the flipped and unpaired ids.',
+  );
+  return lines.join('\n');
+}
+
+function formatCsv(c: RunComparison): string {
+  const header = [
+    'run_a', 'run_b', 'system_a', 'system_b', 'metric', 'a', 'b', 'delta', 'ci_low', 'ci_high', 'p_randomization',
+    'mcnemar_b', 'mcnemar_c', 'p_mcnemar', 'p', 'p_holm', 'paired', 'unpaired', 'partial', 'resamples', 'seed',
+  ];
+  const rows = metricRows(c).map(({ pair: p, m }) => {
+    const a = c.runs[p.a]!;
+    const b = c.runs[p.b]!;
+    return csvLine([
+      a.dir, b.dir, a.system, b.system, m.name, m.a, m.b, m.delta, m.ci?.[0], m.ci?.[1], m.pRandomization,
+      m.mcnemar?.b, m.mcnemar?.c, m.mcnemar?.p, m.p, m.pHolm, p.paired, p.unpaired.count, p.partial || c.partial, c.resamples, c.seed,
+    ]);
+  });
+  return [csvLine(header), ...rows].join('\n');
+}
+
+/** `dialeval compare A B [C ...]`. */
+export async function runCompare(dirs: string[], opts: CompareCommandOptions): Promise<void> {
+  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'markdown'] as const, 'table');
+  if (dirs.length < 2) throw new UsageError('compare needs at least two run directories');
+  const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
+  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
+  const runs = await loadRuns(dirs);
+  const { benchmark, source } = await loadRunBenchmark(runs[0]!.manifest.benchmark, opts.recompute);
+  const comparison = compareRuns(runs, benchmark, {
+    resamples,
+    seed,
+    allPairs: Boolean(opts.allPairs),
+    force: Boolean(opts.force),
+    metrics: opts.metric,
+  });
+  if (format === 'json') await emit(JSON.stringify({ ...comparison, recomputedBy: source }, null, 2), opts.out);
+  else if (format === 'csv') await emit(formatCsv(comparison), opts.out);
+  else await emit(formatTableOrMarkdown(comparison, source, format === 'markdown'), opts.out);
+}

@@ -1,0 +1,77 @@
+import { type RunListing, listRuns } from '@eval/core';
+import { relative } from 'node:path';
+import type { RunsCommandOptions } from '../commands/runs';
+import { formatMarkdownTable } from '../markdown';
+import { checkFormat, csvLine, emit, formatNumber, formatTable } from '../util';
+
+/** At most this many metric columns in the table and markdown (all of them in JSON and CSV). */
+const MAX_METRIC_COLUMNS = 6;
+
+function statusText(r: RunListing): string {
+  if (r.status === 'partial' && r.counts) return `partial (${r.counts.failed} failed, ${r.counts.skipped} skipped)`;
+  return r.status;
+}
+
+function date(iso: string | undefined): string {
+  return iso ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '';
+}
+
+/** Metric names in order of first appearance across the rows. */
+function metricNames(rows: RunListing[]): string[] {
+  const names = new Set<string>();
+  for (const r of rows) for (const k of Object.keys(r.metrics)) names.add(k);
+  return [...names];
+}
+
+/** `dialeval runs [DIR]`. */
+export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptions): Promise<void> {
+  const format = checkFormat(opts.format, ['table', 'json', 'csv', 'markdown'] as const, 'table');
+  const dir = dirArg ?? (process.env.DIALEVAL_RUNS || '.');
+  const rows = await listRuns(dir, {
+    benchmark: opts.benchmark,
+    sortBy: opts.sort,
+    descending: opts.sort !== undefined && opts.ascending ? false : undefined,
+  });
+  if (format === 'json') {
+    await emit(JSON.stringify(rows, null, 2), opts.out);
+    return;
+  }
+  const shown = (r: RunListing) => relative(dir, r.dir) || '.';
+  const names = metricNames(rows);
+  if (format === 'csv') {
+    const header = ['dir', 'benchmark', 'variant', 'system', 'created_at', 'status', 'evaluated', 'failed', 'skipped', 'cost_usd', ...names];
+    const lines = rows.map((r) =>
+      csvLine([
+        r.dir, r.benchmark, r.variant, r.system, r.createdAt, r.status, r.counts?.evaluated, r.counts?.failed, r.counts?.skipped, r.costUsd,
+        ...names.map((n) => r.metrics[n]?.value),
+      ]),
+    );
+    await emit([csvLine(header), ...lines].join('\n'), opts.out);
+    return;
+  }
+  // One benchmark: a column per headline metric; several: one `metrics` column of `name value` pairs.
+  const single = new Set(rows.map((r) => r.benchmark)).size <= 1;
+  const columns = single ? names.slice(0, MAX_METRIC_COLUMNS) : [];
+  const value = (r: RunListing, n: string) => {
+    const v = r.metrics[n]?.value;
+    return v === null || v === undefined ? '' : formatNumber(v);
+  };
+  const header = ['benchmark', 'variant', 'system', 'date', 'status', ...(single ? columns : ['metrics']), 'cost', 'dir'];
+  const body = rows.map((r) => [
+    r.benchmark ?? '',
+    r.variant ?? '',
+    r.system ?? '',
+    date(r.createdAt),
+    statusText(r),
+    ...(single ? columns.map((n) => value(r, n)) : [Object.keys(r.metrics).slice(0, MAX_METRIC_COLUMNS).map((n) => `${n} ${value(r, n)}`).join(', ')]),
+    r.costUsd === undefined ? '' : `$${r.costUsd.toFixed(4)}`,
+    shown(r),
+  ]);
+  const invalid = rows.filter((r) => r.status === 'invalid');
+  const notes = invalid.map((r) => `invalid: ${r.error}`);
+  const summary = `${rows.length} run(s) under ${dir}` +
+    (rows.some((r) => r.status === 'unfinished') ? `, ${rows.filter((r) => r.status === 'unfinished').length} unfinished (no run.json)` : '') +
+    (single && names.length > columns.length ? `; ${names.length - columns.length} more metric(s) in --format json/csv` : '');
+  const table = format === 'markdown' ? formatMarkdownTable(header, body) : formatTable(header, body);
+  await emit([table, '', summary, ...notes].join('\n'), opts.out);
+}

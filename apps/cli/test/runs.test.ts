@@ -1,0 +1,172 @@
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type RunItem, startRun } from '@eval/core';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { runCli } from './cli';
+
+// Synthetic runs of a third-party benchmark (`my-qa`, unknown to dialeval): one item per question, `correct` boolean.
+const root = mkdtempSync(join(tmpdir(), 'dialeval-runs-'));
+const runsDir = join(root, 'runs');
+const dirs: Record<string, string> = {};
+
+async function writeRun(name: string, correct: Array<boolean | 'error'>, init: { variant?: string; benchmark?: string; unfinished?: boolean } = {}) {
+  const dir = join(runsDir, init.benchmark ?? 'my-qa', name);
+  const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: init.variant ?? 'v1', system: name });
+  dirs[name] = dir;
+  if (init.unfinished) return;
+  const items = correct.map((c, i): RunItem => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c } }));
+  const evaluated = items.filter((i) => i.error === undefined);
+  const accuracy = evaluated.filter((i) => i.values.correct === true).length / evaluated.length;
+  await run.finish({ items, metrics: { correct: { value: accuracy, n: evaluated.length } } });
+}
+
+beforeAll(async () => {
+  // base: q1..q8 = 1 1 0 0 1 0 1 0 (4/8); better: 1 1 1 1 1 0 1 0 (6/8) -> flips q3, q4 (0 -> 1), none 1 -> 0
+  await writeRun('base', [true, true, false, false, true, false, true, false]);
+  await writeRun('better', [true, true, true, true, true, false, true, false]);
+  await writeRun('flaky', [true, true, true, true, true, false, true, 'error']);
+  await writeRun('other-variant', [true, true, true, true, true, false, true, false], { variant: 'v2' });
+  await writeRun('stopped', [], { unfinished: true });
+  await writeRun('elsewhere', [true, false], { benchmark: 'other-bench' });
+});
+
+describe('dialeval compare (third-party benchmark, mean of item values)', () => {
+  it('table: first line says complete, the metric row has A, B, B - A and the McNemar p', async () => {
+    const r = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '500']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]).toBe('complete: every run complete, every unit paired -- my-qa (v1), 500 resamples, seed 0');
+    // A = 4/8, B = 6/8, B - A = 0.25; McNemar b = 0, c = 2: p = min(1, 2 * P[X <= 0]) = 2 * 1/4 = 0.5
+    const row = lines.find((l) => l.startsWith('A -> B  correct'))!;
+    expect(row.split(/\s{2,}/).slice(0, 5)).toEqual(['A -> B', 'correct', '0.5000', '0.7500', '0.2500']);
+    expect(row.split(/\s{2,}/).slice(7)).toEqual(['0.5000', '0.5000', '0/2']); // p (McNemar), p (Holm: one metric), flips
+  });
+
+  it('json: every figure, flipped ids, seed and R; reproducible', async () => {
+    const args = ['compare', dirs.base!, dirs.better!, '--resamples', '300', '--seed', '5', '--format', 'json'];
+    const r = await runCli(args);
+    expect(r.code, r.stderr).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect([c.partial, c.resamples, c.seed, c.recomputedBy]).toEqual([false, 300, 5, 'mean of item values']);
+    const m = c.pairs[0].metrics[0];
+    expect(m.flipped).toEqual({ oneToZero: [], zeroToOne: ['q3', 'q4'] });
+    expect(m.mcnemar).toEqual({ outcome: 'correct', b: 0, c: 2, p: 0.5 });
+    expect((await runCli(args)).stdout).toBe(r.stdout);
+  });
+
+  it('a partial run: the first line says partial; csv and markdown', async () => {
+    const t = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200']);
+    expect(t.code, t.stderr).toBe(0);
+    expect(t.stdout.split('\n')[0]).toMatch(/^partial: B is partial \(1 failed of 8\); A\/B: 1 unit\(s\) unpaired/);
+    const md = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200', '--format', 'markdown']);
+    expect(md.stdout.split('\n')[0]).toMatch(/^partial: /);
+    expect(md.stdout).toContain('| pair | metric | A | B | B - A |');
+    const csv = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200', '--format', 'csv']);
+    const [header, row] = csv.stdout.trim().split('\n');
+    expect(header!.split(',').slice(0, 8)).toEqual(['run_a', 'run_b', 'system_a', 'system_b', 'metric', 'a', 'b', 'delta']);
+    expect(row!.split(',').slice(2, 5)).toEqual(['base', 'flaky', 'correct']);
+    expect(row).toContain(',7,1,true,200,0'); // paired, unpaired, partial, resamples, seed
+  });
+
+  it('--recompute MODULE supplies the benchmark (a RunBenchmark export)', async () => {
+    const mod = join(root, 'my-qa.mjs');
+    writeFileSync(
+      mod,
+      `export const runBenchmark = { benchmark: 'my-qa', binary: {}, recompute(items) {
+        const ok = items.filter((i) => !i.error);
+        return { correct: ok.filter((i) => i.values.correct).length / ok.length };
+      } };\n`,
+    );
+    const r = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '100', '--recompute', mod, '--format', 'json']);
+    expect(r.code, r.stderr).toBe(0);
+    const c = JSON.parse(r.stdout);
+    expect(c.recomputedBy).toBe(mod);
+    expect(c.pairs[0].metrics[0].mcnemar).toBeNull(); // binary: {} turns McNemar off
+    const bad = join(root, 'bad.mjs');
+    writeFileSync(bad, 'export const x = 1;\n');
+    const e = await runCli(['compare', dirs.base!, dirs.better!, '--recompute', bad]);
+    expect(e.code).toBe(2);
+    expect(e.stderr).toMatch(/exports no `runBenchmark`/);
+  });
+
+  it('refuses different variants or benchmarks (exit 2) unless --force', async () => {
+    const r = await runCli(['compare', dirs.base!, dirs['other-variant']!]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(`${join(dirs['other-variant']!, 'run.json')}, field variant: cannot compare runs of different variants`);
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+    const b = await runCli(['compare', dirs.base!, dirs.elsewhere!]);
+    expect(b.code).toBe(2);
+    expect(b.stderr).toMatch(/field benchmark: cannot compare runs of different benchmarks/);
+    const f = await runCli(['compare', dirs.base!, dirs['other-variant']!, '--force', '--resamples', '50', '--format', 'json']);
+    expect(f.code, f.stderr).toBe(0);
+    expect(JSON.parse(f.stdout).forced).toHaveLength(1);
+  });
+
+  it('bad input: an unfinished run, a missing directory, a broken items.jsonl line (exit 2)', async () => {
+    const u = await runCli(['compare', dirs.base!, dirs.stopped!]);
+    expect(u.code).toBe(2);
+    expect(u.stderr).toMatch(/run\.json: no run\.json: not a run directory, or an unfinished run/);
+    const m = await runCli(['compare', dirs.base!, join(root, 'nope')]);
+    expect(m.code).toBe(2);
+    expect(m.stderr).toMatch(/nope: no such run directory/);
+    const broken = join(root, 'broken');
+    mkdirSync(broken);
+    writeFileSync(join(broken, 'run.json'), readFileSync(join(dirs.base!, 'run.json')));
+    writeFileSync(join(broken, 'items.jsonl'), '{"id":"q1","values":{"correct":true}}\n{"id":"q1","values":{"correct":false}}\n');
+    const d = await runCli(['compare', dirs.base!, broken]);
+    expect(d.code).toBe(2);
+    expect(d.stderr).toContain(`${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`);
+    expect((await runCli(['compare', dirs.base!])).code).toBe(2);
+  });
+});
+
+describe('dialeval multiwoz compare (the old spelling) on run directories', () => {
+  it('is `dialeval compare` with --samples as R', async () => {
+    const old = await runCli(['multiwoz', 'compare', dirs.base!, dirs.better!, '--samples', '200', '--seed', '3', '--format', 'json']);
+    expect(old.code, old.stderr).toBe(0);
+    const now = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '200', '--seed', '3', '--format', 'json']);
+    expect(old.stdout).toBe(now.stdout);
+    const mixed = await runCli(['multiwoz', 'compare', dirs.base!, join(dirs.base!, 'items.jsonl')]);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toMatch(/two prediction files or two run directories/);
+  });
+});
+
+describe('dialeval runs', () => {
+  it('table: every run with its status, unfinished ones as such', async () => {
+    const r = await runCli(['runs', runsDir, '--benchmark', 'my-qa', '--sort', 'correct']);
+    expect(r.code, r.stderr).toBe(0);
+    const lines = r.stdout.split('\n');
+    expect(lines[0]!.split(/\s{2,}/)).toEqual(['benchmark', 'variant', 'system', 'date', 'status', 'correct', 'cost', 'dir']);
+    const systems = lines.slice(2).filter((l) => l.startsWith('my-qa')).map((l) => l.split(/\s{2,}/)[2]);
+    // sorted by correct, highest first: flaky 6/7, better 6/8 = other-variant 6/8 (by dir), base 4/8; stopped has none
+    expect(systems).toEqual(['flaky', 'better', 'other-variant', 'base', 'stopped']);
+    expect(lines.find((l) => l.includes(' stopped '))).toMatch(/unfinished/);
+    expect(lines.find((l) => l.includes(' flaky '))).toMatch(/partial \(1 failed, 0 skipped\)/);
+    expect(r.stdout).toContain('5 run(s) under');
+    expect(r.stdout).toContain('1 unfinished (no run.json)');
+  });
+
+  it('json, csv and markdown; $DIALEVAL_RUNS is the default directory', async () => {
+    const j = await runCli(['runs', '--format', 'json'], { env: { DIALEVAL_RUNS: runsDir } });
+    expect(j.code, j.stderr).toBe(0);
+    const rows = JSON.parse(j.stdout) as Array<{ system: string; status: string; benchmark: string }>;
+    expect(rows.map((x) => `${x.benchmark}/${x.system}:${x.status}`).sort()).toEqual([
+      'my-qa/base:complete', 'my-qa/better:complete', 'my-qa/flaky:partial', 'my-qa/other-variant:complete', 'my-qa/stopped:unfinished', 'other-bench/elsewhere:complete',
+    ]);
+    const csv = await runCli(['runs', runsDir, '--format', 'csv', '--benchmark', 'other-bench']);
+    expect(csv.stdout.trim().split('\n')).toEqual([
+      'dir,benchmark,variant,system,created_at,status,evaluated,failed,skipped,cost_usd,correct',
+      expect.stringMatching(/^.*elsewhere,other-bench,v1,elsewhere,\d{4}-.*,complete,2,0,0,,0\.5$/),
+    ]);
+    const md = await runCli(['runs', runsDir, '--format', 'markdown']);
+    expect(md.stdout.split('\n')[0]).toBe('| benchmark | variant | system | date | status | metrics | cost | dir |');
+  });
+
+  it('a missing directory is bad input (exit 2)', async () => {
+    const r = await runCli(['runs', join(root, 'nowhere')]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/nowhere: directory not found/);
+  });
+});
