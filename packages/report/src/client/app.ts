@@ -1,9 +1,22 @@
-/// <reference lib="dom" />
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** Observable Plot and d3, inlined before this script as UMD globals. */
 declare const Plot: any;
 declare const d3: any;
+// The browser globals this code uses, typed loosely and module-locally: a `/// <reference lib="dom" />` would leak the
+// DOM types into every program that compiles this package from source (the CLI, node code using fetch and Buffer).
+declare const document: any;
+declare const window: any;
+declare const location: any;
+declare const CSS: any;
+declare const Node: any;
+type Node = any;
+type Element = any;
+type HTMLElement = any;
+type HTMLSelectElement = any;
+type HTMLInputElement = any;
+type HTMLButtonElement = any;
+type KeyboardEvent = any;
 
 /**
  * The report's browser code. It runs as `(reportApp)()` inside the generated page, so it must be self-contained:
@@ -840,7 +853,7 @@ export function reportApp(): void {
     const body = multi ? h('div', { class: 'pair' }, runs.map((run, i) => itemDetail(run, byRun[i]!.get(id)))) : itemDetail(runs[0]!, byRun[0]!.get(id));
     detailPanel.replaceChildren(title, body);
     detailPanel.setAttribute('data-item', id);
-    listBody.querySelectorAll('tr.selected').forEach((tr) => tr.classList.remove('selected'));
+    listBody.querySelectorAll('tr.selected').forEach((tr: HTMLElement) => tr.classList.remove('selected'));
     listBody.querySelector(`tr[data-id="${CSS.escape(id)}"]`)?.classList.add('selected');
     document.getElementById('items')?.scrollIntoView({ block: 'start' });
   }
