@@ -108,3 +108,20 @@ describe('dialeval report', () => {
     expect(readdirSync(root).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });
 });
+
+describe('dialeval demo ends with a report', () => {
+  it('writes the llm-judge demo as a run and its report, prints the path; the figures are the demo\'s own', async () => {
+    const out = join(root, 'demo', 'report.html');
+    const r = await runCli(['demo', '--only', 'llm-judge', '--format', 'json', '--report', out]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain(`report written to ${out}`);
+    const demo = JSON.parse(r.stdout)['llm-judge'];
+    const { data } = embedded(out);
+    expect(data.benchmark).toBe('llm-judge');
+    expect(data.runs[0].manifest.metrics.TSA.value).toBe(demo.ours.tsaGpt);
+    expect(data.runs[0].manifest.metrics['GPT-JGA'].value).toBe(demo.ours.gptJga);
+    expect(data.runs[0].items.map((i: RunItem) => i.id)).toEqual(demo.turns.map((t: { flag: string }) => t.flag));
+    const text = await runCli(['demo', '--only', 'llm-judge', '--report', join(root, 'demo2', 'r.html')]);
+    expect(text.stdout).toContain(`== Report: open ${join(root, 'demo2', 'r.html')} in a browser`);
+  });
+});

@@ -19,6 +19,7 @@ th, td { border: 1px solid var(--line); padding: 3px 8px; text-align: left; vert
 th { background: var(--panel); font-weight: 600; }
 td.num, th.num { text-align: right; }
 .table-wrap { overflow: auto; max-height: 320px; max-width: 100%; }
+.table-wrap.full { max-height: none; }
 .banner { border: 1px solid var(--warn-line); background: var(--warn-bg); padding: 8px 12px; border-radius: 6px; margin: 10px 0; }
 .banner.failed { border-color: var(--bad); background: var(--bad-bg); }
 .grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; }

@@ -83,11 +83,11 @@ export function reportApp(): void {
   }
   const pct = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
   const short = (s: string, n = 90) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
-  function table(columns: string[], rows: unknown[][], attrs: Record<string, any> = {}): HTMLElement {
+  function table(columns: string[], rows: unknown[][], attrs: Record<string, any> = {}, wrap = 'table-wrap'): HTMLElement {
     const numeric = columns.map((_, j) => rows.length > 0 && rows.every((r) => typeof r[j] === 'number' || r[j] === null || r[j] === undefined));
     return h(
       'div',
-      { class: 'table-wrap' },
+      { class: wrap },
       h(
         'table',
         attrs,
@@ -134,7 +134,7 @@ export function reportApp(): void {
     return fig;
   }
   function leftMargin(labels: string[]): number {
-    return Math.min(280, Math.max(60, 12 + 6.6 * Math.max(0, ...labels.map((l) => l.length))));
+    return Math.min(380, Math.max(60, 12 + 6.2 * Math.max(0, ...labels.map((l) => l.length))));
   }
   /** Horizontal bars of `rows[].value` labelled by `rows[].label`, coloured by `rows[].color`, CI whiskers from lo/hi. */
   function barChart(id: string, title: string, rows: Array<{ label: string; value: number; color: string; lo?: number; hi?: number; n?: number }>, opts: { percent?: boolean } = {}) {
@@ -150,7 +150,7 @@ export function reportApp(): void {
           marginLeft: leftMargin(labels),
           marginRight: 24,
           height: 60 + 22 * rows.length,
-          width: 640,
+          width: 720,
           x: { grid: true, percent: opts.percent ?? false, domain: opts.percent ? [0, 100] : undefined, label: null },
           y: { domain: labels, label: null },
           color: { legend: new Set(rows.map((r) => r.color)).size > 1, domain: [...new Set(rows.map((r) => r.color))] },
@@ -294,7 +294,7 @@ export function reportApp(): void {
         runs.forEach((run) => {
           for (const m of wanted.length ? wanted : names) {
             const v = run.manifest?.metrics?.[m];
-            if (typeof v?.value === 'number') rows.push({ label: `${m} · ${run.label}${run.manifest?.variant ? ` (${run.manifest.variant})` : ''}`, value: v.value, color: m, lo: v.ci?.[0], hi: v.ci?.[1], n: v.n });
+            if (typeof v?.value === 'number') rows.push({ label: multi ? `${m} · ${run.label}${run.manifest?.variant ? ` (${run.manifest.variant})` : ''}` : m, value: v.value, color: m, lo: v.ci?.[0], hi: v.ci?.[1], n: v.n });
           }
         });
         if (rows.length) out.push(barChart('llm-judge-methods', 'TSA and JGA per method (from run.json)', rows));
@@ -565,7 +565,7 @@ export function reportApp(): void {
     ];
     const shown = rows.filter(([, f]) => runs.some((r) => f(r) !== undefined && f(r) !== null && f(r) !== ''));
     const section = h('section', { id: 'evaluated' }, h('h2', null, 'What was evaluated'));
-    section.append(table(['', ...runs.map((r) => r.label)], shown.map(([k, f]) => [k, ...runs.map((r) => f(r) ?? null)]), { 'data-table': 'evaluated' }));
+    section.append(table(['', ...runs.map((r) => r.label)], shown.map(([k, f]) => [k, ...runs.map((r) => f(r) ?? null)]), { 'data-table': 'evaluated' }, 'table-wrap full'));
     const inputs = runs.flatMap((r) => arr(m(r).inputs).map((i: any) => [...(multi ? [r.label] : []), i.role, i.path, i.size, h('code', null, text(i.sha256))]));
     if (inputs.length) section.append(h('h3', null, 'Data files'), table([...(multi ? ['run'] : []), 'role', 'path', 'bytes', 'sha256'], inputs));
     const resources = runs.flatMap((r) => arr(m(r).resources).map((i: any) => [...(multi ? [r.label] : []), i.name, i.commit ?? null, i.source ?? null, i.sha256 ? h('code', null, i.sha256) : null]));
