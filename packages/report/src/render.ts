@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { InputError, RUN_SCHEMA_VERSION, type RunComparison, type RunItem, type RunManifest, writeFileAtomic } from '@eval/core';
 import { reportApp } from './client/app';
 import { REPORT_CSS } from './style';
@@ -53,7 +54,9 @@ let libraryCache: string[] | undefined;
 
 function libraries(): string[] {
   if (libraryCache) return libraryCache;
-  const require = createRequire(import.meta.url);
+  // ESM (source, the ESM build) has import.meta.url; in the CJS build it is empty and __filename is this file.
+  const url: string | undefined = import.meta.url;
+  const require = createRequire(url ? fileURLToPath(url) : __filename);
   libraryCache = LIBRARIES.map(({ name, file }) => {
     const code = readFileSync(join(packageDir(require, name), file), 'utf8');
     if (/<\/script|<!--/i.test(code)) throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
