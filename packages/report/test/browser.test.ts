@@ -108,6 +108,7 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       expect(await countText(page)).toBeLessThan(run.items.length);
 
       await page.fill('input[data-control="search"]', '');
+      await page.waitForFunction((n) => document.querySelector('[data-count]')?.textContent?.startsWith(`${n} of`), run.items.length);
       await page.screenshot({ path: join(ARTIFACTS, `${benchmark}.png`), fullPage: true });
       await page.context().close();
     });

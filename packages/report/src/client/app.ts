@@ -326,13 +326,18 @@ export function reportApp(): void {
                 ['disagree', text(d.disagree)],
               ])
             : null,
+          arr(d.incorrect).length || arr(d.missed).length
+            ? h('p', null, arr(d.incorrect).map((x) => h('span', { class: 'tag bad' }, `incorrect: ${text(x)}`)), arr(d.missed).map((x) => h('span', { class: 'tag bad' }, `missed: ${text(x)}`)))
+            : null,
+          d.failure !== undefined ? h('p', { class: 'bad' }, `Judge output unusable: ${text(d.failure)}`) : null,
           d.explanation !== undefined ? h('div', null, h('h4', null, "Judge's explanation"), pre(text(d.explanation))) : null,
           d.predicted !== undefined || d.gold !== undefined
-            ? h('div', { class: 'pair' }, h('div', null, h('h4', null, 'Predicted state'), pre(d.predicted ?? null)), h('div', null, h('h4', null, 'Gold state'), pre(d.gold ?? null)))
+            ? h('div', { class: 'pair' }, h('div', null, h('h4', null, 'Predicted (this turn)'), pre(d.predicted ?? null)), h('div', null, h('h4', null, 'Gold state'), pre(d.gold ?? null)))
             : null,
+          d.predictedState !== undefined ? h('details', null, h('summary', null, 'Predicted state (accumulated)'), pre(d.predictedState)) : null,
         ];
       },
-      consumed: ['context', 'judge', 'rules', 'disagree', 'explanation', 'predicted', 'gold'],
+      consumed: ['context', 'judge', 'rules', 'disagree', 'explanation', 'predicted', 'predictedState', 'gold', 'incorrect', 'missed', 'failure'],
     };
   }
 
@@ -388,6 +393,7 @@ export function reportApp(): void {
         const transcript = arr(d.transcript);
         return [
           arr(d.models).length ? h('p', null, 'Models: ', arr(d.models).map((m) => h('span', { class: 'tag' }, text(m)))) : null,
+          d.abortReason !== undefined ? h('p', { class: 'bad' }, `Aborted: ${text(d.abortReason)}`) : null,
           transcript.length
             ? h('details', { open: true }, h('summary', null, `Transcript (${transcript.length} messages)`), transcript.map((t: any) => h('div', { class: 'turn' }, h('b', null, `${text(t?.from ?? '?')} → ${text(t?.to ?? '?')}`), ' ', text(t?.text ?? t))))
             : typeof d.interactions === 'string'
@@ -398,14 +404,13 @@ export function reportApp(): void {
             : null,
         ];
       },
-      consumed: ['probes', 'transcript', 'interactions', 'models', 'outcome'],
+      consumed: ['probes', 'transcript', 'interactions', 'models', 'outcome', 'abortReason'],
     };
   }
 
   function memoryView(): View {
     const verdict = (item: Item): string => (det(item).verdict === undefined || det(item).verdict === null ? '' : text(det(item).verdict));
     const kind = (item: Item): string => (typeof det(item).kind === 'string' ? det(item).kind : item.id.includes(':') ? item.id.split(':')[0]! : '');
-    const wrongVerdict = (v: string) => /halluc|omission|wrong|incorrect|false|fail|missing|error/i.test(v);
     return {
       charts() {
         const out: HTMLElement[] = [];
@@ -430,16 +435,31 @@ export function reportApp(): void {
         if (vrows.length) out.push(barChart('memory-verdicts', "The judge's verdicts by kind (items)", vrows));
         return out;
       },
-      facets: (item) => ({ kind: kind(item) ? [kind(item)] : [], verdict: verdict(item) ? [verdict(item)] : [], session: det(item).session !== undefined ? [text(det(item).session)] : [] }),
-      failing: (item) => Boolean(item.error) || wrongVerdict(verdict(item)) || genericFailing(item),
-      summary: (item) => `${verdict(item) ? `[${verdict(item)}] ` : ''}${short(text(det(item).question ?? ''), 80)}`,
+      facets: (item) => ({
+        kind: kind(item) ? [kind(item)] : [],
+        verdict: verdict(item) ? [verdict(item)] : [],
+        'question type': typeof det(item).questionType === 'string' ? [det(item).questionType] : [],
+        user: det(item).user !== undefined ? [text(det(item).user)] : [],
+      }),
+      failing: (item) => {
+        if (item.error) return true;
+        const v = det(item).verdict;
+        if (typeof v === 'string') return !/^correct$/i.test(v.trim());
+        if (valueKey(item, 'recalled') === false) return true;
+        return kind(item) === 'extracted' && v === 0;
+      },
+      summary: (item) => `${verdict(item) ? `[${verdict(item)}] ` : ''}${short(text(det(item).question ?? det(item).memory ?? ''), 80)}`,
       detail(item) {
         const d = det(item);
         const rows: Array<[string, Child]> = [];
-        for (const k of ['kind', 'user', 'session', 'question', 'answer', 'reference', 'verdict']) if (d[k] !== undefined) rows.push([k, text(d[k])]);
-        return [rows.length ? kv(rows) : null, d.reasoning !== undefined ? h('div', null, h('h4', null, "The judge's reasoning"), pre(text(d.reasoning))) : null];
+        for (const k of ['kind', 'user', 'session', 'questionType', 'difficulty', 'memoryType', 'source', 'question', 'memory', 'answer', 'reference', 'verdict', 'includedInGolden']) if (d[k] !== undefined) rows.push([k, text(d[k])]);
+        return [
+          rows.length ? kv(rows) : null,
+          d.reasoning !== undefined ? h('div', null, h('h4', null, "The judge's reasoning"), pre(text(d.reasoning))) : null,
+          d.retrieved !== undefined ? h('details', null, h('summary', null, 'Memories retrieved by the system'), pre(d.retrieved)) : null,
+        ];
       },
-      consumed: ['kind', 'user', 'session', 'question', 'answer', 'reference', 'verdict', 'reasoning'],
+      consumed: ['kind', 'user', 'session', 'questionType', 'difficulty', 'memoryType', 'source', 'question', 'memory', 'answer', 'reference', 'verdict', 'includedInGolden', 'reasoning', 'retrieved'],
     };
   }
 
