@@ -167,6 +167,12 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       timings[name] = readyMs + (Date.now() - started);
       expect(errors).toEqual([]);
       expect(network).toEqual([]);
+      // the list is rendered lazily: 200 rows, then 200 more per click
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(Math.min(200, await countText(page)));
+      await page.selectOption('select[data-control="status"]', '');
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(200);
+      await page.click('button[data-control="more"]');
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(400);
       await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
       await page.context().close();
     }
@@ -219,6 +225,12 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     await page.selectOption('select[data-control="status"]', 'flipped');
     expect(await countText(page)).toBe(new Set(flipped).size);
     await page.screenshot({ path: join(ARTIFACTS, 'comparison-dark.png'), fullPage: true });
+    // printed: no table is cut off (nothing scrolls inside its box), no control is printed
+    await page.emulateMedia({ media: 'print', colorScheme: 'light' });
+    const clipped = await page.$$eval('.table-wrap, .item-list', (els) => els.filter((e) => e.scrollHeight > e.clientHeight + 1 || getComputedStyle(e).overflowY !== 'visible').length);
+    expect(clipped).toBe(0);
+    expect(await page.$$eval('.controls', (els) => els.every((e) => getComputedStyle(e).display === 'none'))).toBe(true);
+    await page.pdf({ path: join(ARTIFACTS, 'comparison.pdf') });
     await page.context().close();
   });
 });

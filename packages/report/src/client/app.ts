@@ -165,7 +165,7 @@ export function reportApp(): void {
     );
   }
   /** Lines: one per series, x/y numeric. */
-  function lineChart(id: string, title: string, points: Array<{ series: string; x: number; y: number }>, xLabel: string, yLabel: string, percent = false): HTMLElement {
+  function lineChart(id: string, title: string, points: Array<{ series: string; x: number; y: number }>, xLabel: string, yLabel: string, percent = false, unitInterval = percent): HTMLElement {
     const series = [...new Set(points.map((p) => p.series))];
     const seriesRows = series.map((s) => ({ series: s, points: points.filter((p) => p.series === s) }));
     const fig = chart(
@@ -179,7 +179,7 @@ export function reportApp(): void {
           height: 300,
           marginRight: 24,
           x: { label: xLabel, grid: true },
-          y: { label: yLabel, grid: true, percent, domain: percent ? [0, 100] : undefined },
+          y: { label: yLabel, grid: true, percent, domain: unitInterval ? (percent ? [0, 100] : [0, 1]) : undefined },
           color: { legend: series.length > 1 && series.length <= 24, domain: series },
           marks: [Plot.line(points, { x: 'x', y: 'y', z: 'series', stroke: 'series', marker: points.length <= 200 ? 'circle-stroke' : null })],
         }),
@@ -473,7 +473,7 @@ export function reportApp(): void {
           runs.forEach((run) => {
             for (const i of run.items) for (const p of curve(i)) if (typeof p[key] === 'number') points.push({ series: multi ? `${i.id} · ${run.label}` : i.id, x: p.step, y: p[key] });
           });
-          if (points.length) out.push(lineChart(`cgt-${key}`, `Accumulative ${metric} over each group's statements`, points, 'statement', metric));
+          if (points.length) out.push(lineChart(`cgt-${key}`, `Accumulative ${metric} over each group's statements`, points, 'statement', metric, false, true));
         }
         return out;
       },
@@ -989,7 +989,25 @@ export function reportApp(): void {
     return section;
   }
 
-  app.replaceChildren(header(), ...banners(), evaluated(), metrics(), ...[comparisonSection()].filter((s): s is HTMLElement => s !== null), viewSection(), distributions(), itemsSection());
+  /** One section that cannot be built (data of an unexpected shape) shows why, and the rest of the report stays. */
+  function safe(name: string, build: () => HTMLElement | HTMLElement[] | null): HTMLElement[] {
+    try {
+      const out = build();
+      return out === null ? [] : Array.isArray(out) ? out : [out];
+    } catch (error) {
+      return [h('section', { 'data-broken': name }, h('h2', null, name), h('p', { class: 'bad' }, `This section could not be shown: ${String((error as Error)?.message ?? error)}`))];
+    }
+  }
+  app.replaceChildren(
+    ...safe('Report', header),
+    ...safe('Run status', banners),
+    ...safe('What was evaluated', evaluated),
+    ...safe('Headline metrics', metrics),
+    ...safe('Comparison', comparisonSection),
+    ...safe('Benchmark view', viewSection),
+    ...safe('Distributions', distributions),
+    ...safe('Items', itemsSection),
+  );
   const hash = decodeURIComponent(location.hash.replace(/^#item=/, ''));
   if (location.hash.startsWith('#item=') && ids.includes(hash)) openItem(hash);
   app.removeAttribute('aria-busy');
