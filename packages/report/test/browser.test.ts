@@ -149,6 +149,28 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     await page.context().close();
   });
 
+  it('items without the expected detail (missing or of another shape): the view still plots, nothing crashes', async () => {
+    const { startRun } = await import('@eval/core');
+    for (const benchmark of Object.keys(FIXTURES)) {
+      const dir = join(tmp, `odd-${benchmark}`);
+      const writer = await startRun(dir, { benchmark, variant: 'v', system: 'odd' });
+      await writer.finish({
+        items: [
+          { id: 'a', values: { x: true, y: 0.5 }, detail: { domains: 'oops', reasons: 7, probes: 5, curve: [{ step: 'one' }], context: null, judge: 3, kind: 9 } },
+          { id: 'b', values: { x: false, y: null } },
+        ],
+        metrics: { X: { value: 0.5, n: 2 } },
+      });
+      const { page, errors } = await openReport(browser, await report(`odd-${benchmark}`, [await readRun(dir)]));
+      expect(errors, benchmark).toEqual([]);
+      expect(await page.$$eval('[data-broken]', (b) => b.length), benchmark).toBe(0);
+      expect(await page.$$eval('#view figure.chart svg', (f) => f.length), benchmark).toBeGreaterThan(0);
+      await page.click('#items tbody tr[data-id="a"]');
+      expect(await page.getAttribute('#item-detail', 'data-item'), benchmark).toBe('a');
+      await page.context().close();
+    }
+  });
+
   it('full-size reports (1,000 MultiWOZ dialogues, 732 llm-judge turns) weigh < 5 MB and become usable quickly', async () => {
     const timings: Record<string, number> = {};
     for (const [name, make, n] of [

@@ -247,6 +247,14 @@ export function reportApp(): void {
         if (reasonRows.length) out.push(barChart('multiwoz-reasons', 'Failing dialogues by reason (dialogues)', reasonRows));
         const bleu = metricRows().filter((m) => /bleu|richness|entropy|ttr|lexical|unique|vocab|msttr|trigram|bigram|length/i.test(m));
         if (bleu.length) {
+          const bleuRows: any[] = [];
+          runs.forEach((run) => {
+            for (const m of bleu.filter((x) => /bleu/i.test(x))) {
+              const v = run.manifest?.metrics?.[m];
+              if (typeof v?.value === 'number') bleuRows.push({ label: multi ? `${m} · ${run.label}` : m, value: v.value, color: multi ? run.label : 'BLEU', lo: v.ci?.[0], hi: v.ci?.[1], n: v.n });
+            }
+          });
+          if (bleuRows.length) out.push(barChart('multiwoz-bleu', 'BLEU (from run.json)', bleuRows));
           out.push(h('h3', null, 'BLEU and richness'), table(['metric', ...runs.map((r) => r.label)], bleu.map((m) => [m, ...runs.map((r) => r.manifest?.metrics?.[m]?.value ?? null)])));
         }
         return out;
@@ -363,6 +371,20 @@ export function reportApp(): void {
             if (r.rate !== null) points.push({ series: multi ? `${g.kind} · ${run.label}` : g.kind, x: g.round, y: r.rate });
           }
         });
+        if (!points.length) {
+          // no probes in the items: the per-round accuracy values (accuracyRound<k>) the episodes carry, averaged
+          runs.forEach((run) => {
+            const byRound = new Map<number, number[]>();
+            for (const i of run.items) {
+              if (i.error) continue;
+              for (const [k, v] of Object.entries(i.values ?? {})) {
+                const m = /^accuracyRound(\d+)$/.exec(k);
+                if (m && typeof v === 'number') byRound.set(Number(m[1]), [...(byRound.get(Number(m[1])) ?? []), v]);
+              }
+            }
+            for (const [round, vs] of [...byRound].sort((a, b) => a[0] - b[0])) points.push({ series: multi ? `mean episode accuracy · ${run.label}` : 'mean episode accuracy', x: round, y: vs.reduce((a, b) => a + b, 0) / vs.length });
+          });
+        }
         const out: HTMLElement[] = [];
         if (points.length) out.push(lineChart('scorekeeping-rounds', 'Probe accuracy by probing round (private vs shared)', points, 'probing round', 'accuracy', true));
         const outcomes: any[] = [];
@@ -984,7 +1006,17 @@ export function reportApp(): void {
     } catch (error) {
       section.append(h('p', { class: 'muted' }, `(the items' detail has an unexpected shape: ${String((error as Error)?.message ?? error)})`));
     }
-    if (!charts.length) section.append(h('p', { class: 'muted' }, `The items carry no ${benchmark} detail to plot; see the headline metrics and distributions.`));
+    if (!charts.some((c) => c.matches?.('figure.chart'))) {
+      // the items carry no detail this view plots: it shows the runs' headline figures (from run.json) instead
+      const rows: any[] = [];
+      runs.forEach((run) => {
+        for (const [m, v] of Object.entries<any>(run.manifest?.metrics ?? {})) {
+          if (typeof v?.value === 'number') rows.push({ label: multi ? `${m} · ${run.label}` : m, value: v.value, color: v.unit ?? 'value', lo: v.ci?.[0], hi: v.ci?.[1], n: v.n });
+        }
+      });
+      section.append(h('p', { class: 'muted' }, `The items carry no ${benchmark} detail to plot; the headline figures of run.json:`));
+      if (rows.length) charts.push(barChart(`${benchmark}-figures`, 'Headline figures (from run.json)', rows));
+    }
     section.append(...charts);
     return section;
   }
