@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { Command } from 'commander';
 import { readRunManifest } from '@eval/core';
 import { afterEach, describe, expect, it } from 'vitest';
-import { addRunOptions, openRun, rememberCommandLine, scrubArgv, systemFromInput } from './run-record';
+import { addRunOptions, openRun, rememberCommandLine, scrubArgv, scrubOptions, systemFromInput } from './run-record';
 
 const work = mkdtempSync(join(tmpdir(), 'dialeval-run-record-'));
 const savedRuns = process.env.DIALEVAL_RUNS;
@@ -20,11 +20,21 @@ describe('scrubArgv: no key reaches a run record', () => {
       scrubArgv([
         'llm-judge', 'run', '--api-key', 'abc', '--token=xyz', '--api-key-env', 'OPENAI_API_KEY',
         'sk-proj-abcdefghijklmnop', 'https://user:pw@api.example.com/v1?key=secret', '--model', 'gpt-4o', 'preds.json',
+        '--max-tokens', '256', '--hf-token', 'hf_x',
       ]),
     ).toEqual([
       'llm-judge', 'run', '--api-key', '***', '--token=***', '--api-key-env', 'OPENAI_API_KEY',
       '***', 'https://***@api.example.com/v1?***', '--model', 'gpt-4o', 'preds.json',
+      '--max-tokens', '256', '--hf-token', '***',
     ]);
+  });
+});
+
+describe('scrubOptions', () => {
+  it('redacts key-named and key-shaped string options, keeps the rest', () => {
+    expect(scrubOptions({ apiKey: 'abc', hf_token: 'x', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 256, model: 'gpt-4o', header: 'sk-abcdefghijklmnopq' })).toEqual({
+      apiKey: '***', hf_token: '***', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 256, model: 'gpt-4o', header: '***',
+    });
   });
 });
 

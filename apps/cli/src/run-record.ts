@@ -39,7 +39,8 @@ export function rememberCommandLine(argv: string[]): void {
   commandLine = [...argv];
 }
 
-const SECRET_FLAG = /(key|token|secret|password|passwd|auth|credential)/i;
+/** Flag names whose value is a secret: `--api-key`, `--token`, `--hf-token`, `--password`, ... (not `--max-tokens`). */
+const SECRET_FLAG = /(^|[-_])(api[-_]?key|key|token|secret|password|passwd|auth|credentials?)$/i;
 const SECRET_VALUE = /^(sk|pk|rk|xox[abp]|gh[pousr]|hf|AKIA)[-_A-Za-z0-9]{8,}$|^[A-Za-z0-9_-]{32,}$|^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /** Redacts what looks like a key: values of `--*key*`/`--*token*`-like flags, key-shaped words, URL user info and queries. */
@@ -63,6 +64,17 @@ export function scrubArgv(argv: string[]): string[] {
       continue;
     }
     out.push(scrubWord(arg));
+  }
+  return out;
+}
+
+/** Options as recorded: a string under a key-like name (`apiKey`, `hf_token`; not `apiKeyEnv`) or shaped like a key becomes `***`. */
+export function scrubOptions(options: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, value] of Object.entries(options)) {
+    const kebab = name.replace(/([a-z0-9])([A-Z])/g, '$1-$2');
+    const secretName = SECRET_FLAG.test(kebab) && !/-env$/i.test(kebab);
+    out[name] = typeof value === 'string' && (secretName || SECRET_VALUE.test(value)) ? '***' : value;
   }
   return out;
 }
@@ -141,7 +153,7 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     variant: init.variant,
     system,
     command: scrubArgv(commandLine ?? process.argv.slice(2)),
-    options: init.options ?? {},
+    options: scrubOptions(init.options ?? {}),
     tool: { ...(cli !== undefined ? { cli } : {}), packages },
   });
 }

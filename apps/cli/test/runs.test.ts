@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunItem, startRun } from '@eval/core';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { runCli } from './cli';
+import { probeResolved, runCli } from './cli';
 
 // Synthetic runs of a third-party benchmark (`my-qa`, unknown to dialeval): one item per question, `correct` boolean.
 const root = mkdtempSync(join(tmpdir(), 'dialeval-runs-'));
@@ -130,6 +130,16 @@ describe('dialeval multiwoz compare (the old spelling) on run directories', () =
     const mixed = await runCli(['multiwoz', 'compare', dirs.base!, join(dirs.base!, 'items.jsonl')]);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toMatch(/two prediction files or two run directories/);
+  });
+});
+
+describe('compare and runs load no benchmark package for a third-party benchmark', () => {
+  it('only @eval/core is resolved', () => {
+    for (const args of [['compare', dirs.base!, dirs.better!, '--resamples', '10'], ['runs', runsDir]]) {
+      const r = probeResolved(args);
+      expect(r.status, r.stderr).toBe(0);
+      expect(r.packages).toEqual(['@eval/core']);
+    }
   });
 });
 

@@ -58,7 +58,7 @@ const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`
 export function headline(c: RunComparison): string {
   const reasons: string[] = [];
   c.runs.forEach((r, i) => {
-    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items})`);
+    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items}${r.skipped > 0 ? `, ${r.skipped} skipped` : ''})`);
   });
   for (const p of c.pairs) {
     if (p.unpaired.count > 0) reasons.push(`${label(p.a)}/${label(p.b)}: ${p.unpaired.count} unit(s) unpaired`);
@@ -124,6 +124,18 @@ function formatCsv(c: RunComparison): string {
   return [csvLine(header), ...rows].join('\n');
 }
 
+/** A resampling progress line on stderr when it is a terminal (nothing in pipes). */
+function progressOnTty(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (done < total && now - last < 200) return;
+    last = now;
+    process.stderr.write(done < total ? `\rcompare: resampling ${Math.floor((100 * done) / total)}%` : '\r\x1b[K');
+  };
+}
+
 /** `dialeval compare A B [C ...]`. */
 export async function runCompare(dirs: string[], opts: CompareCommandOptions): Promise<void> {
   const format = checkFormat(opts.format, ['table', 'json', 'csv', 'markdown'] as const, 'table');
@@ -138,6 +150,7 @@ export async function runCompare(dirs: string[], opts: CompareCommandOptions): P
     allPairs: Boolean(opts.allPairs),
     force: Boolean(opts.force),
     metrics: opts.metric,
+    onProgress: progressOnTty(),
   });
   if (format === 'json') await emit(JSON.stringify({ ...comparison, recomputedBy: source }, null, 2), opts.out);
   else if (format === 'csv') await emit(formatCsv(comparison), opts.out);

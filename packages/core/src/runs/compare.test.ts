@@ -177,6 +177,14 @@ describe('compareRuns: binary outcomes, pairing, partial runs', () => {
     expect(one.seed).toBe(11);
   });
 
+  it('reports progress up to 2 R rounds per pair', () => {
+    const runs = ['a', 'b', 'c'].map((x, i) => run(x, scores([i, i + 1, 2 * i])));
+    const calls: Array<[number, number]> = [];
+    compareRuns(runs, meanOfValues('toy'), { resamples: 600, onProgress: (done, total) => calls.push([done, total]) });
+    expect(calls.at(-1)).toEqual([2400, 2400]); // 2 pairs x (600 bootstrap + 600 randomisation rounds)
+    expect(calls.every(([done], i) => i === 0 || done >= calls[i - 1]![0])).toBe(true);
+  });
+
   it('every run against the first, or all pairs', () => {
     const runs = ['a', 'b', 'c'].map((x, i) => run(x, scores([i, i + 1, 2 * i])));
     expect(compareRuns(runs, meanOfValues('toy'), { resamples: 50 }).pairs.map((p) => [p.a, p.b])).toEqual([[0, 1], [0, 2]]);

@@ -123,6 +123,8 @@ export interface CompareRunsOptions {
   force?: boolean;
   /** Only these metrics (default: the headline metrics of the first run that the benchmark recomputes). */
   metrics?: string[];
+  /** Called every 256 rounds and at the end of each pair with rounds done and total (2 R per pair). */
+  onProgress?: (done: number, total: number) => void;
 }
 
 /** One run as `compareRuns` saw it. */
@@ -137,6 +139,8 @@ export interface ComparedRun {
   partial: boolean;
   items: number;
   evaluated: number;
+  /** Units the run did not evaluate and did not list (manifest `counts.skipped`). */
+  skipped: number;
 }
 
 /** One metric of one pair. Every figure is on the paired units unless named `recorded`. */
@@ -219,6 +223,7 @@ function describeRun(run: LoadedRun): ComparedRun {
     partial: m.status !== 'complete',
     items: run.items.length,
     evaluated: run.items.length - failed,
+    skipped: m.counts.skipped,
   };
 }
 
@@ -256,6 +261,7 @@ function comparePair(
   requested: string[] | undefined,
   resamples: number,
   seed: number,
+  progress: (done: number) => void,
 ): Omit<PairComparison, 'a' | 'b'> {
   const variant = ra.manifest.variant;
   const evaluatedB = new Map<string, RunItem>();
@@ -343,6 +349,7 @@ function comparePair(
     diff(ia, ib, d);
     for (let j = 0; j < k; j++) boot[j]![r] = d[j]!;
     r++;
+    if ((r & 255) === 0) progress(r);
   });
 
   // Approximate randomisation: swap A and B within each unit with probability 1/2.
@@ -364,7 +371,9 @@ function comparePair(
       const ref = Math.abs(observed[j]!);
       if (Math.abs(d[j]!) >= ref - TIE_TOLERANCE * Math.max(1, ref)) atLeast[j]!++;
     }
+    if (((s + 1) & 255) === 0) progress(resamples + s + 1);
   }
+  progress(2 * resamples);
 
   const metrics: MetricComparison[] = names.map((name, j) => {
     const sorted = Array.from(boot[j]!).filter((x) => !Number.isNaN(x)).sort((x, y) => x - y);
@@ -429,7 +438,11 @@ export function compareRuns(runs: LoadedRun[], benchmark: RunBenchmark, options:
   for (let i = 0; i < runs.length; i++) {
     for (let j = i + 1; j < runs.length; j++) if (options.allPairs || i === 0) pairs.push([i, j]);
   }
-  const compared = pairs.map(([i, j]) => ({ a: i, b: j, ...comparePair(runs[i]!, runs[j]!, benchmark, options.metrics, resamples, seed) }));
+  const total = 2 * resamples * pairs.length;
+  const compared = pairs.map(([i, j], p) => {
+    const progress = (done: number) => options.onProgress?.(p * 2 * resamples + done, total);
+    return { a: i, b: j, ...comparePair(runs[i]!, runs[j]!, benchmark, options.metrics, resamples, seed, progress) };
+  });
   const described = runs.map(describeRun);
   return {
     partial: described.some((r) => r.partial) || compared.some((p) => p.partial),
