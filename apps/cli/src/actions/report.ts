@@ -34,6 +34,18 @@ export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?:
   return { path: dir, manifest: null, items, started };
 }
 
+/** The comparison's resampling progress on stderr when it is a terminal (nothing in pipes). */
+function progressOnTty(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (done < total && now - last < 200) return;
+    last = now;
+    process.stderr.write(done < total ? `\rreport: comparing (resampling ${Math.floor((100 * done) / total)}%)` : '\r\x1b[K');
+  };
+}
+
 /** `dialeval report RUN... [--out report.html] [--title ...]`. */
 export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
   const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
@@ -50,7 +62,7 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
   let comparison;
   if (runs.length > 1 && finished.length === runs.length) {
     const { benchmark } = await loadRunBenchmark(finished[0]!.manifest.benchmark);
-    comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force) });
+    comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty() });
   } else if (runs.length > 1) {
     process.stderr.write('dialeval report: an unfinished run cannot be compared; the report shows the runs without a comparison\n');
   }
