@@ -600,7 +600,7 @@ export function reportApp(): void {
       ['batch', (r) => m(r).llm?.batch],
       ['sampling', (r) => (m(r).llm?.sampling ? JSON.stringify(m(r).llm.sampling) : undefined)],
       ['LLM cache (identity)', (r) => m(r).llm?.cache],
-      ['prices (USD per 1M tokens)', (r) => (m(r).llm?.prices ? JSON.stringify(m(r).llm.prices) : undefined)],
+      ['price table', (r) => (m(r).llm?.prices ? JSON.stringify(m(r).llm.prices) : undefined)],
       ['dialeval', (r) => m(r).tool?.cli],
       ['packages', (r) => (m(r).tool?.packages ? Object.entries(m(r).tool.packages).map(([k, v]) => `${k}@${v}`).join(', ') : undefined)],
       ['node / platform', (r) => (m(r).tool ? `${m(r).tool.node} / ${m(r).tool.platform}` : undefined)],
