@@ -22,7 +22,7 @@ td.num, th.num { text-align: right; }
 .table-wrap.full { max-height: none; }
 .banner { border: 1px solid var(--warn-line); background: var(--warn-bg); padding: 8px 12px; border-radius: 6px; margin: 10px 0; }
 .banner.failed { border-color: var(--bad); background: var(--bad-bg); }
-.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(360px, 1fr)); gap: 16px; }
+.grid { display: grid; grid-template-columns: repeat(auto-fit, minmax(540px, 1fr)); gap: 16px; }
 figure.chart { margin: 8px 0; padding: 8px; border: 1px solid var(--line); border-radius: 6px; break-inside: avoid; overflow-x: auto; }
 figure.chart figcaption { font-weight: 600; margin-bottom: 4px; }
 figure.chart svg { max-width: 100%; height: auto; background: transparent; color: var(--fg); }

@@ -318,7 +318,7 @@ export function reportApp(): void {
         return out;
       },
       facets: (item) => ({ verdict: judgeLabel(item), agreement: typeof det(item).disagree === 'boolean' ? [disagree(item) ? 'judge and rules disagree' : 'judge and rules agree'] : [], dialogue: item.group ? [item.group] : [] }),
-      failing: (item) => Boolean(item.error) || disagree(item) || genericFailing(item),
+      failing: (item) => Boolean(item.error) || disagree(item) || valueKey(item, 'judge') === false,
       summary: (item) => [disagree(item) ? 'disagree' : '', ...judgeLabel(item)].filter(Boolean).join(', '),
       detail(item) {
         const d = det(item);
@@ -656,7 +656,7 @@ export function reportApp(): void {
           ),
       ),
     );
-    section.append(h('div', { class: 'table-wrap' }, tbl));
+    section.append(h('div', { class: 'table-wrap full' }, tbl));
     const units = [...new Set(rows.filter((r) => typeof r.v?.value === 'number').map((r) => r.v.unit ?? ''))];
     const grid = h('div', { class: 'grid' });
     units.forEach((unit, k) => {
@@ -801,24 +801,28 @@ export function reportApp(): void {
               m.recordedB ?? null,
             ]),
             { 'data-table': `comparison-${k}` },
+            'table-wrap full',
           ),
         );
-        const side: any[] = [];
-        for (const m of metricsList) {
-          if (typeof m.a === 'number') side.push({ label: `${m.name} · ${a}`, value: m.a, color: a });
-          if (typeof m.b === 'number') side.push({ label: `${m.name} · ${b}`, value: m.b, color: b });
-        }
-        const deltas = metricsList
-          .filter((m: any) => typeof m.delta === 'number')
-          .map((m: any) => ({ label: String(m.name), value: m.delta, color: 'B − A', lo: Array.isArray(m.ci) ? m.ci[0] : undefined, hi: Array.isArray(m.ci) ? m.ci[1] : undefined }));
-        section.append(
-          h(
-            'div',
-            { class: 'grid' },
-            barChart(`comparison-side-${k}`, `Side by side on the paired items: ${a} and ${b}`, side),
-            barChart(`comparison-delta-${k}`, `Differences ${b} − ${a} with 95% bootstrap intervals`, deltas),
-          ),
-        );
+        // one pair of charts per unit of the metrics (as run.json gives it), so that no scale dwarfs another
+        const runA = runs.find((r) => r.label === a);
+        const unitOf = (name: string): string => runA?.manifest?.metrics?.[name]?.unit ?? '';
+        const units = [...new Set(metricsList.map((m: any) => unitOf(String(m.name))))];
+        units.forEach((unit, u) => {
+          const ms = metricsList.filter((m: any) => unitOf(String(m.name)) === unit);
+          const side: any[] = [];
+          for (const m of ms) {
+            if (typeof m.a === 'number') side.push({ label: `${m.name} · ${a}`, value: m.a, color: a });
+            if (typeof m.b === 'number') side.push({ label: `${m.name} · ${b}`, value: m.b, color: b });
+          }
+          const deltas = ms
+            .filter((m: any) => typeof m.delta === 'number')
+            .map((m: any) => ({ label: String(m.name), value: m.delta, color: 'B − A', lo: Array.isArray(m.ci) ? m.ci[0] : undefined, hi: Array.isArray(m.ci) ? m.ci[1] : undefined }));
+          const suffix = unit ? ` (${unit})` : '';
+          const id = u === 0 ? `${k}` : `${k}-${u}`;
+          if (side.length) section.append(barChart(`comparison-side-${id}`, `Side by side on the paired items${suffix}: ${a} and ${b}`, side));
+          if (deltas.length) section.append(barChart(`comparison-delta-${id}`, `Differences ${b} − ${a}${suffix} with 95% bootstrap intervals`, deltas));
+        });
       }
       const flips = flipsOf(pair);
       if (flips.size) {
