@@ -164,6 +164,13 @@ export function reportApp(): void {
       (r) => [r.label, r.value, ...(ci.length ? [r.lo ?? null, r.hi ?? null] : []), ...(rows.some((x) => x.n !== undefined) ? [r.n ?? null] : [])],
     );
   }
+  /** Every integer from min to max when the xs are integers in a short range (rounds, statements), else Plot's ticks. */
+  function integerTicks(xs: number[]): number[] | undefined {
+    if (!xs.length || !xs.every(Number.isInteger)) return undefined;
+    const lo = Math.min(...xs);
+    const hi = Math.max(...xs);
+    return hi - lo <= 30 ? Array.from({ length: hi - lo + 1 }, (_, i) => lo + i) : undefined;
+  }
   /** Lines: one per series, x/y numeric. */
   function lineChart(id: string, title: string, points: Array<{ series: string; x: number; y: number }>, xLabel: string, yLabel: string, percent = false, unitInterval = percent): HTMLElement {
     const series = [...new Set(points.map((p) => p.series))];
@@ -178,7 +185,7 @@ export function reportApp(): void {
           width: 640,
           height: 300,
           marginRight: 24,
-          x: { label: xLabel, grid: true },
+          x: { label: xLabel, grid: true, ticks: integerTicks(points.map((p) => p.x)) },
           y: { label: yLabel, grid: true, percent, domain: unitInterval ? (percent ? [0, 100] : [0, 1]) : undefined },
           color: { legend: series.length > 1 && series.length <= 24, domain: series },
           marks: [Plot.line(points, { x: 'x', y: 'y', z: 'series', stroke: 'series', marker: points.length <= 200 ? 'circle-stroke' : null })],
@@ -444,7 +451,10 @@ export function reportApp(): void {
           }
         });
         rows.sort((a, b) => (a.color < b.color ? -1 : a.color > b.color ? 1 : 0));
-        if (rows.length) out.push(barChart('memory-figures', 'Extraction, update and QA figures (from run.json)', rows));
+        // rates and counts on one axis would hide the rates: the chart shows the 0-1 figures when there are any
+        const rates = rows.filter((r) => r.value >= 0 && r.value <= 1);
+        if (rates.length) out.push(barChart('memory-figures', 'Extraction, update and QA rates (from run.json; counts in the headline table)', rates));
+        else if (rows.length) out.push(barChart('memory-figures', 'Extraction, update and QA figures (from run.json)', rows));
         const vrows: any[] = [];
         runs.forEach((run) => {
           const c = new Map<string, number>();
@@ -657,11 +667,13 @@ export function reportApp(): void {
       ),
     );
     section.append(h('div', { class: 'table-wrap full' }, tbl));
-    const units = [...new Set(rows.filter((r) => typeof r.v?.value === 'number').map((r) => r.v.unit ?? ''))];
+    // one chart per unit; metrics without a unit are split into 0-1 figures and the rest, so counts do not hide rates
+    const unitOf = (v: any): string => v.unit ?? (rows.every((r) => r.v?.unit !== undefined || typeof r.v?.value !== 'number' || Math.abs(r.v.value) <= 1) ? '' : Math.abs(v.value) <= 1 ? '0–1' : 'other');
+    const units = [...new Set(rows.filter((r) => typeof r.v?.value === 'number').map((r) => unitOf(r.v)))];
     const grid = h('div', { class: 'grid' });
     units.forEach((unit, k) => {
       const bars = rows
-        .filter((r) => typeof r.v?.value === 'number' && (r.v.unit ?? '') === unit)
+        .filter((r) => typeof r.v?.value === 'number' && unitOf(r.v) === unit)
         .map(({ name, run, v }) => ({ label: multi ? `${name} · ${run.label}` : name, value: v.value, color: multi ? run.label : 'value', lo: v.ci?.[0], hi: v.ci?.[1], n: v.n }));
       grid.append(barChart(`metrics-${k}`, `Headline metrics${unit ? ` (${unit})` : ''}${bars.some((b) => b.lo !== undefined) ? ' with 95% intervals' : ''}`, bars));
     });
