@@ -10,9 +10,9 @@ import { runCli } from './cli';
 const root = mkdtempSync(join(tmpdir(), 'dialeval-report-'));
 const dirs: Record<string, string> = {};
 
-async function writeRun(name: string, correct: Array<boolean | 'error'>, init: { benchmark?: string; unfinished?: boolean } = {}) {
+async function writeRun(name: string, correct: Array<boolean | 'error'>, init: { benchmark?: string; variant?: string; unfinished?: boolean } = {}) {
   const dir = join(root, 'runs', name);
-  const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: 'v1', system: name });
+  const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: init.variant ?? 'v1', system: name });
   dirs[name] = dir;
   const items = correct.map((c, i): RunItem => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c }, detail: { note: '</script><b>not markup</b>' } }));
   if (init.unfinished) {
@@ -37,6 +37,7 @@ beforeAll(async () => {
   await writeRun('flaky', [true, true, true, 'error']);
   await writeRun('stopped', [true, false], { unfinished: true });
   await writeRun('elsewhere', [true, false], { benchmark: 'other-bench' });
+  await writeRun('method-b', [true, true, true, true, true, false, true, false], { variant: 'v2' });
 });
 
 describe('dialeval report', () => {
@@ -62,6 +63,20 @@ describe('dialeval report', () => {
     expect(c.code, c.stderr).toBe(0);
     const { recomputedBy: _source, ...expected } = JSON.parse(c.stdout);
     expect(embedded(out).data.comparison).toEqual(expected);
+  });
+
+  it('several runs of different variants (e.g. two judging methods): shown side by side with a note, compared only with --force', async () => {
+    const out = join(root, 'variants.html');
+    const r = await runCli(['report', dirs.base!, dirs['method-b']!, '--out', out, '--resamples', '100']);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toMatch(/Not compared: .*different variants.*--force compares them anyway/);
+    const { data } = embedded(out);
+    expect(data.comparison).toBeNull();
+    expect(data.notes).toHaveLength(1);
+    expect(data.runs.map((x: { label: string }) => x.label)).toEqual(['base', 'method-b']);
+    const forced = await runCli(['report', dirs.base!, dirs['method-b']!, '--out', out, '--resamples', '100', '--force']);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(embedded(out).data.comparison.forced[0]).toMatch(/variant: "v2"/);
   });
 
   it('a partial run and an unfinished run are reported as such (stderr note, manifest null for the unfinished one)', async () => {

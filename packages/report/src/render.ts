@@ -26,6 +26,8 @@ export interface ReportInput {
   /** The result of `compareRuns` (from `@eval/core`) for two or more runs, embedded and shown as given. */
   comparison?: RunComparison;
   title?: string;
+  /** Shown as notices under the header (e.g. why several runs were not compared). */
+  notes?: ReadonlyArray<string>;
   /** Shown in the header; defaults to the current time. */
   generatedAt?: string;
 }
@@ -121,6 +123,7 @@ export function renderReport(input: ReportInput): string {
     generatedAt: input.generatedAt ?? new Date().toISOString(),
     runs: input.runs.map((run, i) => ({ label: labels[i], path: run.path ?? null, manifest: run.manifest, started: run.started ?? null, items: run.items })),
     comparison: input.comparison ?? null,
+    notes: input.notes ?? [],
   };
   // The app is embedded from its compiled function text; esbuild's keepNames (tsx, some bundlers) wraps named
   // functions in a `__name(fn, "name")` helper that lives outside the function, so the page defines an identity one.

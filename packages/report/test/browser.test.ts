@@ -219,8 +219,9 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const items = [];
     for await (const { value } of readJsonl(join(dir, 'items.jsonl'), runItemSchema)) items.push(value);
     const file = join(tmp, 'unfinished.html');
-    await writeReport(file, { runs: [{ path: dir, manifest: null, items, started: { benchmark: 'cgt', system: 'sys' } }] });
+    await writeReport(file, { runs: [{ path: dir, manifest: null, items, started: { benchmark: 'cgt', system: 'sys' } }], notes: ['Not compared: <b>an unfinished run</b>.'] });
     const opened = await openReport(browser, file);
+    expect(await opened.page.textContent('[data-banner="note"]')).toBe('Not compared: <b>an unfinished run</b>.');
     expect(await opened.page.textContent('[data-banner="unfinished"]')).toContain('Unfinished run');
     expect(await opened.page.textContent('[data-table="evaluated"]')).toContain('unfinished (no run.json)');
     expect(opened.errors).toEqual([]);

@@ -59,17 +59,26 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
     );
   }
   const finished = runs.flatMap((r) => (r.loaded ? [r.loaded] : []));
+  const notes: string[] = [];
   let comparison;
   if (runs.length > 1 && finished.length === runs.length) {
     const { benchmark } = await loadRunBenchmark(finished[0]!.manifest.benchmark);
-    comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty() });
+    try {
+      comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty() });
+    } catch (error) {
+      // runs of one benchmark in different variants (methods, normalisations) are shown side by side, not compared
+      if (!(EvalError.isInstance(error) && error.code === 'input_mismatch')) throw error;
+      notes.push(`Not compared: ${error.message}. The runs are shown side by side; dialeval report --force compares them anyway.`);
+    }
   } else if (runs.length > 1) {
-    process.stderr.write('dialeval report: an unfinished run cannot be compared; the report shows the runs without a comparison\n');
+    notes.push('Not compared: an unfinished run cannot be compared. The runs are shown side by side.');
   }
+  for (const note of notes) process.stderr.write(`dialeval report: ${note}\n`);
   const out = opts.out ?? 'report.html';
   await writeReport(out, {
     runs: runs.map(({ path, manifest, items, started }) => ({ path, manifest, items, ...(started ? { started } : {}) })),
     ...(comparison ? { comparison } : {}),
+    ...(notes.length ? { notes } : {}),
     ...(opts.title !== undefined ? { title: opts.title } : {}),
   });
   for (const r of runs) {

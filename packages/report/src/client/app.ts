@@ -560,7 +560,8 @@ export function reportApp(): void {
   }
 
   function banners(): HTMLElement[] {
-    return runs.flatMap((run) => {
+    const notes = arr(data.notes).map((n) => h('div', { class: 'banner', 'data-banner': 'note', role: 'note' }, text(n)));
+    return notes.concat(runs.flatMap((run) => {
       const m = run.manifest;
       const erroredItems = run.items.filter((i) => i.error);
       if (!m) {
@@ -586,7 +587,7 @@ export function reportApp(): void {
           failures.length ? table(['item', 'reason'], failures.map((f: any) => [text(f?.id), text(f?.reason)]), { 'data-failures': run.label }) : null,
         ),
       ];
-    });
+    }));
   }
 
   function evaluated(): HTMLElement {
