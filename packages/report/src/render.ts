@@ -153,6 +153,7 @@ export function renderReport(input: ReportInput): string {
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     '<meta name="color-scheme" content="light dark">',
     '<meta name="generator" content="@eval/report">',
+    '<link rel="icon" href="data:,">',
     `<title>${escapeHtml(title)}</title>`,
     `<style>${REPORT_CSS}</style>`,
     '</head>',
