@@ -80,3 +80,17 @@ export {
 } from './common-ground';
 export { type ReportOptions, REFERENCE, groupToPy, settingToPy, formatReport, formatReferenceOutput } from './report';
 export { bankDice, bankDiceTrace } from './original-dsc';
+export {
+  type CgtGoldSource,
+  type CgtItemValue,
+  type CgtVariantInput,
+  CGT_BENCHMARK,
+  CGT_ITEM_VALUES,
+  cgtItemId,
+  cgtRunItems,
+  cgtRunMetrics,
+  cgtVariant,
+  prepareCgt,
+  recomputeCgt,
+  runBenchmark,
+} from './runs';

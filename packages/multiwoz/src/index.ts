@@ -83,3 +83,13 @@ export {
   type References22,
 } from './prepare';
 export { PythonValueError } from './pystr';
+export {
+  MULTIWOZ_BENCHMARK,
+  bleuMetricName,
+  multiwozRunItems,
+  multiwozRunMetrics,
+  multiwozVariant,
+  prepareMultiwoz,
+  recomputeMultiwoz,
+  runBenchmark,
+} from './runs';

@@ -1,11 +1,19 @@
-import { resolveResourceDir, pythonFloatRepr } from '@eval/core';
+import { createHash } from 'node:crypto';
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import { type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256, writeFileAtomic } from '@eval/core';
 import {
+  CGT_BENCHMARK,
   type CgaVariant,
   type CgtOptions,
   type InvalidPredictionMode,
   type PyNumber,
   type SettingResult,
   cgaDirFor,
+  cgaFileName,
+  cgtRunItems,
+  cgtRunMetrics,
+  cgtVariant,
   evaluateSetting,
   formatReferenceOutput,
   formatReport,
@@ -13,6 +21,7 @@ import {
   withReplayedGold,
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../commands/cgt';
+import { openRun } from '../run-record';
 import { UsageError, checkFormat, choiceFlag, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
@@ -168,8 +177,9 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   const settings = await readPredictions(dir, { invalidPrediction });
   let goldLabel = 'embedded';
   let cgaDir: string | undefined;
+  let base: string | undefined;
   if (opts.gold !== undefined && opts.gold !== false) {
-    const base = await resolveResourceDir('cgt', { dir: typeof opts.gold === 'string' ? opts.gold : undefined, flag: '--gold' });
+    base = await resolveResourceDir('cgt', { dir: typeof opts.gold === 'string' ? opts.gold : undefined, flag: '--gold' });
     cgaDir = await cgaDirFor(base, variant);
     goldLabel = `replayed from ${cgaDir}`;
     for (const s of settings) s.groups = await withReplayedGold(s.groups, cgaDir);
@@ -199,4 +209,70 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   }
   else text = table(results, goldLabel);
   await emit(text, opts.out);
+  await writeCgtRuns(dir, opts, results, { invalidPrediction, format, gold: cgaDir && base ? { base, cgaDir, variant } : undefined });
+}
+
+/** A text as `emit` writes it (one final newline). */
+const asEmitted = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
+
+/** The CGA annotation files replayed for a setting, as a resource of the run (source, pinned commit of a fetched set, sha256 of the files). */
+async function cgaResource(opts: CgtCommandOptions, s: SettingResult, gold: { base: string; cgaDir: string }): Promise<RunResource> {
+  const source = typeof opts.gold === 'string' ? 'option' : process.env[getResourceSet('cgt').envVar] ? 'env' : 'cache';
+  const files = await Promise.all(
+    s.groups.map(async (g) => {
+      const file = join(gold.cgaDir, cgaFileName(g.id));
+      return { path: relative(gold.base, file).split(sep).join('/'), sha256: createHash('sha256').update(await readFile(file)).digest('hex') };
+    }),
+  );
+  return { name: 'cgt', ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}), sha256: resourceFileListSha256(files), source };
+}
+
+/**
+ * Writes the run records when asked for (`--run`, `$DIALEVAL_RUNS`): one run per setting (with several settings,
+ * `--run DIR` holds one run per setting in `DIR/<setting>`), with the group files, the CGA annotations when
+ * replayed, every option that changes a number, the native outputs (`reference-output.txt`: the reference script's
+ * stdout; `cgt.json`: the expected.json layout) and the files the command wrote, one item per group, the macro metrics.
+ */
+async function writeCgtRuns(
+  input: string,
+  opts: CgtCommandOptions,
+  results: SettingResult[],
+  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant } },
+): Promise<void> {
+  const several = results.length > 1;
+  for (const s of results) {
+    const o = s.options;
+    const goldSource = ctx.gold ? (`cga-${ctx.gold.variant}` as const) : 'embedded';
+    const options: Record<string, unknown> = {
+      dsc: o.dsc,
+      mean: o.mean,
+      prf1: o.prf1,
+      emptyGroup: o.emptyGroup,
+      invalidPrediction: ctx.invalidPrediction,
+      gold: goldSource,
+      bootstrap: o.bootstrap ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence } : false,
+    };
+    const flags = {
+      run: opts.run !== undefined && several ? join(opts.run, s.name) : opts.run,
+      system: opts.system !== undefined && several ? `${opts.system}/${s.name}` : opts.system,
+    };
+    const run = await openRun(flags, {
+      benchmark: CGT_BENCHMARK,
+      variant: cgtVariant(o, { gold: goldSource, invalidPrediction: ctx.invalidPrediction }),
+      system: s.name,
+      input,
+      options,
+    });
+    if (!run) continue;
+    for (const g of s.groups) if (g.file) await run.addInput('predictions', g.file);
+    if (ctx.gold) run.addResource(await cgaResource(opts, s, ctx.gold));
+    const printout = join(run.dir, 'reference-output.txt');
+    await writeFileAtomic(printout, asEmitted(formatReferenceOutput(s)));
+    run.addArtifact(printout, 'cgt-printout');
+    const json = join(run.dir, 'cgt.json');
+    await writeFileAtomic(json, asEmitted(formatReport([s], { extras: false })));
+    run.addArtifact(json, 'cgt-expected-json');
+    if (opts.out) run.addArtifact(opts.out, ctx.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${ctx.format}`);
+    await run.finish({ items: cgtRunItems(s), metrics: cgtRunMetrics(s) });
+  }
 }

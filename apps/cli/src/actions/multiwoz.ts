@@ -1,15 +1,28 @@
-import { stat } from 'node:fs/promises';
-import { type ConfidenceInterval, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type ConfidenceInterval, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
+  DATA_FILES,
+  DB_DOMAINS,
+  MULTIWOZ_BENCHMARK,
+  MULTIWOZ_RESOURCE,
   type MultiwozReport,
   type NormalizationVersion,
+  bleuMetricName,
   bootstrapMultiwoz,
   compareMultiwoz,
   evaluateMultiwozFile,
   formatMwzevalJson,
+  multiwozRunItems,
+  multiwozRunMetrics,
+  multiwozVariant,
   mwzevalResults,
+  resolveMultiwozDataDir,
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../commands/multiwoz';
+import { openRun } from '../run-record';
 import { UsageError, confidenceFlag, emit, formatTable, intFlag } from '../util';
 
 function version(value: string | undefined): NormalizationVersion {
@@ -125,6 +138,100 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
   }
   if (format === 'json') await emit(formatMwzevalJson(report), opts.out);
   else await emit(table(predictions, report, intervals), opts.out);
+  await writeMultiwozRun(predictions, opts, report, intervals, { ...metrics, references: references && references.length > 0 ? references : undefined, samples, seed, confidence });
+}
+
+/**
+ * The data files of the resource set that the evaluation read, as the loader picks them (the v2022 restaurant
+ * database and the v2023 gold states where present and selected).
+ */
+function dataFilesUsed(dir: string, report: MultiwozReport, references: string[]): string[] {
+  const files: string[] = [];
+  const v2022 = report.details.normalization === '2022';
+  if (report.bleu) for (const r of references) files.push(DATA_FILES.references(r));
+  if (report.success) {
+    for (const d of DB_DOMAINS) {
+      const v2022Restaurant = d === 'restaurant' && v2022 && existsSync(join(dir, DATA_FILES.databaseRestaurantV2022));
+      files.push(v2022Restaurant ? DATA_FILES.databaseRestaurantV2022 : DATA_FILES.database(d));
+    }
+    files.push(DATA_FILES.goals, DATA_FILES.bookedDomains);
+  }
+  const gold = report.details.stateSource === 'gold' || report.details.dstSource === 'predicted' || report.details.dstSource === 'gold_copied_by_success';
+  if (gold) files.push(!v2022 && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates);
+  return files;
+}
+
+/** The resource set as the run records it: where it came from, its pinned commit (fetched set) and the sha256 of the files used. */
+async function multiwozResource(dataFlag: string | undefined, report: MultiwozReport, references: string[]): Promise<RunResource | undefined> {
+  const source = dataFlag ? 'option' : process.env[getResourceSet(MULTIWOZ_RESOURCE).envVar] ? 'env' : 'cache';
+  const dir = await resolveMultiwozDataDir({ dir: dataFlag, flag: '--data' });
+  const files = dataFilesUsed(dir, report, references);
+  if (files.length === 0) return undefined;
+  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: createHash('sha256').update(await readFile(join(dir, path))).digest('hex') })));
+  return {
+    name: MULTIWOZ_RESOURCE,
+    ...(source === 'cache' ? { commit: getResourceSet(MULTIWOZ_RESOURCE).commit } : {}),
+    sha256: resourceFileListSha256(hashed),
+    source,
+  };
+}
+
+/**
+ * Writes the run record when one is asked for (`--run`, `$DIALEVAL_RUNS`): the predictions, the data files used,
+ * every option that can change a number, mwzeval's output JSON (`mwzeval.json` in the run, byte for byte what
+ * `--format json` prints) and the files the command wrote, one item per dialogue and the headline metrics (with the
+ * bootstrap intervals of `--ci`).
+ */
+async function writeMultiwozRun(
+  predictions: string,
+  opts: MultiwozCommandOptions,
+  report: MultiwozReport,
+  intervals: ReturnType<typeof bootstrapMultiwoz> | undefined,
+  settings: { bleu: boolean; success: boolean; richness: boolean; dst: boolean; references?: string[]; samples: number; seed: number; confidence: number },
+): Promise<void> {
+  const references = settings.bleu ? (settings.references ?? Object.keys(report.bleu ?? {})) : [];
+  const options: Record<string, unknown> = {
+    bleu: settings.bleu,
+    success: settings.success,
+    richness: settings.richness,
+    dst: settings.dst,
+    normalization: report.details.normalization,
+    references,
+    addSlotDomains: Boolean(opts.addSlotDomains),
+    strictDst: Boolean(opts.strictDst),
+    stateSource: report.details.stateSource ?? null,
+    domainSource: report.details.domainSource ?? null,
+    dstSource: report.details.dstSource ?? null,
+    ci: Boolean(opts.ci),
+    ...(opts.ci ? { samples: settings.samples, seed: settings.seed, confidence: settings.confidence } : {}),
+  };
+  const run = await openRun(opts, {
+    benchmark: MULTIWOZ_BENCHMARK,
+    variant: multiwozVariant({ normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains) }),
+    input: predictions,
+    options,
+  });
+  if (!run) return;
+  await run.addInput('predictions', predictions);
+  const resource = await multiwozResource(opts.data, report, references);
+  if (resource) run.addResource(resource);
+  const native = join(run.dir, 'mwzeval.json');
+  await writeFileAtomic(native, `${formatMwzevalJson(report)}\n`);
+  run.addArtifact(native, 'mwzeval-json');
+  if (opts.out) run.addArtifact(opts.out, opts.format === 'json' ? 'mwzeval-json' : 'text');
+  if (opts.perDialogue) run.addArtifact(opts.perDialogue, 'dialeval-multiwoz-per-dialogue-jsonl');
+  if (opts.summary) run.addArtifact(opts.summary, 'dialeval-multiwoz-summary-json');
+  const metrics = multiwozRunMetrics(report);
+  if (intervals) {
+    const method = `percentile bootstrap over dialogues (${settings.samples} resamples, seed ${settings.seed}, ${Math.round(settings.confidence * 100)}%; Inform/Success unrounded)`;
+    const withCi = (name: string, c: ConfidenceInterval | undefined) => {
+      if (c && metrics[name]) metrics[name] = { ...metrics[name], ci: [c.lower, c.upper], ciMethod: method };
+    };
+    for (const [set, c] of Object.entries(intervals.bleu ?? {})) withCi(bleuMetricName(set), c);
+    withCi('Inform', intervals.inform);
+    withCi('Success', intervals.success);
+  }
+  await run.finish({ items: multiwozRunItems(report), metrics });
 }
 
 const isDirectory = (path: string) => stat(path).then((s) => s.isDirectory(), () => false);

@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
+import { type RunFlags, addRunOptions } from '../run-record';
 
-export interface CgtCommandOptions {
+export interface CgtCommandOptions extends RunFlags {
   gold?: string | boolean;
   cgaVariant?: string;
   mode?: string;
@@ -17,7 +18,7 @@ export interface CgtCommandOptions {
 }
 
 export function registerCgt(program: Command): void {
-  program
+  const cmd = program
     .command('cgt')
     .description(
       'common ground tracking: accumulative P/R/F1 and cumulative Dice-Sørensen of recorded answers, exactly as brandeis-llc/mmdp-cgt',
@@ -48,9 +49,9 @@ export function registerCgt(program: Command): void {
     .addOption(new Option('--prf1 <variant>', 'PRF1 counting: reference, or standard (not a reference behaviour)').choices(['reference', 'standard']).default('reference'))
     .option('--bootstrap <samples>', 'bootstrap resamples over groups for the macro confidence intervals (0 = off)', '1000')
     .option('--seed <n>', 'bootstrap seed', '0')
-    .option('--confidence <level>', 'bootstrap confidence level', '0.95')
-    .action(async (dir: string, opts: CgtCommandOptions) => {
-      const { runCgt } = await import('../actions/cgt');
-      await runCgt(dir, opts);
-    });
+    .option('--confidence <level>', 'bootstrap confidence level', '0.95');
+  addRunOptions(cmd).action(async (dir: string, opts: CgtCommandOptions) => {
+    const { runCgt } = await import('../actions/cgt');
+    await runCgt(dir, opts);
+  });
 }

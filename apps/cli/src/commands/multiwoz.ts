@@ -1,7 +1,7 @@
 import { type Command, Option } from 'commander';
+import { type RunFlags, addRunOptions } from '../run-record';
 
-
-export interface MultiwozCommandOptions {
+export interface MultiwozCommandOptions extends RunFlags {
   bleu?: boolean;
   success?: boolean;
   richness?: boolean;
@@ -65,11 +65,11 @@ export function registerMultiwoz(program: Command): void {
     .option('--seed <n>', 'bootstrap seed', '0')
     .option('--confidence <level>', 'bootstrap confidence level', '0.95')
     .option('--per-dialogue <file>', 'write per-dialogue results as JSONL (Inform/Success per domain and why they failed)')
-    .option('--summary <file>', 'write a machine-readable summary (results, intervals, warnings, options) as JSON')
-    .action(async (predictions: string, opts: MultiwozCommandOptions) => {
-      const { runMultiwoz } = await import('../actions/multiwoz');
-      await runMultiwoz(predictions, opts);
-    });
+    .option('--summary <file>', 'write a machine-readable summary (results, intervals, warnings, options) as JSON');
+  addRunOptions(cmd).action(async (predictions: string, opts: MultiwozCommandOptions) => {
+    const { runMultiwoz } = await import('../actions/multiwoz');
+    await runMultiwoz(predictions, opts);
+  });
   cmd
     .command('compare')
     .description(

@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { compareRuns, readRun } from '@eval/core';
+import { runBenchmark } from '@eval/multiwoz';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { SHARED, runCli } from './cli';
+
+const MWZ = join(SHARED, 'multiwoz');
+const work = mkdtempSync(join(tmpdir(), 'dialeval-mwz-run-'));
+const data = join(work, 'data');
+
+/** mwzeval's data/ layout, built from ../shared/multiwoz with symlinks (the 21-dialogue subset references/gold states). */
+function buildDataDir(): void {
+  mkdirSync(join(data, 'database'), { recursive: true });
+  mkdirSync(join(data, 'references'));
+  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(MWZ, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
+  symlinkSync(join(MWZ, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
+  symlinkSync(join(MWZ, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
+  symlinkSync(join(MWZ, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
+  symlinkSync(join(MWZ, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
+  symlinkSync(join(MWZ, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
+}
+
+function subset(name: string): string {
+  const ids = new Set(JSON.parse(readFileSync(join(MWZ, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
+  const all = JSON.parse(readFileSync(join(MWZ, 'predictions', `${name}.json`), 'utf8')) as Record<string, unknown>;
+  const file = join(work, `${name}.json`);
+  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(all).filter(([id]) => ids.has(id)))));
+  return file;
+}
+
+const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
+const env = { DIALEVAL_HOME: join(work, 'home'), DIALEVAL_MULTIWOZ_DIR: '', DIALEVAL_RUNS: '' };
+const ALL = ['--bleu', '--success', '--richness', '--dst'];
+let augpt = '';
+let ubar = '';
+
+beforeAll(() => {
+  buildDataDir();
+  augpt = subset('augpt');
+  ubar = subset('ubar');
+});
+
+describe('dialeval multiwoz --run', () => {
+  it('writes run.json, items.jsonl and mwzeval.json; native outputs unchanged; recompute(items) = run.json metrics', async () => {
+    const plainOut = join(work, 'plain.json');
+    const plain = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', plainOut], { env });
+    expect(plain.code, plain.stderr).toBe(0);
+    const runDir = join(work, 'runs', 'augpt');
+    const out = join(work, 'with-run.json');
+    const perDialogue = join(work, 'with-run.jsonl');
+    const r = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', out, '--per-dialogue', perDialogue, '--run', runDir, '--ci', '--samples', '100'], { env });
+    expect(r.code, r.stderr).toBe(0);
+    // the native output is byte-identical with and without the run, and the run holds the same bytes
+    expect(readFileSync(out, 'utf8')).toBe(readFileSync(plainOut, 'utf8'));
+    expect(readFileSync(join(runDir, 'mwzeval.json'), 'utf8')).toBe(readFileSync(out, 'utf8'));
+
+    const run = await readRun(runDir);
+    const m = run.manifest;
+    expect([m.benchmark, m.variant, m.system, m.status]).toEqual(['multiwoz', 'mwzeval-2022', 'augpt', 'complete']);
+    expect(m.inputs).toEqual([{ role: 'predictions', path: augpt, size: readFileSync(augpt).length, sha256: sha256(augpt) }]);
+    expect(m.resources).toHaveLength(1);
+    expect(m.resources[0]).toMatchObject({ name: 'multiwoz', source: 'option' });
+    expect(m.resources[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(m.options).toMatchObject({ bleu: true, success: true, richness: true, dst: true, normalization: '2022', references: ['mwz22'], addSlotDomains: false, strictDst: false, samples: 100 });
+    expect(m.artifacts).toEqual([
+      { path: 'mwzeval.json', format: 'mwzeval-json' },
+      { path: out, format: 'mwzeval-json' },
+      { path: perDialogue, format: 'dialeval-multiwoz-per-dialogue-jsonl' },
+    ]);
+    expect(m.counts).toEqual({ items: 21, evaluated: 21, failed: 0, skipped: 0 });
+    expect(run.items.map((i) => i.id)).toEqual(Object.keys(JSON.parse(readFileSync(augpt, 'utf8')) as object));
+
+    // the recorded metrics are the native ones and recompute exactly from the items
+    const native = JSON.parse(readFileSync(out, 'utf8')) as { bleu: { mwz22: number }; success: { inform: { total: number } }; dst: { joint_accuracy: number } };
+    expect(m.metrics.BLEU!.value).toBe(native.bleu.mwz22);
+    expect(m.metrics.Inform!.value).toBe(native.success.inform.total);
+    expect(m.metrics.JGA!.value).toBe(native.dst.joint_accuracy);
+    expect(m.metrics.BLEU!.ci).toHaveLength(2);
+    const recomputed = runBenchmark.recompute(run.items);
+    expect(Object.keys(recomputed).sort()).toEqual(['BLEU', 'Inform', 'JGA', 'Slot F1', 'Slot Precision', 'Slot Recall', 'Success']);
+    for (const [k, v] of Object.entries(recomputed)) expect(m.metrics[k]!.value, k).toBe(v);
+    expect(Object.keys(m.metrics).filter((k) => k.startsWith('richness.'))).toHaveLength(7);
+  });
+
+  it('$DIALEVAL_RUNS: the run goes to <parent>/multiwoz/<system>/<timestamp>; two runs compare by dialogue', async () => {
+    const parent = join(work, 'parent');
+    for (const file of [augpt, ubar]) {
+      const r = await runCli(['multiwoz', file, '--data', data, '--success', '--bleu'], { env: { ...env, DIALEVAL_RUNS: parent } });
+      expect(r.code, r.stderr).toBe(0);
+    }
+    const dirOf = (system: string) => {
+      const base = join(parent, 'multiwoz', system);
+      const stamps = readdirSync(base);
+      expect(stamps).toHaveLength(1);
+      return join(base, stamps[0]!);
+    };
+    const runs = [await readRun(dirOf('augpt')), await readRun(dirOf('ubar'))];
+    const result = compareRuns(runs, runBenchmark, { resamples: 200 });
+    const pair = result.pairs[0]!;
+    expect(pair.paired).toBe(21);
+    const metric = (name: string) => pair.metrics.find((x) => x.name === name)!;
+    expect(metric('BLEU').delta).toBe(runs[1]!.manifest.metrics.BLEU!.value! - runs[0]!.manifest.metrics.BLEU!.value!);
+    expect(metric('Success').mcnemar!.outcome).toBe('success');
+
+    // the same through `dialeval compare` (the package's runBenchmark, seeded: the same figures as from code)
+    const cli = await runCli(['compare', dirOf('augpt'), dirOf('ubar'), '--format', 'json', '--resamples', '200'], { env });
+    expect(cli.code, cli.stderr).toBe(0);
+    const json = JSON.parse(cli.stdout) as typeof result & { recomputedBy: string };
+    expect(json.recomputedBy).toBe('@eval/multiwoz');
+    expect(json.pairs[0]!.metrics).toEqual(JSON.parse(JSON.stringify(pair.metrics)));
+  });
+
+  it('without --run or $DIALEVAL_RUNS no run is written', async () => {
+    const cwd = mkdtempSync(join(tmpdir(), 'dialeval-mwz-norun-'));
+    const r = await runCli(['multiwoz', augpt, '--data', data, '--success'], { env, cwd });
+    expect(r.code, r.stderr).toBe(0);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+});

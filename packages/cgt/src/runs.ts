@@ -1,0 +1,180 @@
+/**
+ * The run record of a CGT evaluation (spec `runs.md` §§ 1-3): one item per group, whose values are the group's mean
+ * and final P/R/F1 and DSC, and the function that recomputes the macro figures from any subset of groups exactly as
+ * {@link evaluateSetting} computes them.
+ */
+import type { RunBenchmark, RunItem, RunMetric } from '@eval/core';
+import type { CgaVariant } from './common-ground';
+import type { InvalidPredictionMode } from './data';
+import type { GroupResult, ResolvedCgtOptions, SettingResult } from './evaluate';
+import type { Weights } from './normalize';
+
+export const CGT_BENCHMARK = 'cgt';
+
+/** The per-group values of an item, in `values`. */
+export const CGT_ITEM_VALUES = ['mean_p', 'mean_r', 'mean_f1', 'mean_dsc', 'final_p', 'final_r', 'final_f1', 'final_dsc'] as const;
+export type CgtItemValue = (typeof CGT_ITEM_VALUES)[number];
+
+/** Where the gold common ground came from: the lists embedded in the prediction files, or replayed CGA annotations. */
+export type CgtGoldSource = 'embedded' | `cga-${CgaVariant}`;
+
+/** Everything beyond the evaluation options that changes a CGT number. */
+export interface CgtVariantInput {
+  /** Default `embedded`. */
+  gold?: CgtGoldSource;
+  /** Default `error`. */
+  invalidPrediction?: InvalidPredictionMode;
+}
+
+/**
+ * The variant of a CGT run: DSC mode, mean mode, PRF1 counting, empty-group handling, gold source and
+ * invalid-prediction handling, e.g. `dsc=strict,mean=exact,prf1=reference,empty-group=error,gold=embedded,invalid=error`.
+ * Runs compare only within a variant.
+ */
+export function cgtVariant(options: Pick<ResolvedCgtOptions, 'dsc' | 'mean' | 'prf1' | 'emptyGroup'>, input: CgtVariantInput = {}): string {
+  return [
+    `dsc=${options.dsc}`,
+    `mean=${options.mean}`,
+    `prf1=${options.prf1}`,
+    `empty-group=${options.emptyGroup}`,
+    `gold=${input.gold ?? 'embedded'}`,
+    `invalid=${input.invalidPrediction ?? 'error'}`,
+  ].join(',');
+}
+
+/** `Group_01` for group `1` (as the CGA annotation files name them); other ids unchanged. */
+export function cgtItemId(groupId: string): string {
+  return /^\d+$/.test(groupId) ? `Group_${groupId.padStart(2, '0')}` : groupId;
+}
+
+const plain = (w: Weights) => Object.fromEntries(w);
+
+function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
+  const dsc = g.dsc[mode];
+  const values: Record<CgtItemValue, number | null> = {
+    mean_p: g.prf1.mean?.p ?? null,
+    mean_r: g.prf1.mean?.r ?? null,
+    mean_f1: g.prf1.mean?.f1 ?? null,
+    mean_dsc: dsc.mean,
+    final_p: g.prf1.final?.p ?? null,
+    final_r: g.prf1.final?.r ?? null,
+    final_f1: g.prf1.final?.f1 ?? null,
+    final_dsc: dsc.final,
+  };
+  const dscAt = new Map(dsc.rows.map((r) => [r.row, r.dsc]));
+  return {
+    id: cgtItemId(g.id),
+    values,
+    detail: {
+      // accumulative over the accepted statements (rows); `step` is the row's 0-based position in the group
+      curve: g.prf1.rows.map((r) => ({ step: r.row, key: g.keys[r.row], p: r.p, r: r.r, f1: r.f1, dsc: dscAt.get(r.row) ?? null })),
+      rows: g.keys.map((key, i) => ({ step: i, key, gold: plain(g.gold[i]!), pred: plain(g.pred[i]!) })),
+      nRows: g.nRows,
+      invalidPredictions: g.invalidPredictions,
+      ...(g.file ? { file: g.file } : {}),
+      ...(dsc.mean === null || g.prf1.mean === null ? { skipped: 'no scored row' } : {}),
+    },
+  };
+}
+
+/**
+ * The items of a setting, one per group in the setting's order, id `Group_01` ... Values: `mean_p`, `mean_r`,
+ * `mean_f1`, `mean_dsc`, `final_p`, `final_r`, `final_f1`, `final_dsc` (DSC in the setting's mode; null for a group
+ * without any scored row, left out of the macro means). Detail: `curve` (per scored row: `step` = row index, `key`
+ * = the ACCEPT end time, accumulative `p`, `r`, `f1` and cumulative `dsc`), `rows` (`step`, `key`, `gold`, `pred`
+ * per statement), `nRows`, `invalidPredictions`, `file`, `skipped`.
+ */
+export function cgtRunItems(result: SettingResult): RunItem[] {
+  return result.groups.map((g) => groupItem(g, result.options.dsc));
+}
+
+/** `sum(xs) / len(xs)` over the non-null values, left to right: the reference's macro mean (null when none). */
+function macro(values: ReadonlyArray<unknown>): { value: number | null; n: number } {
+  let s = 0;
+  let n = 0;
+  for (const v of values) {
+    if (typeof v !== 'number') continue;
+    s += v;
+    n++;
+  }
+  return { value: n === 0 ? null : s / n, n };
+}
+
+const macroName = (k: CgtItemValue) => `macro_${k}`;
+
+/**
+ * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as columns, once; the returned function
+ * gives the macro figures of a multiset of items given by positions, summed in the order of `indices`.
+ * {@link recomputeCgt} is this function on all items in order.
+ */
+export function prepareCgt(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+  const columns = CGT_ITEM_VALUES.map((k) => ({
+    name: macroName(k),
+    values: Float64Array.from(items, (i) => {
+      const v = i.values[k];
+      return typeof v === 'number' ? v : Number.NaN;
+    }),
+  }));
+  return (indices) => {
+    const out: Record<string, number | null> = {};
+    for (const { name, values } of columns) {
+      let s = 0;
+      let n = 0;
+      for (let j = 0; j < indices.length; j++) {
+        const v = values[indices[j]!]!;
+        if (v !== v) continue;
+        s += v;
+        n++;
+      }
+      out[name] = n === 0 ? null : s / n;
+    }
+    return out;
+  };
+}
+
+/**
+ * The macro figures over groups from items, exactly as {@link evaluateSetting}: `macro_mean_p`, `macro_mean_r`,
+ * `macro_mean_f1`, `macro_mean_dsc` (the reference's `sum(group_means) / len(group_means)`, in item order), and the
+ * same over the groups' final values (`macro_final_*`). Items with `error` and null values count into nothing.
+ */
+export function recomputeCgt(items: ReadonlyArray<RunItem>): Record<string, number | null> {
+  const ok = items.filter((i) => i.error === undefined);
+  return prepareCgt(ok)(Uint32Array.from(ok, (_, i) => i));
+}
+
+/**
+ * The headline metrics of a setting for `run.json`: the native macro means (`macro_mean_f1`, `macro_mean_dsc`,
+ * `macro_mean_p`, `macro_mean_r`; F1 and DSC with the native bootstrap interval over groups when it was computed)
+ * and the macro means of the groups' final values. `n` = groups in the mean.
+ */
+export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> {
+  const items = cgtRunItems(result);
+  const count = (k: CgtItemValue) => macro(items.map((i) => i.values[k])).n;
+  const ciOf = (k: 'f1' | 'dsc'): Pick<RunMetric, 'ci' | 'ciMethod'> => {
+    const c = result.bootstrap?.[k];
+    if (!c) return {};
+    return {
+      ci: [c.lower, c.upper],
+      ciMethod: `percentile bootstrap over groups (${c.samples} resamples, seed ${c.seed}, ${Math.round(c.confidence * 100)}%)`,
+    };
+  };
+  const out: Record<string, RunMetric> = {
+    macro_mean_f1: { value: result.macro.f1, n: count('mean_f1'), unit: 'ratio', ...ciOf('f1') },
+    macro_mean_dsc: { value: result.macro.dsc, n: count('mean_dsc'), unit: 'ratio', ...ciOf('dsc') },
+    macro_mean_p: { value: result.macro.p, n: count('mean_p'), unit: 'ratio' },
+    macro_mean_r: { value: result.macro.r, n: count('mean_r'), unit: 'ratio' },
+  };
+  for (const k of ['final_p', 'final_r', 'final_f1', 'final_dsc'] as const) {
+    const m = macro(items.map((i) => i.values[k]));
+    out[macroName(k)] = { value: m.value, n: m.n, unit: 'ratio' };
+  }
+  return out;
+}
+
+/** `compare`'s entry point for CGT runs (`(await import('@eval/cgt')).runBenchmark`). CGT has no binary per-group outcome. */
+export const runBenchmark: RunBenchmark = {
+  benchmark: CGT_BENCHMARK,
+  recompute: (items) => recomputeCgt(items),
+  prepare: (items) => prepareCgt(items),
+  binary: {},
+};

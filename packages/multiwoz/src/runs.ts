@@ -1,0 +1,275 @@
+/**
+ * The run record of a MultiWOZ evaluation (spec `runs.md` §§ 1-3): one item per dialogue, whose values are what the
+ * headline figures are aggregated from, and the function that recomputes those figures from any subset of items
+ * exactly as {@link MultiwozEvaluator.evaluate} computes them on the whole set.
+ */
+import { type RunBenchmark, type RunItem, type RunMetric, pythonRound } from '@eval/core';
+import { bleuFromStats } from './bleu';
+import { type DstCounts, dstFromCounts } from './dst';
+import type { DialogueResult, EvaluatorOptions, MultiwozReport } from './evaluator';
+
+export const MULTIWOZ_BENCHMARK = 'multiwoz';
+
+/** The default BLEU reference set; its figure is the headline `BLEU` (other sets: `BLEU (<set>)`). */
+const DEFAULT_REFERENCES = 'mwz22';
+
+/** Headline metric name of corpus BLEU against a reference set. */
+export function bleuMetricName(set: string): string {
+  return set === DEFAULT_REFERENCES ? 'BLEU' : `BLEU (${set})`;
+}
+
+/** Item value names of a reference set's BLEU sufficient statistics. */
+function bleuKeys(set: string) {
+  const p = `bleu.${set}.`;
+  return {
+    sysLen: `${p}sys_len`,
+    refLen: `${p}ref_len`,
+    correct: [1, 2, 3, 4].map((n) => `${p}correct_${n}`),
+    total: [1, 2, 3, 4].map((n) => `${p}total_${n}`),
+  };
+}
+
+const DST_KEYS = { joint: 'dst.joint', turns: 'dst.turns', tp: 'dst.tp', fp: 'dst.fp', fn: 'dst.fn' } as const;
+
+/**
+ * The variant of a MultiWOZ run: the mwzeval version whose normalisation is reproduced, and `+slot-domains` when
+ * active domains come from the responses' placeholders (both change numbers). Runs compare only within a variant.
+ */
+export function multiwozVariant(options: Pick<EvaluatorOptions, 'normalization' | 'addSlotDomains'> = {}): string {
+  return `mwzeval-${options.normalization ?? '2022'}${options.addSlotDomains ? '+slot-domains' : ''}`;
+}
+
+type Reason = 'no entity offered' | 'wrong entity' | 'missing requested slot';
+
+/** The short reason of a domain's failure, from the evaluator's human-readable one. */
+function reasonOf(text: string | undefined): Reason | undefined {
+  if (text === undefined) return undefined;
+  if (text.startsWith('offered venues not matching')) return 'wrong entity';
+  if (text.startsWith('requested slot')) return 'missing requested slot';
+  return 'no entity offered';
+}
+
+function dialogueDetail(d: DialogueResult): Record<string, unknown> {
+  const detail: Record<string, unknown> = { turns: d.turns };
+  if (d.domains) {
+    const domains: Record<string, unknown> = {};
+    const reasons: Reason[] = [];
+    const requestable: Record<string, string[]> = {};
+    for (const [name, o] of Object.entries(d.domains)) {
+      const reason = reasonOf(o.reason);
+      if (reason && !reasons.includes(reason)) reasons.push(reason);
+      requestable[name] = o.requested;
+      domains[name] = {
+        inform: o.inform,
+        success: o.success,
+        ...(reason ? { reason, explanation: o.reason } : {}),
+        offered: o.offered,
+        requested: o.requested,
+        provided: o.provided,
+        missing: o.missing,
+      };
+    }
+    detail.domains = domains;
+    detail.reasons = reasons;
+    detail.goal = { domains: Object.keys(d.domains), requestable };
+  }
+  return detail;
+}
+
+/**
+ * The items of a report, one per dialogue in the predictions file's order, id = the dialogue id (`mul0484`).
+ * Values: `inform`, `success` (booleans; `success` is false when Inform failed, as the reference counts it), per BLEU
+ * reference set `bleu.<set>.sys_len`, `.ref_len`, `.correct_1..4`, `.total_1..4` (sacreBLEU's sufficient
+ * statistics of the dialogue's responses), and `dst.joint` (turns whose state is jointly correct), `dst.turns`,
+ * `dst.tp`, `dst.fp`, `dst.fn` when DST scored predicted (or copied gold) states. Values of metrics not evaluated are
+ * absent. Detail: `turns`, `domains` (per goal domain: `inform`, `success` (null when Inform failed), `reason` (`no
+ * entity offered`, `wrong entity`, `missing requested slot`) with the evaluator's `explanation`, `offered`,
+ * `requested`, `provided`, `missing`), `reasons` (the dialogue's failing reasons) and `goal` (`domains`,
+ * `requestable` per domain).
+ */
+export function multiwozRunItems(report: MultiwozReport): RunItem[] {
+  const dstScored = report.dst !== null && report.details.dstSource !== 'missing';
+  return report.details.perDialogue.map((d) => {
+    const values: RunItem['values'] = {};
+    if (report.success) {
+      values.inform = d.inform === true;
+      values.success = d.success === true;
+    }
+    for (const [set, s] of Object.entries(d.bleu ?? {})) {
+      const k = bleuKeys(set);
+      values[k.sysLen] = s.sysLen;
+      values[k.refLen] = s.refLen;
+      for (let n = 0; n < 4; n++) {
+        values[k.correct[n]!] = s.correct[n]!;
+        values[k.total[n]!] = s.total[n]!;
+      }
+    }
+    if (dstScored && d.dst) {
+      values[DST_KEYS.joint] = d.dst.joint;
+      values[DST_KEYS.turns] = d.dst.turns;
+      values[DST_KEYS.tp] = d.dst.tp;
+      values[DST_KEYS.fp] = d.dst.fp;
+      values[DST_KEYS.fn] = d.dst.fn;
+    }
+    return { id: d.id, values, detail: dialogueDetail(d) };
+  });
+}
+
+/** A column of an item value: the number (booleans as 0/1), NaN where the item does not carry it. */
+function column(items: ReadonlyArray<RunItem>, key: string): Float64Array {
+  return Float64Array.from(items, (i) => {
+    const v = i.values[key];
+    return typeof v === 'number' ? v : typeof v === 'boolean' ? (v ? 1 : 0) : Number.NaN;
+  });
+}
+
+/** The BLEU reference sets whose statistics the items carry, in first-seen order. */
+function bleuSets(items: ReadonlyArray<RunItem>): string[] {
+  const sets: string[] = [];
+  for (const item of items) {
+    for (const key of Object.keys(item.values)) {
+      const m = /^bleu\.(.+)\.sys_len$/.exec(key);
+      if (m && !sets.includes(m[1]!)) sets.push(m[1]!);
+    }
+  }
+  return sets;
+}
+
+/**
+ * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as typed columns, once; the returned
+ * function recomputes every headline figure on a multiset of items given by positions, summing integer counts only,
+ * so the result does not depend on the order of `indices`. {@link recomputeMultiwoz} is this function on all items.
+ */
+export function prepareMultiwoz(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+  const n = items.length;
+  // Per item, interleaved: [inform, success] / the 10 BLEU statistics / the 5 DST counts; NaN where absent.
+  const pack = (keys: readonly string[]) => {
+    const cols = keys.map((k) => column(items, k));
+    const out = new Float64Array(n * keys.length);
+    for (let i = 0; i < n; i++) for (let c = 0; c < keys.length; c++) out[i * keys.length + c] = cols[c]![i]!;
+    return { values: out, present: cols[0]!.some((x) => x === x) };
+  };
+  const rates = pack(['inform', 'success']);
+  const bleu = bleuSets(items).map((set) => {
+    const k = bleuKeys(set);
+    return { name: bleuMetricName(set), ...pack([k.sysLen, k.refLen, ...k.correct, ...k.total]) };
+  });
+  const dst = pack([DST_KEYS.turns, DST_KEYS.joint, DST_KEYS.tp, DST_KEYS.fp, DST_KEYS.fn]);
+  return (indices) => {
+    const out: Record<string, number | null> = {};
+    const m = indices.length;
+    if (rates.present) {
+      const v = rates.values;
+      let rated = 0;
+      let informed = 0;
+      let succeeded = 0;
+      for (let j = 0; j < m; j++) {
+        const o = 2 * indices[j]!;
+        const x = v[o]!;
+        if (x !== x) continue;
+        rated++;
+        informed += x;
+        if (v[o + 1] === 1) succeeded++;
+      }
+      if (rated > 0) {
+        out.Inform = pythonRound((100 * informed) / rated, 1);
+        out.Success = pythonRound((100 * succeeded) / rated, 1);
+      }
+    }
+    for (const b of bleu) {
+      if (!b.present) continue;
+      const v = b.values;
+      let seen = 0;
+      let sysLen = 0;
+      let refLen = 0;
+      let c1 = 0, c2 = 0, c3 = 0, c4 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0; // n-gram matches and totals, n = 1..4
+      for (let j = 0; j < m; j++) {
+        const o = 10 * indices[j]!;
+        const len = v[o]!;
+        if (len !== len) continue;
+        seen++;
+        sysLen += len;
+        refLen += v[o + 1]!;
+        c1 += v[o + 2]!;
+        c2 += v[o + 3]!;
+        c3 += v[o + 4]!;
+        c4 += v[o + 5]!;
+        t1 += v[o + 6]!;
+        t2 += v[o + 7]!;
+        t3 += v[o + 8]!;
+        t4 += v[o + 9]!;
+      }
+      if (seen > 0) out[b.name] = bleuFromStats({ sysLen, refLen, correct: [c1, c2, c3, c4], total: [t1, t2, t3, t4] });
+    }
+    if (dst.present) {
+      const v = dst.values;
+      const c: DstCounts = { tp: 0, fp: 0, fn: 0, joint: 0, turns: 0 };
+      let tracked = 0;
+      for (let j = 0; j < m; j++) {
+        const o = 5 * indices[j]!;
+        const turns = v[o]!;
+        if (turns !== turns) continue;
+        tracked++;
+        c.turns += turns;
+        c.joint += v[o + 1]!;
+        c.tp += v[o + 2]!;
+        c.fp += v[o + 3]!;
+        c.fn += v[o + 4]!;
+      }
+      if (tracked > 0) {
+        const r = dstFromCounts(c);
+        out.JGA = r.joint_accuracy;
+        out['Slot F1'] = r.slot_f1;
+        out['Slot Precision'] = r.slot_precision;
+        out['Slot Recall'] = r.slot_recall;
+      }
+    }
+    return out;
+  };
+}
+
+/**
+ * Every headline figure from items, exactly as the evaluator: `Inform` and `Success` (percent of dialogues, rounded
+ * to one decimal as mwzeval), `BLEU` (corpus BLEU from the summed sufficient statistics; `BLEU (<set>)` for other
+ * reference sets), `JGA`, `Slot F1` (percent), `Slot Precision`, `Slot Recall` (fractions, as mwzeval). Items with
+ * `error` count into nothing; a metric whose values no item carries is absent.
+ */
+export function recomputeMultiwoz(items: ReadonlyArray<RunItem>): Record<string, number | null> {
+  const ok = items.filter((i) => i.error === undefined);
+  return prepareMultiwoz(ok)(Uint32Array.from(ok, (_, i) => i));
+}
+
+/**
+ * The headline metrics of a report for `run.json`, taken from the evaluator's own result: `Inform`, `Success`,
+ * `BLEU` (per reference set), `JGA`, `Slot F1`, `Slot Precision`, `Slot Recall` (as {@link recomputeMultiwoz}), and
+ * the corpus-level richness figures under their mwzeval names prefixed `richness.` (not recomputable from items:
+ * `compare` cannot resample them). DST figures are left out when the predictions had no states (mwzeval's zeros are
+ * no measurement).
+ */
+export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMetric> {
+  const n = report.details.dialogues;
+  const out: Record<string, RunMetric> = {};
+  if (report.success) {
+    out.Inform = { value: report.success.inform.total!, n, unit: '%' };
+    out.Success = { value: report.success.success.total!, n, unit: '%' };
+  }
+  for (const [set, score] of Object.entries(report.bleu ?? {})) out[bleuMetricName(set)] = { value: score, n, unit: 'BLEU' };
+  if (report.dst && report.details.dstSource !== 'missing') {
+    out.JGA = { value: report.dst.joint_accuracy, n, unit: '%' };
+    out['Slot F1'] = { value: report.dst.slot_f1, n, unit: '%' };
+    out['Slot Precision'] = { value: report.dst.slot_precision, n, unit: 'ratio' };
+    out['Slot Recall'] = { value: report.dst.slot_recall, n, unit: 'ratio' };
+  }
+  if (report.richness) {
+    for (const [k, v] of Object.entries(report.richness)) out[`richness.${k}`] = { value: v, n };
+  }
+  return out;
+}
+
+/** `compare`'s entry point for MultiWOZ runs (`(await import('@eval/multiwoz')).runBenchmark`). */
+export const runBenchmark: RunBenchmark = {
+  benchmark: MULTIWOZ_BENCHMARK,
+  recompute: (items) => recomputeMultiwoz(items),
+  prepare: (items) => prepareMultiwoz(items),
+  binary: { Inform: 'inform', Success: 'success' },
+};
