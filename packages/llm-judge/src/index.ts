@@ -74,3 +74,4 @@ export type { PyValue } from './pyvalue';
 export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './convert';
 export { loadMultiwozDialogues } from './multiwoz-source';
 export type { MultiwozSourceOptions } from './multiwoz-source';
+export { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';

@@ -15,3 +15,4 @@ export {
   EVALUATION_PROMPT_FOR_QUESTION,
   EVALUATION_PROMPT_FOR_UPDATE_MEMORY,
 } from './judge-prompts.generated';
+export { memoryRunItems, memoryRunMetrics, memoryRunVariant, runBenchmark, type MemoryVariantOptions } from './runs';

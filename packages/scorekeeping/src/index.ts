@@ -119,3 +119,11 @@ export type {
   ProbeRecord,
   RequestRecord,
 } from './types';
+export {
+  loadRunEpisodes,
+  runBenchmark,
+  scorekeepingRunItems,
+  scorekeepingRunMetrics,
+  scorekeepingRunVariant,
+  type RunEpisode,
+} from './runs';

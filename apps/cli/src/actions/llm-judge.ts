@@ -1,5 +1,5 @@
 import { existsSync, statSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { readJson, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import { createLlm } from '@eval/llm';
 import {
@@ -12,12 +12,16 @@ import {
   humanCheck,
   importRecordedOutputs,
   isJudgeMethod,
+  llmJudgeRunItems,
+  llmJudgeRunMetrics,
+  llmJudgeRunVariant,
   loadMultiwozDialogues,
   loadTemplates,
   methodRoles,
   parseRawPredictions,
   readDialogueSource,
   readHumanJudgements,
+  readOutputEntries,
   readTurnRecords,
   ruleJudgements,
   ruleMetrics,
@@ -25,16 +29,22 @@ import {
   serializeOutputEntries,
   serializeTurnRecords,
   stringifyJson,
+  TEMPLATE_RESOURCE,
   type ConversionWarnings,
   type EvaluateOptions,
   type JudgeMethod,
   type JudgeMetrics,
   type MethodEvaluation,
+  type MethodOutputs,
+  type PromptTemplate,
   type TemplateRole,
   type TurnRecord,
 } from '@eval/llm-judge';
 import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../commands/llm-judge';
 import { llmOptionsFromFlags } from '../llm-options';
+import { runLlmRecord } from '../run-llm';
+import { openRun } from '../run-record';
+import { describeResource } from '../run-resource';
 import { UsageError, emit, formatTable } from '../util';
 
 /** File stem of a method's outputs (`ours_acc_outputs.json`, `twodim_cot_comp_outputs.json`, `direct_outputs.json`). */
@@ -216,6 +226,7 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
     const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
     const resultFile = join(out, `${stem}_result.json`);
     await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
+    await writeJudgeRun({ flags, dir: out, evaluation: run.evaluation, outputs: run.outputs, files: written, resultFile, options, source, templates, llm, llmOptions });
     if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
     for (const line of failureLines(run.evaluation)) warn(line);
     if (flags.format === 'json') {
@@ -233,6 +244,76 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
     );
   } finally {
     await llm.close();
+  }
+}
+
+/** The options of an evaluation that can change a number, for the run record (defaults included). */
+function runOptions(method: JudgeMethod, options: EvaluateOptions): Record<string, unknown> {
+  return { method, ...options };
+}
+
+/** `llm-judge run`: its output directory (or `--run DIR`) becomes a run (run.json + items.jsonl beside the outputs). */
+async function writeJudgeRun(a: {
+  flags: LlmJudgeRunFlags;
+  dir: string;
+  evaluation: MethodEvaluation;
+  outputs: MethodOutputs;
+  files: string[];
+  resultFile: string;
+  options: EvaluateOptions;
+  source: Record<string, string>;
+  templates: Record<string, PromptTemplate>;
+  llm: ReturnType<typeof createLlm>;
+  llmOptions: ReturnType<typeof llmOptionsFromFlags>;
+}): Promise<void> {
+  const { flags, evaluation: e } = a;
+  const input = a.source.records ?? a.source.rawPredictions ?? a.source.states;
+  const run = await openRun(
+    { run: flags.run ?? a.dir, system: flags.system },
+    {
+      benchmark: 'llm-judge',
+      variant: llmJudgeRunVariant(e.method, a.options),
+      input,
+      options: {
+        ...runOptions(e.method, a.options),
+        model: a.llmOptions.model,
+        temperature: flags.temperature ?? 0,
+        systemMessage: flags.systemMessage ?? 'reference',
+      },
+      packages: ['@eval/llm'],
+    },
+  );
+  if (!run) return;
+  for (const [role, path] of Object.entries(a.source)) if (existsSync(path)) await run.addInput(role, path);
+  const sources = Object.values(a.templates).map((t) => t.source).filter((s) => existsSync(s));
+  if (sources.length > 0) run.addResource(await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined));
+  for (const f of a.files) run.addArtifact(f, 'llm-dst-eval-output');
+  run.addArtifact(a.resultFile, 'dialeval-llm-judge-result');
+  await run.finish({
+    items: llmJudgeRunItems(e, { outputs: a.outputs, gptJga: a.options.gptJga }),
+    metrics: llmJudgeRunMetrics(e),
+    llm: await runLlmRecord(a.llm, { sampling: { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens }, pricesFile: flags.prices }),
+  });
+}
+
+/** `llm-judge report --run DIR` (or `$DIALEVAL_RUNS`): one run per method (`DIR` for one method, `DIR/<method>` for several). */
+async function writeReportRuns(flags: LlmJudgeReportFlags, evaluations: MethodEvaluation[], sources: Array<{ method: JudgeMethod; files: string[] }>, options: EvaluateOptions): Promise<void> {
+  if (flags.run !== undefined && evaluations.length === 0) throw new UsageError('--run records judge outputs: give output directories or --outputs METHOD=FILES');
+  for (const [i, e] of evaluations.entries()) {
+    const files = sources[i]!.files;
+    const dir = flags.run !== undefined && evaluations.length > 1 ? join(flags.run, e.method) : flags.run;
+    const run = await openRun(
+      { run: dir, system: flags.system },
+      { benchmark: 'llm-judge', variant: llmJudgeRunVariant(e.method, options), input: dirname(resolve(files[0]!)), options: runOptions(e.method, options) },
+    );
+    if (!run) continue;
+    for (const [j, f] of files.entries()) await run.addInput(files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs', f);
+    if (flags.records) await run.addInput('records', flags.records);
+    const outputs: MethodOutputs =
+      files.length === 2
+        ? { accuracy: await readOutputEntries(files[0]!), completeness: await readOutputEntries(files[1]!) }
+        : { outputs: await readOutputEntries(files[0]!) };
+    await run.finish({ items: llmJudgeRunItems(e, { outputs, gptJga: options.gptJga }), metrics: llmJudgeRunMetrics(e) });
   }
 }
 
@@ -344,6 +425,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   }
 
   for (const e of evaluations) for (const line of failureLines(e)) warn(line);
+  await writeReportRuns(flags, evaluations, sources, options);
 
   if (flags.format === 'json') {
     const body = {

@@ -16,6 +16,9 @@ import {
   leaderboardRow,
   leaderboardTable,
   loadEvalRecords,
+  memoryRunItems,
+  memoryRunMetrics,
+  memoryRunVariant,
   poolRecords,
   pythonJsonDumps,
   qaBreakdown,
@@ -30,6 +33,8 @@ import {
 } from '@eval/memory';
 import type { MemoryAggregateFlags, MemoryJudgeFlags, MemoryLeaderboardFlags, MemoryRunFlags } from '../commands/memory';
 import { llmOptionsFromFlags } from '../llm-options';
+import { runLlmRecord } from '../run-llm';
+import { openRun } from '../run-record';
 import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
@@ -273,6 +278,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       const stopped = result.summaries.some((s) => s.stoppedByBudget) ? 'stopped by --max-cost' : 'interrupted';
       throw new EvalError('judge_incomplete', `judging ${stopped}: finished judgements are kept in ${result.workDir}; run the same command again to resume`);
     }
+    if (result.records) await writeJudgeRun(artifact, flags, { routing, maxUsers, attempts }, result.out, result.records, result.overall, llm);
     if (flags.format === 'json') await emit(overallJson(result.overall));
     else {
       await emit(
@@ -283,6 +289,65 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   } finally {
     await llm.close();
   }
+}
+
+/** The aggregation options that change a number, for the run record (defaults included). */
+function aggregationRunOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): Record<string, unknown> {
+  return {
+    acceptBooleanIncluded: Boolean(flags.acceptBooleanIncluded),
+    typeAccuracyExcludesInterference: Boolean(flags.typeAccuracyExcludesInterference),
+    onEmpty: flags.onEmpty ?? 'error',
+  };
+}
+
+/** `memory judge --run DIR` (or `$DIALEVAL_RUNS`): the judged records as items, overall_score as metrics, the llm block. */
+async function writeJudgeRun(
+  artifact: string,
+  flags: MemoryJudgeFlags,
+  settings: { routing: 'reference' | 'corrected'; maxUsers?: number; attempts: number },
+  statFile: string,
+  records: EvalRecords,
+  overall: OverallScore,
+  llm: Llm,
+): Promise<void> {
+  const run = await openRun(flags, {
+    benchmark: 'memory',
+    variant: memoryRunVariant({ routing: settings.routing, acceptBooleanIncluded: flags.acceptBooleanIncluded, typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference }),
+    input: artifact.replace(/_eval_results\.jsonl$/, ''),
+    options: {
+      routing: settings.routing,
+      model: llm.options.model,
+      temperature: flags.temperature ?? 0,
+      maxTokens: flags.maxTokens ?? 16384,
+      attempts: settings.attempts,
+      maxUsers: settings.maxUsers ?? null,
+      ...aggregationRunOptions(flags),
+    },
+    packages: ['@eval/llm'],
+  });
+  if (!run) return;
+  await run.addInput('run-artifact', artifact);
+  run.addArtifact(statFile, 'halumem-eval-stat-result');
+  await run.finish({
+    items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }),
+    metrics: memoryRunMetrics(overall),
+    llm: await runLlmRecord(llm, { sampling: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, seed: flags.seed }, pricesFile: flags.prices }),
+  });
+}
+
+/** `memory aggregate --run DIR` (or `$DIALEVAL_RUNS`): the pooled records as items, overall_score as metrics. */
+async function writeAggregateRun(paths: string[], flags: MemoryAggregateFlags, records: EvalRecords, overall: OverallScore): Promise<void> {
+  const run = await openRun(flags, {
+    benchmark: 'memory',
+    variant: memoryRunVariant({ acceptBooleanIncluded: flags.acceptBooleanIncluded, typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference }),
+    input: paths.length === 1 ? paths[0]!.replace(/_eval_stat_result\.json$/, '') : undefined,
+    options: aggregationRunOptions(flags),
+  });
+  if (!run) return;
+  for (const p of paths) for (const file of (await loadEvalRecords(p)).files) await run.addInput('judged-records', file);
+  if (flags.artifact) await run.addInput('run-artifact', flags.artifact);
+  if (flags.writeStat) run.addArtifact(flags.writeStat, 'halumem-eval-stat-result');
+  await run.finish({ items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }), metrics: memoryRunMetrics(overall) });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -306,6 +371,7 @@ export async function memoryAggregate(paths: string[], flags: MemoryAggregateFla
   const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
   const overall = aggregateEvalResults(records, { ...aggregateOptions(flags), timeConsuming });
   if (flags.writeStat) await writeFileAtomic(flags.writeStat, formatStatResult(overall, records));
+  await writeAggregateRun(paths, flags, records, overall);
   const format = flags.format ?? 'text';
   if (format === 'json') return emit(overallJson(overall), flags.out);
   if (format === 'report') {

@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { EvalError, InputError, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { EvalError, InputError, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
 import {
   aggregateScores,
   assertNoOverlaps,
@@ -13,6 +14,7 @@ import {
   formatInstances,
   formatScoresJson,
   generateInstances,
+  loadRunEpisodes,
   loadRunScores,
   mockModel,
   modelPairName,
@@ -22,8 +24,12 @@ import {
   readInstanceFile,
   readInstancesFile,
   resolveGameResources,
+  RESOURCE_SET,
   runEpisodes,
   scoreInteractionsFile,
+  scorekeepingRunItems,
+  scorekeepingRunMetrics,
+  scorekeepingRunVariant,
   scriptedAnswererFromFile,
   selectEpisodes,
   summarizeOutcomes,
@@ -39,6 +45,9 @@ import {
 } from '@eval/scorekeeping';
 import type { ScorekeepingInstancesFlags, ScorekeepingPlayFlags, ScorekeepingReportFlags, ScorekeepingScoreFlags } from '../commands/scorekeeping';
 import { llmOptionsFromFlags } from '../llm-options';
+import { runLlmRecord } from '../run-llm';
+import { openRun, type RunFlags } from '../run-record';
+import { describeResource } from '../run-resource';
 import { checkFormat, csvLine, emit, formatTable, intFlag, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
@@ -192,6 +201,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   let summary: RunSummary;
   const extra: string[] = [];
   let llmUsage: unknown;
+  let llmRecord: RunLlm | undefined;
 
   // Shared by the replayed and the programmatic players.
   const common = {
@@ -255,6 +265,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
           }),
       });
       llmUsage = llmSummary;
+      llmRecord = await runLlmRecord(llm, { sampling: { temperature, seed: flags.seed, maxTokens: flags.maxTokens }, pricesFile: flags.prices, usage: llmSummary });
       if (llm.dryRun) {
         await emit(
           `dry run: ${pending.length} episode(s) planned (${finished.length} already done); only the first request of each episode can be built before the model answers; nothing was played or written`,
@@ -282,6 +293,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   const report = aggregateScores(records);
   const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
+  await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord });
   await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
 }
 
@@ -308,6 +320,7 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   if (st.isFile()) single = path;
   else if (existsSync(join(path, 'interactions.json'))) single = join(path, 'interactions.json');
   if (single) {
+    if (flags.run) throw new UsageError('--run records a results directory (many episodes); give the directory, not one episode');
     if (st.isFile() && basename(single) !== 'interactions.json' && !single.endsWith('.json')) throw new UsageError(`expected an interactions.json, got ${path}`);
     const text = await scoreText(single, slots);
     if (flags.check) {
@@ -324,6 +337,7 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
     return;
   }
   if (flags.out) throw new UsageError('--out applies to one episode; a results directory gets a scores.json beside every interactions.json');
+  if (flags.check && flags.run) throw new UsageError('--run records a scored results directory; --check only compares');
   const files = await findEpisodeFiles(path, 'interactions.json');
   if (files.length === 0) throw new InputError('no interactions.json below this directory', { file: path });
   let changed = 0;
@@ -348,6 +362,7 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
     }
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' });
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
@@ -414,6 +429,89 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const records = await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
+  await writeResultsRun(flags, dir, {});
   const text = format === 'json' ? JSON.stringify(report, (_k, v) => (typeof v === 'number' && Number.isNaN(v) ? null : v), 2) : format === 'csv' ? reportCsv(report) : reportTable(report);
   await emit(text, flags.out);
+}
+
+// ---------------------------------------------------------------------------------------------------------------------
+// run records
+// ---------------------------------------------------------------------------------------------------------------------
+
+/** Short sha256 of a file (an instances file's identity in the variant). */
+async function fileDigest(file: string): Promise<string> {
+  return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 12);
+}
+
+/** The episodes of `dir` (every scores.json below it, or only those of `modelPair`) as items, metrics and artifacts. */
+async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof openRun>>>, dir: string, modelPair?: string, llm?: RunLlm): Promise<void> {
+  const episodes = (await loadRunEpisodes(dir)).filter((e) => modelPair === undefined || e.model === modelPair);
+  for (const e of episodes) {
+    run.addArtifact(join(dirname(e.file), 'interactions.json'), 'clembench-interactions');
+    run.addArtifact(e.file, 'clembench-scores');
+  }
+  await run.finish({ items: scorekeepingRunItems(episodes, { runDir: run.dir }), metrics: scorekeepingRunMetrics(episodes), ...(llm ? { llm } : {}) });
+}
+
+/** `scorekeeping play`: the model pair's results directory (`<out>/<model-pair>`, or `--run DIR`) becomes a run. */
+async function writePlayRun(
+  flags: ScorekeepingPlayFlags,
+  p: { outDir: string; modelPair: string; resourceDir?: string; isDefault: boolean; experiments?: string[]; episodes?: number[]; game: Omit<GameMasterOptions, 'signal' | 'modelName'>; llm?: RunLlm },
+): Promise<void> {
+  const instancesFile = flags.replay ? undefined : (flags.instances ?? (p.resourceDir ? join(p.resourceDir, 'in', 'instances.json') : undefined));
+  const instances = flags.replay
+    ? 'replay'
+    : instancesFile && existsSync(instancesFile)
+      ? `sha256:${await fileDigest(instancesFile)}`
+      : `seed ${intFlag('--instances-seed', flags.instancesSeed)!}`;
+  const game = { coda: p.game.coda ?? 'log-only', fixProbeSpacing: p.game.fixProbeSpacing ?? false, yesNo: p.game.yesNoMatch ?? 'prefix', slotMatch: p.game.slotMatch ?? 'substring', strip: flags.strip !== false };
+  const nonDefault = Object.fromEntries(
+    Object.entries(game).filter(([k, v]) => v !== ({ coda: 'log-only', fixProbeSpacing: false, yesNo: 'prefix', slotMatch: 'substring', strip: true } as Record<string, unknown>)[k]),
+  );
+  const run = await openRun(
+    { run: flags.run ?? join(p.outDir, p.modelPair), system: flags.system },
+    {
+      benchmark: 'scorekeeping',
+      variant: scorekeepingRunVariant({
+        modelPairs: [p.modelPair],
+        experiments: p.experiments,
+        episodes: p.episodes,
+        options: { instances, ...(p.isDefault ? { texts: 'default' } : {}), ...nonDefault },
+      }),
+      system: p.modelPair,
+      options: {
+        player: flags.replay ? 'replay' : (flags.player ?? 'model'),
+        ...(flags.model ? { model: flags.model } : {}),
+        temperature: flags.temperature ?? 0,
+        ...(flags.player === 'mock' ? { mockSeed: intFlag('--mock-seed', flags.mockSeed)! } : {}),
+        instances,
+        experiments: p.experiments ?? 'all',
+        episodes: p.episodes ?? 'all',
+        ...game,
+        concurrentProbes: p.game.concurrentProbes !== false,
+        retryFailed: flags.retryFailed !== false,
+      },
+      packages: ['@eval/scorekeeping', ...(p.llm ? ['@eval/llm'] : [])],
+    },
+  );
+  if (!run) return;
+  if (instancesFile && existsSync(instancesFile)) await run.addInput('instances', instancesFile);
+  run.addResource(await describeResource(RESOURCE_SET, p.resourceDir, flags.resources !== undefined && flags.resources !== 'default'));
+  await finishEpisodesRun(run, p.outDir, p.modelPair, p.llm);
+}
+
+/** `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`. */
+async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>): Promise<void> {
+  const records = await loadRunScores(dir);
+  // a model pair's own directory given: the pair is the directory's name
+  const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
+  const run = await openRun(flags, {
+    benchmark: 'scorekeeping',
+    variant: scorekeepingRunVariant({ modelPairs: pairs }),
+    system: pairs.length === 1 ? pairs[0] : undefined,
+    input: dir,
+    options,
+  });
+  if (!run) return;
+  await finishEpisodesRun(run, dir);
 }

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { addLlmOptions, type LlmFlags } from '../llm-options';
+import { addRunOptions, type RunFlags } from '../run-record';
 
 export const LLM_JUDGE_METHODS = ['ours', 'twodim-cot', 'direct', 'cot'] as const;
 
@@ -22,7 +23,7 @@ export interface LlmJudgeInputFlags {
   data?: string;
 }
 
-export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags {
+export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
   method: string;
   templates?: string;
   out: string;
@@ -43,7 +44,7 @@ export interface LlmJudgeImportFlags {
   format?: string;
 }
 
-export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags {
+export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
   outputs?: string[];
   records?: string;
   human?: string;
@@ -111,6 +112,7 @@ export function registerLlmJudge(program: Command): void {
     ),
     { temperature: 0 },
   );
+  addRunOptions(run);
   metricOptions(run).action(async (opts: LlmJudgeRunFlags) => {
     const { llmJudgeRun } = await import('../actions/llm-judge');
     await llmJudgeRun(opts);
@@ -142,7 +144,7 @@ export function registerLlmJudge(program: Command): void {
       await llmJudgeImport(files, opts);
     });
 
-  metricOptions(
+  addRunOptions(metricOptions(
     judge
       .command('report')
       .description('TSA, JGA, coherence with MultiWOZ 2.1/2.4 and agreement with human judgements, from judge outputs (no LLM call)')
@@ -154,7 +156,7 @@ export function registerLlmJudge(program: Command): void {
       .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
       .option('--per-turn', 'with --format json: include every turn\'s judgement')
       .option('--out <file>', 'write the report to FILE (atomically) instead of stdout'),
-  ).action(async (dirs: string[], opts: LlmJudgeReportFlags) => {
+  )).action(async (dirs: string[], opts: LlmJudgeReportFlags) => {
     const { llmJudgeReport } = await import('../actions/llm-judge');
     await llmJudgeReport(dirs, opts);
   });

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { addLlmOptions, type LlmFlags } from '../llm-options';
+import { addRunOptions, type RunFlags } from '../run-record';
 
 export interface MemoryRunFlags extends LlmFlags {
   system: string;
@@ -15,7 +16,7 @@ export interface MemoryRunFlags extends LlmFlags {
   summary?: string;
 }
 
-export interface MemoryJudgeFlags extends LlmFlags {
+export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
   out?: string;
   workDir?: string;
   routing?: string;
@@ -28,7 +29,7 @@ export interface MemoryJudgeFlags extends LlmFlags {
   onEmpty?: string;
 }
 
-export interface MemoryAggregateFlags {
+export interface MemoryAggregateFlags extends RunFlags {
   artifact?: string;
   format?: string;
   out?: string;
@@ -107,12 +108,13 @@ export function registerMemory(program: Command): void {
       .option('--summary <file>', 'write a machine-readable summary of the judge run (JSON)'),
     { model: 'gpt-4o', temperature: 0 },
   );
+  addRunOptions(judge);
   aggregationOptions(judge, 'error').action(async (artifact: string, opts: MemoryJudgeFlags) => {
     const { memoryJudge } = await import('../actions/memory');
     await memoryJudge(artifact, opts);
   });
 
-  aggregationOptions(
+  addRunOptions(aggregationOptions(
     memory
       .command('aggregate')
       .description('aggregate judged records exactly as HaluMem\'s aggregate_eval_results: (all)/(valid) variants, F1, update and QA ratios, per memory type, per question type')
@@ -126,7 +128,7 @@ export function registerMemory(program: Command): void {
       .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
       .option('--write-stat <file>', 'also write a full HaluMem stat result (overall_score + records with is_valid)'),
     'error',
-  ).action(async (paths: string[], opts: MemoryAggregateFlags) => {
+  )).action(async (paths: string[], opts: MemoryAggregateFlags) => {
     const { memoryAggregate } = await import('../actions/memory');
     await memoryAggregate(paths, opts);
   });

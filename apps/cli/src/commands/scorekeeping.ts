@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { addLlmOptions, type LlmFlags } from '../llm-options';
+import { addRunOptions, type RunFlags } from '../run-record';
 
 export interface ScorekeepingInstancesFlags {
   resources?: string;
@@ -12,7 +13,7 @@ export interface ScorekeepingInstancesFlags {
   out?: string;
 }
 
-export interface ScorekeepingPlayFlags extends LlmFlags {
+export interface ScorekeepingPlayFlags extends LlmFlags, RunFlags {
   out: string;
   player?: 'perfect' | 'mock';
   replay?: string;
@@ -34,13 +35,13 @@ export interface ScorekeepingPlayFlags extends LlmFlags {
   format: string;
 }
 
-export interface ScorekeepingScoreFlags {
+export interface ScorekeepingScoreFlags extends RunFlags {
   out?: string;
   slots?: string;
   check?: boolean;
 }
 
-export interface ScorekeepingReportFlags {
+export interface ScorekeepingReportFlags extends RunFlags {
   format: string;
   out?: string;
 }
@@ -69,7 +70,7 @@ export function registerScorekeeping(program: Command): void {
       await scorekeepingInstances(opts);
     });
 
-  addLlmOptions(
+  addRunOptions(addLlmOptions(
     sk
       .command('play')
       .description('play episodes against a model (or a programmatic player) and write clembench results: <out>/<model>-t<T>--<model>-t<T>/privateshared/<i>_<experiment>/episode_<n>/{instance,interactions,requests,scores}.json; resumable')
@@ -93,12 +94,12 @@ export function registerScorekeeping(program: Command): void {
       .option('--summary <file>', 'write a machine-readable run summary (JSON)')
       .option('--format <format>', 'text or json', 'text'),
     { temperature: 0 },
-  ).action(async (opts: ScorekeepingPlayFlags) => {
+  )).action(async (opts: ScorekeepingPlayFlags) => {
     const { scorekeepingPlay } = await import('../actions/scorekeeping');
     await scorekeepingPlay(opts);
   });
 
-  sk.command('score')
+  addRunOptions(sk.command('score'))
     .argument('<path>', 'an interactions.json, an episode directory, or a results directory')
     .description('re-score recorded episodes exactly like clembench: one episode prints its scores.json (exact bytes); a results directory gets a scores.json beside every interactions.json')
     .option('--out <file>', 'one episode: write scores.json here instead of printing it')
@@ -109,7 +110,7 @@ export function registerScorekeeping(program: Command): void {
       await scorekeepingScore(path, opts);
     });
 
-  sk.command('report')
+  addRunOptions(sk.command('report'))
     .argument('<run-dir>', 'results directory (clembench layout)')
     .description('benchmark figures per model and experiment: % Played, Quality Score (± std), clemscore, accuracy by probing round')
     .option('--format <format>', 'table, json or csv', 'table')

@@ -1,0 +1,113 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { runItemSchema } from '@eval/core';
+import { describe, expect, it } from 'vitest';
+import { evaluateOutputFiles, evaluateOutputs } from './evaluate';
+import { readOutputEntries } from './recorded';
+import { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
+
+const SLICE = join(__dirname, '../../../../shared/llm-judge/slice');
+const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
+/** Items as they come back from items.jsonl. */
+const viaJson = <T>(x: T): T => JSON.parse(JSON.stringify(x));
+
+describe('llm-judge run items: recompute reproduces the reference figures', () => {
+  it('Ours (expected_ours.json): TSA, rule TSA, coherence, GPT-JGA, rule JGA (fixed and the reference +1)', async () => {
+    const m = expected('expected_ours.json').metrics_percent;
+    const files = [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')];
+    const e = await evaluateOutputFiles('ours', files);
+    const items = viaJson(llmJudgeRunItems(e));
+    for (const item of items) runItemSchema.parse(item);
+    expect(items).toHaveLength(42);
+    expect(runBenchmark.recompute(items, llmJudgeRunVariant('ours'))).toStrictEqual({
+      TSA: m.TSA_gpt,
+      'TSA M21': m.TSA_rule_mwz21,
+      'TSA M24': m.TSA_rule_mwz24,
+      'coherence M21': m.coherence_mwz21,
+      'coherence M24': m.coherence_mwz24,
+      JGA: m['GPT_JGA_repo(already-before-turn)'],
+      'JGA M21': m.JGA_rule_mwz21_fixed,
+      'JGA M24': m.JGA_rule_mwz24_fixed,
+    });
+    const buggy = await evaluateOutputFiles('ours', files, { ruleJga: 'reference' });
+    const variant = llmJudgeRunVariant('ours', { ruleJga: 'reference' });
+    expect(variant).toBe('ours;ruleJga=reference');
+    const r = runBenchmark.recompute(viaJson(llmJudgeRunItems(buggy)), variant);
+    expect(r['JGA M21']).toBe(m.JGA_rule_mwz21_repo_buggy_plus1);
+    expect(r['JGA M24']).toBe(m.JGA_rule_mwz24_repo_buggy_plus1);
+    // the run's metrics (from the native evaluation) are the same figures
+    expect(Object.fromEntries(Object.entries(llmJudgeRunMetrics(e)).map(([k, x]) => [k, x.value]))).toStrictEqual(runBenchmark.recompute(items, 'ours'));
+    // the turns where judge and RULE-M24 disagree are the reference's incoherent flags
+    expect(items.filter((i) => i.values.ruleM24 !== i.values.judge).map((i) => i.id).sort()).toEqual([...expected('expected_ours.json').incoherent_with_mwz24_flags].sort());
+  });
+
+  for (const [method, file, exp] of [
+    ['direct', 'direct_outputs.json', 'expected_direct.json'],
+    ['cot', 'cot_outputs.json', 'expected_cot.json'],
+  ] as const) {
+    it(`${method} (${exp}): every slice metric the reference gives`, async () => {
+      const m = expected(exp).metrics_percent;
+      const e = await evaluateOutputFiles(method, [join(SLICE, file)]);
+      const r = runBenchmark.recompute(viaJson(llmJudgeRunItems(e)), llmJudgeRunVariant(method));
+      expect(r.TSA).toBe(m.TSA_gpt);
+      expect(r['TSA M21']).toBe(m.TSA_rule_mwz21_single_step_calc);
+      expect(r['TSA M24']).toBe(m.TSA_rule_mwz24_single_step_calc);
+      expect(r['coherence M21']).toBe(m.coherence_mwz21);
+      expect(r['coherence M24']).toBe(m.coherence_mwz24);
+      expect(r.JGA).toBe(m['GPT_JGA_repo(already-before-turn)']);
+      // rule JGA is not in the single-step expectations: it equals the native evaluation's
+      expect(r['JGA M21']).toBe(e.metrics.ruleJgaMwz21);
+      expect(r['JGA M24']).toBe(e.metrics.ruleJgaMwz24);
+    });
+  }
+
+  it('after-turn GPT-JGA: the spec values (specs/llm-judge.md, "Parity targets")', async () => {
+    const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')], { gptJga: 'after-turn' });
+    const items = llmJudgeRunItems(ours, { gptJga: 'after-turn' });
+    expect(runBenchmark.recompute(items, llmJudgeRunVariant('ours', { gptJga: 'after-turn' })).JGA).toBe(40.476190476190474);
+  });
+
+  it('a failed call is an errored item: out of TSA/JGA, in the rule-JGA denominator as the reference divides', async () => {
+    const outputs = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
+    const broken = outputs.map((o, i) => (i === 5 ? { ...o, output: '' } : o));
+    const e = evaluateOutputs('direct', { outputs: broken });
+    expect(e.summary.skippedTurns).toBe(1);
+    const items = viaJson(llmJudgeRunItems(e, { outputs: { outputs: broken } }));
+    const failed = items.filter((i) => i.error);
+    expect(failed).toHaveLength(1);
+    expect(failed[0]!.id).toBe(outputs[5]!.record.flag);
+    expect(failed[0]!.values).toEqual({});
+    const native = Object.fromEntries(Object.entries(llmJudgeRunMetrics(e)).map(([k, x]) => [k, x.value]));
+    expect(runBenchmark.recompute(items, 'direct')).toStrictEqual(native);
+    expect(llmJudgeRunMetrics(e).TSA!.n).toBe(41);
+    expect(llmJudgeRunMetrics(e)['JGA M21']!.n).toBe(42);
+  });
+
+  it('detail: context, states, the judge output and the disagreement', async () => {
+    const outputs = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
+    const e = evaluateOutputs('direct', { outputs });
+    const items = llmJudgeRunItems(e, { outputs: { outputs } });
+    const item = items.find((i) => i.id === 'MUL1350.json-5')!;
+    expect(item.group).toBe('MUL1350.json');
+    const context = item.detail!.context as Array<{ speaker: string; text: string }>;
+    expect(context.at(-1)).toEqual({ speaker: 'user', text: outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.record.user });
+    // turn 5: five earlier exchanges and this one, less the empty system utterance before the first user turn
+    expect(context).toHaveLength(2 * 6 - 1);
+    expect(context[0]!.speaker).toBe('user');
+    expect(item.detail!.explanation).toBe(outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.output);
+    expect(item.detail!.disagree).toBe(item.values.ruleM21 !== item.values.judge);
+  });
+});
+
+describe('llm-judge runBenchmark.prepare (resampling fast path)', () => {
+  it('equals recompute on the gathered items, repetitions included', async () => {
+    const e = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
+    const items = llmJudgeRunItems(e);
+    for (const variant of ['ours', 'ours;ruleJga=reference']) {
+      const at = runBenchmark.prepare!(items, variant);
+      const indices = [0, 0, 3, 7, 7, 7, 20, 41, 12];
+      expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => items[i]!), variant));
+      expect(at(items.map((_, i) => i))).toStrictEqual(runBenchmark.recompute(items, variant));
+    }
+  });
+});

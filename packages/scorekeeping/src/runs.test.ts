@@ -1,0 +1,120 @@
+import { readdirSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runItemSchema } from '@eval/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
+import { defaultResources } from './defaults';
+import { generateInstances } from './instances';
+import { chatModelAnswerer, mockModel } from './players';
+import { runEpisodes } from './run';
+import { loadRunEpisodes, runBenchmark, scorekeepingRunItems, scorekeepingRunMetrics, scorekeepingRunVariant } from './runs';
+
+const EPISODES = join(__dirname, '../../../../shared/scorekeeping/episodes/v2.0');
+
+const temps: string[] = [];
+afterEach(async () => {
+  await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
+});
+
+/** The figures of the native clemeval report of one model (what `dialeval scorekeeping report` prints), NaN -> null. */
+function nativeFigures(report: BenchmarkReport): Record<string, number | null> {
+  const v = (x: number) => (Number.isNaN(x) ? null : x);
+  expect(report.games).toHaveLength(1);
+  const g = report.games[0]!;
+  const out: Record<string, number | null> = {
+    '% Played': v(g.played),
+    'Quality Score': v(g.quality),
+    'Quality Score (std)': v(g.qualityStd),
+    clemscore: v(report.models[0]!.clemscore),
+  };
+  for (const e of report.experiments) {
+    const name = e.experiment.replace(/^\d+_/, '');
+    out[`${name}: % Played`] = v(e.played);
+    out[`${name}: Quality Score`] = v(e.quality);
+    out[`${name}: Quality Score (std)`] = v(e.qualityStd);
+    for (const [k, r] of Object.entries(e.accuracyByRound)) out[`${name}: accuracy round ${k}`] = v(r.mean);
+  }
+  return out;
+}
+
+async function checkDir(dir: string): Promise<void> {
+  const native = nativeFigures(aggregateScores(await loadRunScores(dir)));
+  const episodes = await loadRunEpisodes(dir);
+  const items = scorekeepingRunItems(episodes, { runDir: dir });
+  for (const item of items) runItemSchema.parse(JSON.parse(JSON.stringify(item)));
+  // items go through JSON (items.jsonl) before compare recomputes from them
+  const recomputed = runBenchmark.recompute(items.map((i) => JSON.parse(JSON.stringify(i))));
+  expect(recomputed).toStrictEqual(native);
+  const metrics = scorekeepingRunMetrics(episodes);
+  expect(Object.fromEntries(Object.entries(metrics).map(([k, m]) => [k, m.value]))).toStrictEqual(native);
+}
+
+describe('scorekeeping run items: recompute reproduces clemeval', () => {
+  for (const pair of readdirSync(EPISODES)) {
+    it(`recorded v2.0 episodes of ${pair}: every figure of the report`, async () => {
+      await checkDir(join(EPISODES, pair));
+    });
+  }
+
+  it('mock-player episodes of all five experiments (aborts, NaN, std, accuracy by round)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+    temps.push(out);
+    const resources = defaultResources();
+    const instances = generateInstances(resources, { instancesPerExperiment: 4 });
+    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const records = await loadRunScores(out);
+    expect(records).toHaveLength(20);
+    await checkDir(out);
+    const items = scorekeepingRunItems(await loadRunEpisodes(out));
+    // the mock player aborts some episodes and plays others: both outcomes are present
+    expect(new Set(items.map((i) => i.values.played))).toEqual(new Set([true, false]));
+  });
+
+  it('ids, groups and detail of a recorded episode', async () => {
+    const dir = join(EPISODES, 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0');
+    const [item] = scorekeepingRunItems(await loadRunEpisodes(dir), { runDir: dir });
+    expect(item!.id).toBe('job-interview/episode_1');
+    expect(item!.group).toBe('job-interview');
+    // the recorded scores.json: Main Score 84.92462311557789, Kappa 0.7379912663755459, not aborted
+    expect(item!.values).toMatchObject({ mainScore: 84.92462311557789, kappa: 0.7379912663755459, played: true, aborted: false, accuracyRound0: 1 });
+    expect(item!.detail).toMatchObject({ outcome: 'played', interactions: '1_job-interview/episode_1/interactions.json' });
+    const probes = item!.detail!.probes as Array<{ round: number; truth: boolean; correct: boolean | null }>;
+    expect(probes.length).toBeGreaterThan(0);
+    expect(probes[0]!.round).toBe(0);
+    expect((item!.detail!.transcript as unknown[]).length).toBeGreaterThan(0);
+    expect(item!.detail!.models).toEqual(['claude-3-5-sonnet-20241022']);
+  });
+
+  it('an episode aborted by a player failure is a failed item, left out of the metrics', () => {
+    const base = { game: 'privateshared', experiment: '0_travel-booking', file: '/x/scores.json' };
+    const played = { ...base, model: 'm', episode: 'episode_0', scores: { 'turn scores': {}, 'episode scores': { 'Main Score': 80, Aborted: 0 } } };
+    const failed = {
+      ...base,
+      model: 'm',
+      episode: 'episode_1',
+      scores: { 'turn scores': {}, 'episode scores': { 'Main Score': Number.NaN, Aborted: 1 } },
+      interactions: { 'Abort Reason': 'player failure: connection reset' } as never,
+    };
+    const items = scorekeepingRunItems([played, failed]);
+    expect(items[1]!.error).toBe('the player failed: player failure: connection reset');
+    expect(items[1]!.detail!.outcome).toBe('errored');
+    // one evaluated episode, played: % Played 100, Quality Score 80
+    expect(runBenchmark.recompute(items)['% Played']).toBe(100);
+    expect(scorekeepingRunMetrics([played, failed])['% Played']!.value).toBe(100);
+    expect(scorekeepingRunMetrics([played, failed])['Quality Score']!.value).toBe(80);
+    // n: the evaluated episodes (% Played) and those with a Main Score (Quality Score)
+    const aborted = { ...played, episode: 'episode_2', scores: { 'turn scores': {}, 'episode scores': { 'Main Score': Number.NaN, Aborted: 1 } } };
+    const metrics = scorekeepingRunMetrics([played, failed, aborted]);
+    expect(metrics['% Played']).toMatchObject({ value: 50, n: 2 });
+    expect(metrics['Quality Score']).toMatchObject({ value: 80, n: 1 });
+    expect(metrics['travel-booking: Quality Score']).toMatchObject({ value: 80, n: 1 });
+  });
+
+  it('the variant names the players, the selection and the game options', () => {
+    expect(scorekeepingRunVariant({ modelPairs: ['b', 'a', 'b'], experiments: ['restaurant'], episodes: [0, 1], options: { coda: 'log-only' } })).toBe(
+      'privateshared;players=a+b;experiments=restaurant;episodes=0,1;coda=log-only',
+    );
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * The run record of scorekeeping episodes (spec `runs.md` sections 1-3): one item per episode, the clembench
+ * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
+ */
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { dirname, join, relative, sep } from 'node:path';
+import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
+import { aggregateScores, loadRunScores, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import type { Interactions } from './types';
+
+/** An episode's scores with, where available, its transcript (`interactions.json` beside `scores.json`). */
+export interface RunEpisode extends EpisodeScoreRecord {
+  interactions?: Interactions;
+}
+
+/** Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json`. */
+export async function loadRunEpisodes(dir: string): Promise<RunEpisode[]> {
+  const records = await loadRunScores(dir);
+  const out: RunEpisode[] = [];
+  for (const r of records) {
+    const file = join(dirname(r.file), 'interactions.json');
+    out.push(existsSync(file) ? { ...r, interactions: JSON.parse(await readFile(file, 'utf8')) as Interactions } : r);
+  }
+  return out;
+}
+
+/** `3_things-places` -> `things-places`. */
+function experimentName(dir: string): string {
+  return dir.replace(/^\d+_/, '');
+}
+
+const num = (x: unknown): number | null => (typeof x === 'number' && !Number.isNaN(x) ? x : null);
+
+/**
+ * The variant of a scorekeeping run: `privateshared`, the model pair(s) (clembench scores differ per model), the
+ * experiments and episodes played, and any non-default game option. Runs compare only within one variant, so two
+ * checkpoints of one model are compared under a shared `--system` name and the same model-pair label.
+ */
+export function scorekeepingRunVariant(info: { modelPairs: string[]; experiments?: string[]; episodes?: number[]; options?: Record<string, unknown> }): string {
+  const parts = ['privateshared', `players=${[...new Set(info.modelPairs)].sort().join('+')}`];
+  if (info.experiments) parts.push(`experiments=${info.experiments.join(',')}`);
+  if (info.episodes) parts.push(`episodes=${info.episodes.join(',')}`);
+  for (const [k, v] of Object.entries(info.options ?? {}).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+    if (v !== undefined) parts.push(`${k}=${String(v)}`);
+  }
+  return parts.join(';');
+}
+
+/**
+ * The items of scored episodes, in path order: id `<experiment>/episode_<n>` (`travel-booking/episode_7`), group =
+ * experiment; values `mainScore`, `accuracy`, `kappa`, `middleAccuracy`, `slotFillingAccuracy` (null where clembench
+ * has NaN or no value), `played`, `aborted`, and `accuracyRound<k>` (turn-level Accuracy of each completed probing
+ * round). An episode aborted by a player failure (`Abort Reason` in its transcript) was not evaluated: it carries
+ * `error` and counts into no metric. `detail`: `probes`, `transcript`, `interactions` (path relative to `runDir`),
+ * `models`, `outcome`, `modelPair`, `abortReason`.
+ */
+export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, options: { runDir?: string } = {}): RunItem[] {
+  const items: RunItem[] = [];
+  const seen = new Set<string>();
+  for (const e of episodes) {
+    const s = e.scores['episode scores'];
+    const aborted = num(s.Aborted);
+    const values: Record<string, RunItemValue> = {
+      mainScore: num(s['Main Score']),
+      accuracy: num(s.Accuracy),
+      kappa: num(s.Kappa),
+      middleAccuracy: num(s['Middle-Accuracy']),
+      slotFillingAccuracy: num(s['Slot-Filling-Accuracy']),
+      played: aborted === null ? null : aborted === 0,
+      aborted: aborted === null ? null : aborted !== 0,
+    };
+    for (const [k, t] of Object.entries(e.scores['turn scores'])) {
+      if (typeof t.Accuracy === 'number') values[`accuracyRound${k}`] = num(t.Accuracy);
+    }
+    const experiment = experimentName(e.experiment);
+    let id = `${experiment}/${e.episode}`;
+    if (seen.has(id)) id = `${id}@${e.model}`;
+    seen.add(id);
+    const logs = e.interactions;
+    const abortReason = logs?.['Abort Reason'];
+    const detail: Record<string, unknown> = {
+      outcome: abortReason ? 'errored' : aborted ? 'aborted' : 'played',
+      modelPair: e.model,
+      models: logs?.players?.['Player 1'] ? [logs.players['Player 1'].replace(/^Answerer: /, '')] : [],
+    };
+    if (abortReason) detail.abortReason = abortReason;
+    if (logs) {
+      detail.probes = (logs.probes ?? []).flatMap((round, r) =>
+        round.map((p) => ({
+          round: r,
+          slot: p.target,
+          question: p.question,
+          answer: p.answer ?? null,
+          truth: p.gt === 1,
+          correct: p.value === undefined ? null : p.value === p.gt,
+          kind: p.gt === 1 ? 'shared' : 'private',
+        })),
+      );
+      detail.transcript = (logs.turns ?? []).flat().map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content }));
+    }
+    if (options.runDir) {
+      const file = join(dirname(e.file), 'interactions.json');
+      if (existsSync(file)) detail.interactions = relative(options.runDir, file).split(sep).join('/');
+    }
+    const item: RunItem = { id, group: experiment, values, detail };
+    if (abortReason) item.error = `the player failed: ${abortReason}`;
+    items.push(item);
+  }
+  return items;
+}
+
+/** Rebuilds the score records the clemeval aggregation reads from items (one model: the run's system). */
+function recordsFromItems(items: ReadonlyArray<RunItem>): EpisodeScoreRecord[] {
+  return items
+    .filter((item) => item.error === undefined)
+    .map((item) => {
+      const v = item.values;
+      const nan = (x: RunItemValue | undefined) => (typeof x === 'number' ? x : Number.NaN);
+      const turn: Record<string, Record<string, number>> = {};
+      for (const [k, x] of Object.entries(v)) {
+        const m = /^accuracyRound(\d+)$/.exec(k);
+        if (m && typeof x === 'number') turn[m[1]!] = { Accuracy: x };
+      }
+      const episode: Record<string, number> = { 'Main Score': nan(v.mainScore) };
+      if (typeof v.aborted === 'boolean') episode.Aborted = v.aborted ? 1 : 0;
+      return {
+        model: 'run',
+        game: 'privateshared',
+        experiment: item.group ?? '',
+        episode: item.id,
+        file: '',
+        scores: { 'turn scores': turn, 'episode scores': episode },
+      };
+    });
+}
+
+/**
+ * The headline figures of a clemeval report over one system: `% Played`, `Quality Score`, `Quality Score (std)`,
+ * `clemscore`, and per experiment `<experiment>: % Played`, `<experiment>: Quality Score`, `<experiment>: Quality
+ * Score (std)`, `<experiment>: accuracy round <k>` (as `dialeval scorekeeping report` prints them). A report over
+ * several model pairs is pooled into one system.
+ */
+function figures(report: BenchmarkReport): Record<string, { value: number | null; n: number; unit?: string }> {
+  const out: Record<string, { value: number | null; n: number; unit?: string }> = {};
+  const v = (x: number) => (Number.isNaN(x) ? null : x);
+  const g = report.games[0];
+  const m = report.models[0];
+  const n = g?.episodes ?? 0;
+  out['% Played'] = { value: g ? v(g.played) : null, n, unit: '%' };
+  out['Quality Score'] = { value: g ? v(g.quality) : null, n };
+  out['Quality Score (std)'] = { value: g ? v(g.qualityStd) : null, n };
+  out.clemscore = { value: m ? v(m.clemscore) : null, n };
+  for (const e of report.experiments) {
+    const name = experimentName(e.experiment);
+    out[`${name}: % Played`] = { value: v(e.played), n: e.episodes, unit: '%' };
+    out[`${name}: Quality Score`] = { value: v(e.quality), n: e.episodes };
+    out[`${name}: Quality Score (std)`] = { value: v(e.qualityStd), n: e.episodes };
+    for (const [k, r] of Object.entries(e.accuracyByRound)) out[`${name}: accuracy round ${k}`] = { value: v(r.mean), n: r.episodes, unit: 'ratio' };
+  }
+  return out;
+}
+
+/**
+ * The run's headline metrics from scored episodes: clemeval's aggregation ({@link aggregateScores}) over the
+ * evaluated episodes (those aborted by a player failure are failed items, left out), pooled into one system.
+ */
+export function scorekeepingRunMetrics(episodes: ReadonlyArray<EpisodeScoreRecord & { interactions?: Interactions }>): Record<string, RunMetric> {
+  const evaluated = episodes
+    .filter((e) => !e.interactions?.['Abort Reason'])
+    .map((e) => ({ ...e, model: 'run', game: 'privateshared', experiment: experimentName(e.experiment) }));
+  const out = figures(aggregateScores(evaluated));
+  // a Quality Score is a mean over the episodes with a Main Score (aborted ones have NaN)
+  const scored = (list: typeof evaluated) => list.filter((e) => typeof e.scores['episode scores']['Main Score'] === 'number' && !Number.isNaN(e.scores['episode scores']['Main Score'])).length;
+  for (const [name, m] of Object.entries(out)) {
+    if (!/Quality Score|clemscore/.test(name)) continue;
+    const experiment = name.includes(': ') ? name.slice(0, name.indexOf(': ')) : undefined;
+    m.n = scored(experiment === undefined ? evaluated : evaluated.filter((e) => e.experiment === experiment));
+  }
+  return out;
+}
+
+/**
+ * scorekeeping for `compare`, `runs` and `report`: `recompute` gives every figure of {@link scorekeepingRunMetrics}
+ * from items (pandas' NaN-skipping mean and std, numpy's rounding, as clemeval); `% Played` is binary per episode.
+ */
+export const runBenchmark: RunBenchmark = {
+  benchmark: 'scorekeeping',
+  recompute(items) {
+    const out: Record<string, number | null> = {};
+    for (const [k, m] of Object.entries(figures(aggregateScores(recordsFromItems(items))))) out[k] = m.value;
+    return out;
+  },
+  binary: { '% Played': 'played' },
+};
