@@ -185,7 +185,7 @@ export function reportApp(): void {
           width: 640,
           height: 300,
           marginRight: 24,
-          x: { label: xLabel, grid: true, ticks: integerTicks(points.map((p) => p.x)) },
+          x: { label: xLabel, grid: true, ticks: integerTicks(points.map((p) => p.x)), tickFormat: integerTicks(points.map((p) => p.x)) ? 'd' : undefined },
           y: { label: yLabel, grid: true, percent, domain: unitInterval ? (percent ? [0, 100] : [0, 1]) : undefined },
           color: { legend: series.length > 1 && series.length <= 24, domain: series },
           marks: [Plot.line(points, { x: 'x', y: 'y', z: 'series', stroke: 'series', marker: points.length <= 200 ? 'circle-stroke' : null })],
