@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const bin = (name) => join(root, 'node_modules', '.bin', name);
-const NO_OPENAI = new Set(['@eval/core', '@eval/cgt', '@eval/multiwoz', '@eval/scorekeeping']);
+const NO_OPENAI = new Set(['@eval/core', '@eval/cgt', '@eval/multiwoz', '@eval/scorekeeping', '@eval/report']);
 const only = process.argv.slice(2);
 
 function run(cmd, args, opts = {}) {

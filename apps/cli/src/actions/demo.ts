@@ -1,7 +1,8 @@
 import { demos } from '../demo/index';
+import { writeDemoReport } from '../demo/report';
 import { UsageError, emit } from '../util';
 
-export async function runDemo(opts: { format: 'text' | 'json'; only?: string }): Promise<void> {
+export async function runDemo(opts: { format: 'text' | 'json'; only?: string; report?: string }): Promise<void> {
   const format = opts.format;
   const wanted = opts.only ? opts.only.split(',').map((s) => s.trim()) : undefined;
   const unknown = wanted?.filter((w) => !demos.some((d) => d.name === w)) ?? [];
@@ -17,5 +18,8 @@ export async function runDemo(opts: { format: 'text' | 'json'; only?: string }):
     out.push(`== ${demo.title} (${ms.toFixed(0)} ms)`, ...result.lines.map((l) => `   ${l}`), '');
   }
   if (selected.length === 0) out.push('(no metric packages registered yet)');
+  const report = await writeDemoReport(results, opts.report);
+  if (report && format !== 'json') out.push(`== Report: open ${report} in a browser (one self-contained HTML file; dialeval report RUN... writes one for any run)`, '');
   await emit(format === 'json' ? JSON.stringify(results, null, 2) : out.join('\n'));
+  if (report && format === 'json') process.stderr.write(`dialeval demo: report written to ${report}\n`);
 }

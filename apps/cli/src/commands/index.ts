@@ -5,6 +5,7 @@ import { registerDemo } from './demo';
 import { registerLlmJudge } from './llm-judge';
 import { registerMemory } from './memory';
 import { registerMultiwoz } from './multiwoz';
+import { registerReport } from './report';
 import { registerResources } from './resources';
 import { registerRuns } from './runs';
 import { registerScorekeeping } from './scorekeeping';
@@ -14,4 +15,4 @@ import { registerScorekeeping } from './scorekeeping';
  * imports a metric package lives in `../actions/*` and is loaded with `import()` when the subcommand runs,
  * so `dialeval --help` imports no metric package.
  */
-export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz, registerCompare, registerRuns];
+export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz, registerCompare, registerRuns, registerReport];

@@ -1,0 +1,89 @@
+import { readFile, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJsonl, readRun, runItemSchema, type RunItem } from '@eval/core';
+import { type ReportRun, writeReport } from '@eval/report';
+import type { ReportCommandOptions } from '../commands/report';
+import { UsageError, intFlag } from '../util';
+import { loadRunBenchmark } from './compare';
+
+/** A run directory as the report shows it: finished runs through `readRun`; a directory without run.json as unfinished. */
+export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?: LoadedRun }> {
+  const s = await stat(dir).catch(() => undefined);
+  if (!s) throw new UsageError(`${dir}: no such run directory`);
+  if (!s.isDirectory()) throw new UsageError(`${dir}: not a directory (report takes run directories: run.json + items.jsonl)`);
+  try {
+    const loaded = await readRun(dir);
+    return { path: dir, manifest: loaded.manifest, items: loaded.items, loaded };
+  } catch (error) {
+    if (!(EvalError.isInstance(error) && error.code === 'input_unfinished_run')) throw error;
+  }
+  const items: RunItem[] = [];
+  const itemsFile = join(dir, RUN_FILES.items);
+  if (await stat(itemsFile).catch(() => undefined)) {
+    for await (const { value } of readJsonl(itemsFile, runItemSchema)) items.push(value);
+  }
+  let started: ReportRun['started'];
+  try {
+    const marker = JSON.parse(await readFile(join(dir, RUN_FILES.started), 'utf8')) as Record<string, unknown>;
+    started = {};
+    for (const key of ['benchmark', 'variant', 'system', 'createdAt'] as const) if (typeof marker[key] === 'string') started[key] = marker[key];
+  } catch {
+    // no marker: nothing more is known about the run
+  }
+  if (!started && items.length === 0) throw new InputError('not a run directory: no run.json, items.jsonl or start marker', { file: dir, code: 'input_not_a_run' });
+  return { path: dir, manifest: null, items, started };
+}
+
+/** The comparison's resampling progress on stderr when it is a terminal (nothing in pipes). */
+function progressOnTty(): ((done: number, total: number) => void) | undefined {
+  if (!process.stderr.isTTY) return undefined;
+  let last = 0;
+  return (done, total) => {
+    const now = Date.now();
+    if (done < total && now - last < 200) return;
+    last = now;
+    process.stderr.write(done < total ? `\rreport: comparing (resampling ${Math.floor((100 * done) / total)}%)` : '\r\x1b[K');
+  };
+}
+
+/** `dialeval report RUN... [--out report.html] [--title ...]`. */
+export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
+  const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
+  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
+  const runs = await Promise.all(dirs.map(loadReportRun));
+  const benchmarks = [...new Set(runs.map((r) => r.manifest?.benchmark ?? r.started?.benchmark).filter((b): b is string => b !== undefined))];
+  if (benchmarks.length > 1) {
+    throw new InputError(
+      `runs of different benchmarks cannot be mixed in one report: ${runs.map((r) => `${r.path} (${r.manifest?.benchmark ?? r.started?.benchmark ?? 'unknown'})`).join(', ')}`,
+      { code: 'input_mismatch' },
+    );
+  }
+  const finished = runs.flatMap((r) => (r.loaded ? [r.loaded] : []));
+  const notes: string[] = [];
+  let comparison;
+  if (runs.length > 1 && finished.length === runs.length) {
+    const { benchmark } = await loadRunBenchmark(finished[0]!.manifest.benchmark);
+    try {
+      comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty() });
+    } catch (error) {
+      // runs of one benchmark in different variants (methods, normalisations) are shown side by side, not compared
+      if (!(EvalError.isInstance(error) && error.code === 'input_mismatch')) throw error;
+      notes.push(`Not compared: ${error.message}. The runs are shown side by side; dialeval report --force compares them anyway.`);
+    }
+  } else if (runs.length > 1) {
+    notes.push('Not compared: an unfinished run cannot be compared. The runs are shown side by side.');
+  }
+  for (const note of notes) process.stderr.write(`dialeval report: ${note}\n`);
+  const out = opts.out ?? 'report.html';
+  await writeReport(out, {
+    runs: runs.map(({ path, manifest, items, started }) => ({ path, manifest, items, ...(started ? { started } : {}) })),
+    ...(comparison ? { comparison } : {}),
+    ...(notes.length ? { notes } : {}),
+    ...(opts.title !== undefined ? { title: opts.title } : {}),
+  });
+  for (const r of runs) {
+    const status = r.manifest ? r.manifest.status : 'unfinished';
+    if (status !== 'complete') process.stderr.write(`dialeval report: ${r.path} is ${status}; the report shows it as such\n`);
+  }
+  process.stdout.write(`report written to ${resolve(out)}\n`);
+}

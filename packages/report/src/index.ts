@@ -1,0 +1,1 @@
+export { embedJson, renderReport, writeReport, type ReportInput, type ReportRun } from './render';

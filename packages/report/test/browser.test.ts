@@ -1,0 +1,259 @@
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type LoadedRun, compareRuns, meanOfValues, readRun } from '@eval/core';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeReport } from '../src/index';
+import { findBrowser, launch, openReport } from './browser';
+import { FIXTURES, llmJudgeRun, multiwozRun } from './fixtures';
+
+// End-to-end: reports built from synthetic runs (written with core's startRun, see fixtures.ts) opened in the system
+// Chromium through playwright-core. Without a browser these tests skip with one line; DIALEVAL_REQUIRE_BROWSER=1
+// (set by .ci/run) turns that skip into a failure.
+const executable = findBrowser();
+const required = process.env.DIALEVAL_REQUIRE_BROWSER === '1';
+if (!executable && !required) {
+  console.warn(
+    '@eval/report browser tests SKIPPED: no Chromium found (set CHROME_PATH, or install one: apt-get install -y chromium); DIALEVAL_REQUIRE_BROWSER=1 makes this a failure',
+  );
+}
+
+const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
+const tmp = mkdtempSync(join(tmpdir(), 'eval-report-'));
+let browser: Browser;
+
+async function report(name: string, runs: LoadedRun[], extra: { comparison?: ReturnType<typeof compareRuns>; title?: string } = {}): Promise<string> {
+  const file = join(tmp, `${name}.html`);
+  await writeReport(file, { runs: runs.map((r) => ({ path: r.dir, manifest: r.manifest, items: r.items })), ...extra });
+  return file;
+}
+
+/** Every chart: Plot drew as many marks as the chart has data rows, and its table has one row per data row. */
+async function chartMarks(page: Page) {
+  return page.$$eval('figure.chart', (figs) =>
+    figs.map((f) => {
+      const mark = f.getAttribute('data-mark')!;
+      return {
+        chart: f.getAttribute('data-chart'),
+        expected: Number(f.getAttribute('data-marks')),
+        drawn: f.querySelectorAll(`svg g[aria-label="${mark}"] ${mark === "line" ? "path" : "rect"}:not(marker *)`).length,
+        tableRows: f.querySelectorAll('table[data-chart-table] tbody tr').length,
+      };
+    }),
+  );
+}
+
+async function countText(page: Page): Promise<number> {
+  return Number(/^(\d+) of/.exec((await page.textContent('[data-count]')) ?? '')?.[1]);
+}
+
+describe.runIf(executable || required)('reports in headless Chromium', () => {
+  beforeAll(async () => {
+    if (!executable) throw new Error('DIALEVAL_REQUIRE_BROWSER=1 but no Chromium found (CHROME_PATH, chromium, chromium-browser, google-chrome)');
+    browser = await launch(executable);
+    mkdirSync(ARTIFACTS, { recursive: true });
+  });
+  afterAll(async () => {
+    await browser?.close();
+    rmSync(tmp, { recursive: true, force: true });
+  });
+
+  const sizes = { multiwoz: 40, 'llm-judge': 48, scorekeeping: 12, memory: 30, cgt: 6 } as const;
+  for (const [benchmark, make] of Object.entries(FIXTURES)) {
+    it(`${benchmark}: no network, no console error, every chart drawn, headline numbers equal run.json, drill-down and filters work`, async () => {
+      const run = await readRun(await make(join(tmp, benchmark), sizes[benchmark as keyof typeof sizes]));
+      const file = await report(benchmark, [run]);
+      const { page, errors, network, requests } = await openReport(browser, file);
+      expect(errors).toEqual([]);
+      expect(network).toEqual([]);
+      expect(requests.every((u) => u.startsWith('file:'))).toBe(true);
+
+      const marks = await chartMarks(page);
+      const viewCharts = await page.$$eval('#view figure.chart', (f) => f.length);
+      expect(viewCharts).toBeGreaterThan(0);
+      for (const m of marks) {
+        expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
+        expect(m.tableRows, `chart ${m.chart} table`).toBe(m.expected);
+        expect(m.expected, `chart ${m.chart} is not empty`).toBeGreaterThan(0);
+      }
+      // the headline metrics chart has one bar per numeric metric of run.json
+      const numeric = Object.values(run.manifest.metrics).filter((m) => typeof m.value === 'number').length;
+      expect(marks.filter((m) => m.chart?.startsWith('metrics-')).reduce((s, m) => s + m.drawn, 0)).toBe(numeric);
+
+      for (const [name, metric] of Object.entries(run.manifest.metrics)) {
+        const shown = await page.textContent(`td[data-metric="${name}"]`);
+        expect(shown, name).toBe(String(metric.value));
+      }
+      const body = (await page.textContent('body')) ?? '';
+      expect(body).toContain(run.manifest.id);
+      expect(body).toContain(run.manifest.system);
+
+      // click the first failing item (any item where the benchmark has no failing ones): its drill-down opens
+      await page.selectOption('select[data-control="status"]', 'failing');
+      const failing = await countText(page);
+      expect(failing).toBeLessThanOrEqual(run.items.length);
+      if (failing === 0) await page.selectOption('select[data-control="status"]', '');
+      const first = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
+      expect(first).toBeTruthy();
+      await page.click(`#items tbody tr[data-id="${first}"]`);
+      expect(await page.getAttribute('#item-detail', 'data-item')).toBe(first);
+      expect(await page.textContent('#item-detail')).toContain(first!);
+
+      // a search for one id narrows the list to it
+      await page.selectOption('select[data-control="status"]', '');
+      expect(await countText(page)).toBe(run.items.length);
+      await page.fill('input[data-control="search"]', run.items[run.items.length - 1]!.id);
+      await page.waitForFunction((n) => document.querySelectorAll('#items tbody tr[data-id]').length < n, run.items.length);
+      expect(await countText(page)).toBeLessThan(run.items.length);
+
+      await page.fill('input[data-control="search"]', '');
+      await page.waitForFunction((n) => document.querySelector('[data-count]')?.textContent?.startsWith(`${n} of`), run.items.length);
+      await page.screenshot({ path: join(ARTIFACTS, `${benchmark}.png`), fullPage: true });
+      await page.context().close();
+    });
+  }
+
+  it('multiwoz: the domain filter narrows the list to dialogues with that domain; the failing dialogue shows its reasons', async () => {
+    const run = await readRun(await multiwozRun(join(tmp, 'mw-filter'), 60, { seed: 7 }));
+    const { page, errors } = await openReport(browser, await report('mw-filter', [run]));
+    const withHotel = run.items.filter((i) => Object.keys((i.detail?.domains as object) ?? {}).includes('hotel')).length;
+    await page.selectOption('select[data-facet="domain"]', 'hotel');
+    expect(await countText(page)).toBe(withHotel);
+    expect(withHotel).toBeLessThan(run.items.length);
+    const failing = run.items.find((i) => (i.detail?.reasons as string[]).length > 0)!;
+    await page.selectOption('select[data-facet="domain"]', '');
+    await page.fill('input[data-control="search"]', failing.id);
+    await page.waitForSelector(`#items tbody tr[data-id="${failing.id}"]`);
+    await page.click(`#items tbody tr[data-id="${failing.id}"]`);
+    const detail = (await page.textContent('#item-detail')) ?? '';
+    for (const reason of failing.detail!.reasons as string[]) expect(detail).toContain(reason);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('llm-judge: a disagreeing turn shows its context, predicted state and the explanation (with </script> kept as text)', async () => {
+    const run = await readRun(await llmJudgeRun(join(tmp, 'lj-detail'), 24));
+    const { page, errors } = await openReport(browser, await report('lj-detail', [run]));
+    await page.selectOption('select[data-facet="agreement"]', 'judge and rules disagree');
+    const disagreeing = run.items.filter((i) => i.detail?.disagree === true);
+    expect(await countText(page)).toBe(disagreeing.length);
+    const turn = disagreeing[0]!;
+    await page.click(`#items tbody tr[data-id="${turn.id}"]`);
+    const detail = (await page.textContent('#item-detail')) ?? '';
+    expect(detail).toContain(String(turn.detail!.explanation));
+    expect(detail).toContain((turn.detail!.context as Array<{ text: string }>)[0]!.text);
+    expect(detail).toContain('restaurant-pricerange');
+    expect(await page.$$eval('script', (s) => s.length)).toBe(4); // data + d3 + Plot + app: nothing injected
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('items without the expected detail (missing or of another shape): the view still plots, nothing crashes', async () => {
+    const { startRun } = await import('@eval/core');
+    for (const benchmark of Object.keys(FIXTURES)) {
+      const dir = join(tmp, `odd-${benchmark}`);
+      const writer = await startRun(dir, { benchmark, variant: 'v', system: 'odd' });
+      await writer.finish({
+        items: [
+          { id: 'a', values: { x: true, y: 0.5 }, detail: { domains: 'oops', reasons: 7, probes: 5, curve: [{ step: 'one' }], context: null, judge: 3, kind: 9 } },
+          { id: 'b', values: { x: false, y: null } },
+        ],
+        metrics: { X: { value: 0.5, n: 2 } },
+      });
+      const { page, errors } = await openReport(browser, await report(`odd-${benchmark}`, [await readRun(dir)]));
+      expect(errors, benchmark).toEqual([]);
+      expect(await page.$$eval('[data-broken]', (b) => b.length), benchmark).toBe(0);
+      expect(await page.$$eval('#view figure.chart svg', (f) => f.length), benchmark).toBeGreaterThan(0);
+      await page.click('#items tbody tr[data-id="a"]');
+      expect(await page.getAttribute('#item-detail', 'data-item'), benchmark).toBe('a');
+      await page.context().close();
+    }
+  });
+
+  it('full-size reports (1,000 MultiWOZ dialogues, 732 llm-judge turns) weigh < 5 MB and become usable quickly', async () => {
+    const timings: Record<string, number> = {};
+    for (const [name, make, n] of [
+      ['multiwoz-1000', multiwozRun, 1000],
+      ['llm-judge-732', llmJudgeRun, 732],
+    ] as const) {
+      const run = await readRun(await make(join(tmp, name), n));
+      const file = await report(name, [run]);
+      expect(statSync(file).size).toBeLessThan(5 * 1024 * 1024);
+      const { page, errors, network, readyMs } = await openReport(browser, file);
+      const started = Date.now();
+      await page.selectOption('select[data-control="status"]', 'failing');
+      const id = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
+      await page.click(`#items tbody tr[data-id="${id}"]`);
+      await page.waitForSelector(`#item-detail[data-item="${id}"]`);
+      timings[name] = readyMs + (Date.now() - started);
+      expect(errors).toEqual([]);
+      expect(network).toEqual([]);
+      // the list is rendered lazily: 200 rows, then 200 more per click
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(Math.min(200, await countText(page)));
+      await page.selectOption('select[data-control="status"]', '');
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(200);
+      await page.click('button[data-control="more"]');
+      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(400);
+      await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
+      await page.context().close();
+    }
+    // Recorded, not a timed unit assertion: the < 2 s target is measured here and bounded with a generous factor
+    // (this machine is shared), so only a pathological slowdown fails.
+    console.log(`report open + first drill-down (ms): ${JSON.stringify(timings)}`);
+    for (const ms of Object.values(timings)) expect(ms).toBeLessThan(2000 * 5);
+  });
+
+  it('a partial run shows a banner and its failure list; an unfinished run is never shown as complete', async () => {
+    const run = await readRun(await FIXTURES.memory(join(tmp, 'partial'), 12, { failed: 2 }));
+    expect(run.manifest.status).toBe('partial');
+    const { page, errors } = await openReport(browser, await report('partial', [run]));
+    expect(await page.textContent('[data-banner="partial"]')).toContain('Partial run');
+    const failures = await page.$$eval('[data-banner="partial"] table tbody tr', (r) => r.map((x) => x.textContent));
+    expect(failures).toHaveLength(run.manifest.failures.length);
+    expect(errors).toEqual([]);
+    await page.context().close();
+
+    const dir = await FIXTURES.cgt(join(tmp, 'unfinished'), 3, { unfinished: true });
+    const { readJsonl, runItemSchema } = await import('@eval/core');
+    const items = [];
+    for await (const { value } of readJsonl(join(dir, 'items.jsonl'), runItemSchema)) items.push(value);
+    const file = join(tmp, 'unfinished.html');
+    await writeReport(file, { runs: [{ path: dir, manifest: null, items, started: { benchmark: 'cgt', system: 'sys' } }], notes: ['Not compared: <b>an unfinished run</b>.'] });
+    const opened = await openReport(browser, file);
+    expect(await opened.page.textContent('[data-banner="note"]')).toBe('Not compared: <b>an unfinished run</b>.');
+    expect(await opened.page.textContent('[data-banner="unfinished"]')).toContain('Unfinished run');
+    expect(await opened.page.textContent('[data-table="evaluated"]')).toContain('unfinished (no run.json)');
+    expect(opened.errors).toEqual([]);
+    await opened.page.screenshot({ path: join(ARTIFACTS, 'unfinished.png') });
+    await opened.page.context().close();
+  });
+
+  it('comparison of two runs: the compare table, side-by-side plots, flipped items opening both drill-downs; dark mode', async () => {
+    const a = await readRun(await multiwozRun(join(tmp, 'cmp-a'), 50, { seed: 11, system: 'baseline' }));
+    const b = await readRun(await multiwozRun(join(tmp, 'cmp-b'), 50, { seed: 12, system: 'candidate' }));
+    const comparison = compareRuns([a, b], meanOfValues('multiwoz'), { resamples: 200, seed: 0 });
+    const { page, errors, network } = await openReport(browser, await report('comparison', [a, b], { comparison }), { colorScheme: 'dark' });
+    expect(errors).toEqual([]);
+    expect(network).toEqual([]);
+    const rows = await page.$$eval('[data-table="comparison-0"] tbody tr', (r) => r.map((x) => x.querySelector('td')?.textContent));
+    expect(rows).toEqual(comparison.pairs[0]!.metrics.map((m) => m.name));
+    for (const m of await chartMarks(page)) expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
+    expect(await page.$('figure[data-chart="comparison-delta-0"]')).not.toBeNull();
+    const flipped = comparison.pairs[0]!.metrics.flatMap((m) => [...(m.flipped?.oneToZero ?? []), ...(m.flipped?.zeroToOne ?? [])]);
+    expect(flipped.length).toBeGreaterThan(0);
+    await page.click(`a[data-flipped="${flipped[0]}"]`);
+    expect(await page.getAttribute('#item-detail', 'data-item')).toBe(flipped[0]);
+    expect(await page.$$eval('#item-detail [data-detail-run]', (d) => d.map((x) => x.getAttribute('data-detail-run')))).toEqual(['baseline', 'candidate']);
+    await page.selectOption('select[data-control="status"]', 'flipped');
+    expect(await countText(page)).toBe(new Set(flipped).size);
+    await page.screenshot({ path: join(ARTIFACTS, 'comparison-dark.png'), fullPage: true });
+    // printed: no table is cut off (nothing scrolls inside its box), no control is printed
+    await page.emulateMedia({ media: 'print', colorScheme: 'light' });
+    const clipped = await page.$$eval('.table-wrap, .item-list', (els) => els.filter((e) => e.scrollHeight > e.clientHeight + 1 || getComputedStyle(e).overflowY !== 'visible').length);
+    expect(clipped).toBe(0);
+    expect(await page.$$eval('.controls', (els) => els.every((e) => getComputedStyle(e).display === 'none'))).toBe(true);
+    await page.pdf({ path: join(ARTIFACTS, 'comparison.pdf') });
+    await page.context().close();
+  });
+});

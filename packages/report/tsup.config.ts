@@ -1,0 +1,3 @@
+import { evalTsupConfig } from '../../tsup.shared.ts';
+
+export default evalTsupConfig();

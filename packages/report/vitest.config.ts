@@ -1,0 +1,3 @@
+import { evalVitestConfig } from '../../vitest.shared.ts';
+
+export default evalVitestConfig();
