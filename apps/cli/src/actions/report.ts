@@ -2,7 +2,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJsonl, readRun, runItemSchema, type RunItem } from '@eval/core';
 import { type ReportRun, writeReport } from '@eval/report';
-import type { ReportCommandOptions } from '../commands/report';
+import type { ReportCommandOptions } from '../flags/report';
 import { UsageError, intFlag } from '../util';
 import { loadRunBenchmark } from './compare';
 

@@ -1,13 +1,5 @@
 import type { Command } from 'commander';
-
-export interface ReportCommandOptions {
-  out?: string;
-  title?: string;
-  resamples?: string;
-  seed?: string;
-  allPairs?: boolean;
-  force?: boolean;
-}
+import type { ReportCommandOptions } from '../flags/report';
 
 export function registerReport(program: Command): void {
   program
