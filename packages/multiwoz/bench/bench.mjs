@@ -146,6 +146,43 @@ async function main() {
     }
     process.stdout.write(`${line}\n`);
   }
+  if (cli) runRecordOverhead(cli, join(SHARED, 'predictions', `${names[0]}.json`), dataDir());
+}
+
+/**
+ * Issue 10's target: writing the run record (`--run DIR`: inputs hashed, items.jsonl, run.json) adds at most 5% to the
+ * command's wall time. Median of alternating runs with and without it, same process otherwise.
+ */
+function runRecordOverhead(cli, predictions, dataDir) {
+  const reps = Math.max(3, Number(process.env.MULTIWOZ_BENCH_REPS ?? 7));
+  const runs = mkdtempSync(join(tmpdir(), 'mwz-bench-runs-'));
+  const args = [cli, 'multiwoz', predictions, '--success', '--richness', '--data', dataDir, '--format', 'json'];
+  const plain = [];
+  const withRun = [];
+  try {
+    for (let i = 0; i < reps; i++) {
+      for (const [list, extra] of [[plain, []], [withRun, ['--run', join(runs, String(i))]]]) {
+        const t0 = performance.now();
+        const r = spawnSync(process.execPath, [...args, ...extra], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        if (r.status !== 0) throw new Error(`exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
+        list.push(performance.now() - t0);
+      }
+    }
+  } catch (error) {
+    process.stdout.write(`\nrun record overhead: FAILED ${error.message}\n`);
+    process.exitCode = 1;
+    return;
+  } finally {
+    rmSync(runs, { recursive: true, force: true });
+  }
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const a = median(plain);
+  const b = median(withRun);
+  const pct = ((b - a) / a) * 100;
+  process.stdout.write(
+    `\nrun record overhead (dialeval multiwoz FILE --success --richness, with vs without --run, median of ${reps}): ` +
+      `${a.toFixed(0)} ms -> ${b.toFixed(0)} ms, ${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% (target <= 5%: ${pct <= 5 ? 'met' : 'NOT met'})\n`,
+  );
 }
 
 await main();

@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConfidenceInterval, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { type ConfidenceInterval, type RunResource, getResourceSet, resourceFileListSha256, sha256OffThread, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
   DATA_FILES,
   DB_DOMAINS,
@@ -167,7 +166,7 @@ async function multiwozResource(dataFlag: string | undefined, report: MultiwozRe
   const dir = await resolveMultiwozDataDir({ dir: dataFlag, flag: '--data' });
   const files = dataFilesUsed(dir, report, references);
   if (files.length === 0) return undefined;
-  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: createHash('sha256').update(await readFile(join(dir, path))).digest('hex') })));
+  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: await sha256OffThread(await readFile(join(dir, path))) })));
   return {
     name: MULTIWOZ_RESOURCE,
     ...(source === 'cache' ? { commit: getResourceSet(MULTIWOZ_RESOURCE).commit } : {}),
@@ -212,11 +211,14 @@ async function writeMultiwozRun(
     options,
   });
   if (!run) return;
-  await run.addInput('predictions', predictions);
-  const resource = await multiwozResource(opts.data, report, references);
-  if (resource) run.addResource(resource);
+  // hashing runs on the thread pool: the inputs, the data files and the native output are done side by side
   const native = join(run.dir, 'mwzeval.json');
-  await writeFileAtomic(native, `${formatMwzevalJson(report)}\n`);
+  const [, resource] = await Promise.all([
+    run.addInput('predictions', predictions),
+    multiwozResource(opts.data, report, references),
+    writeFileAtomic(native, `${formatMwzevalJson(report)}\n`),
+  ]);
+  if (resource) run.addResource(resource);
   run.addArtifact(native, 'mwzeval-json');
   if (opts.out) run.addArtifact(opts.out, opts.format === 'json' ? 'mwzeval-json' : 'text');
   if (opts.perDialogue) run.addArtifact(opts.perDialogue, 'dialeval-multiwoz-per-dialogue-jsonl');

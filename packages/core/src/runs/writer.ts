@@ -1,6 +1,6 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, InputError } from '../errors';
 import { writeFileAtomic, writeJsonAtomic } from '../io';
@@ -56,11 +56,24 @@ export interface RunFinish {
   status?: RunStatus;
 }
 
-/** sha256 and size of a file, streamed. */
+/** Files up to this size are read whole and hashed off the main thread (WebCrypto); larger ones are streamed. */
+const WHOLE_FILE_HASH_LIMIT = 64 * 1024 * 1024;
+
+/** sha256 (hex) of bytes, computed on libuv's thread pool so that it overlaps the caller's own work. */
+export async function sha256OffThread(data: Uint8Array): Promise<string> {
+  return Buffer.from(await webcrypto.subtle.digest('SHA-256', data)).toString('hex');
+}
+
+/** sha256 and size of a file: read and hashed off the main thread, or streamed when it is large. */
 async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
   const hash = createHash('sha256');
   let size = 0;
   try {
+    const { size: bytes } = await stat(path);
+    if (bytes <= WHOLE_FILE_HASH_LIMIT) {
+      const data = await readFile(path);
+      return { size: data.length, sha256: await sha256OffThread(data) };
+    }
     for await (const chunk of createReadStream(path)) {
       size += (chunk as Buffer).length;
       hash.update(chunk as Buffer);
