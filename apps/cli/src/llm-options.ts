@@ -1,8 +1,9 @@
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 // Types only: this file must not load @eval/llm (the CLI imports packages lazily, inside actions).
 import type { LlmOptions } from '@eval/llm';
 import type { ReadOptions } from '@eval/core';
 import { UsageError } from './util';
+import { integer, nonNegativeNumber } from './parsers';
 
 export type { LlmOptions };
 
@@ -32,30 +33,6 @@ export interface LlmFlags {
 
 export const CACHE_MODE_CHOICES = ['use', 'refresh', 'off', 'replay'] as const;
 
-function positiveInt(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} expects a positive integer, got "${value}"`);
-    return n;
-  };
-}
-
-function nonNegative(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} expects a non-negative number, got "${value}"`);
-    return n;
-  };
-}
-
-function integer(flag: string) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (value.trim() === '' || !Number.isInteger(n)) throw new InvalidArgumentError(`${flag} expects an integer, got "${value}"`);
-    return n;
-  };
-}
-
 export interface LlmFlagDefaults {
   /** Default of `--model` for this subcommand (e.g. the model the reference used). */
   model?: string;
@@ -78,7 +55,7 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
     .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI)')
     .option('--api-key-env <name>', 'environment variable holding the API key (the key itself is never written anywhere)', 'OPENAI_API_KEY')
     .addOption(
-      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)').argParser(positiveInt('--concurrency')).default(defaults.concurrency ?? 16),
+      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)').argParser(integer('--concurrency', { min: 1 })).default(defaults.concurrency ?? 16),
     )
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
     .addOption(
@@ -86,20 +63,20 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
         .choices([...CACHE_MODE_CHOICES])
         .default('use'),
     )
-    .addOption(new Option('--max-cost <usd>', 'budget in USD: stop cleanly (finished items kept) before passing it').argParser(nonNegative('--max-cost')))
+    .addOption(new Option('--max-cost <usd>', 'budget in USD: stop cleanly (finished items kept) before passing it').argParser(nonNegativeNumber('--max-cost')))
     .option('--dry-run', 'build every request without calling the model; print calls, tokens and estimated cost; write the requests as JSONL')
     .option('--dry-run-file <file>', 'where --dry-run writes the requests (Batch API JSONL; default under the cache directory)')
     .option('--batch', 'send the requests through the OpenAI Batch API (half price, up to 24 h), then finish from the cache')
-    .addOption(new Option('--temperature <t>', 'sampling temperature').argParser(nonNegative('--temperature')))
+    .addOption(new Option('--temperature <t>', 'sampling temperature').argParser(nonNegativeNumber('--temperature')))
     .addOption(new Option('--seed <n>', 'sampling seed sent to the endpoint').argParser(integer('--seed')))
-    .addOption(new Option('--max-tokens <n>', 'most completion tokens per call').argParser(positiveInt('--max-tokens')))
-    .addOption(new Option('--timeout <ms>', 'timeout of one model call attempt in ms').argParser(positiveInt('--timeout')))
-    .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(positiveInt('--max-attempts')))
+    .addOption(new Option('--max-tokens <n>', 'most completion tokens per call').argParser(integer('--max-tokens', { min: 1 })))
+    .addOption(new Option('--timeout <ms>', 'timeout of one model call attempt in ms').argParser(integer('--timeout', { min: 1 })))
+    .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(integer('--max-attempts', { min: 1 })))
     .option('--prices <file>', 'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one')
     .option('--llm-summary <file>', 'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE')
     .addOption(
       new Option('--repeats <n>', 'run every call N times (the repeat index is part of the cache key; repeat 0 is a single run\'s): figures as mean and std across repeats')
-        .argParser(positiveInt('--repeats'))
+        .argParser(integer('--repeats', { min: 1 }))
         .default(1),
     )
     .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)')

@@ -40,25 +40,3 @@ export function csvLine(cells: Array<string | number | boolean | null | undefine
     })
     .join(',');
 }
-
-/**
- * Parses an integer flag value: `undefined` stays `undefined` (apply your default with `??`); with `min` 1 or 0 the
- * message says "a positive" / "a non-negative integer".
- */
-export function intFlag(flag: string, value: string | undefined, options: { min?: number } = {}): number | undefined {
-  if (value === undefined) return undefined;
-  const n = Number(value);
-  if (value.trim() === '' || !Number.isInteger(n) || n < (options.min ?? Number.MIN_SAFE_INTEGER)) {
-    const what = options.min === 1 ? 'a positive integer' : options.min === 0 ? 'a non-negative integer' : 'an integer';
-    throw new UsageError(`${flag} expects ${what}, got "${value}"`);
-  }
-  return n;
-}
-
-/** Parses a confidence level in (0, 1) (default 0.95). */
-export function confidenceFlag(value: string | undefined, flag = '--confidence'): number {
-  if (value === undefined) return 0.95;
-  const x = Number(value);
-  if (!(x > 0 && x < 1)) throw new UsageError(`${flag} expects a number between 0 and 1, got "${value}"`);
-  return x;
-}

@@ -22,7 +22,7 @@ import {
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun } from '../run-record';
-import { UsageError, confidenceFlag, csvLine, emit, formatTable, intFlag } from '../util';
+import { UsageError, csvLine, emit, formatTable } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
 function repr(x: PyNumber | number | null | undefined): string {
@@ -166,13 +166,13 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   const format = opts.format;
   const invalidPrediction: InvalidPredictionMode = opts.invalidPrediction;
   const variant: CgaVariant = opts.cgaVariant;
-  const samples = intFlag('--bootstrap', opts.bootstrap, { min: 0 }) ?? 1000;
+  const samples = opts.bootstrap ?? 1000;
   const options: CgtOptions = {
     dsc: opts.mode,
     mean: opts.mean,
     prf1: opts.prf1,
     emptyGroup: opts.emptyGroup,
-    bootstrap: samples === 0 ? false : { samples, seed: (intFlag('--seed', opts.seed, { min: 0 }) ?? 0), confidence: confidenceFlag(opts.confidence) },
+    bootstrap: samples === 0 ? false : { samples, seed: opts.seed ?? 0, confidence: opts.confidence ?? 0.95 },
   };
 
   const settings = await readPredictions(dir, { invalidPrediction });

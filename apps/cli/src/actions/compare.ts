@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { type LoadedRun, type RunBenchmark, type RunComparison, EvalError, compareRuns, meanOfValues, readRun } from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
 import { formatMarkdownTable } from '../markdown';
-import { UsageError, csvLine, emit, formatNumber, formatTable, intFlag } from '../util';
+import { UsageError, csvLine, emit, formatNumber, formatTable } from '../util';
 
 /** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
 const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -140,8 +140,8 @@ function progressOnTty(): ((done: number, total: number) => void) | undefined {
 export async function runCompare(dirs: string[], opts: CompareCommandOptions): Promise<void> {
   const format = opts.format;
   if (dirs.length < 2) throw new UsageError('compare needs at least two run directories');
-  const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
-  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
+  const resamples = opts.resamples ?? 10_000;
+  const seed = opts.seed ?? 0;
   const runs = await loadRuns(dirs);
   const { benchmark, source } = await loadRunBenchmark(runs[0]!.manifest.benchmark, opts.recompute);
   const comparison = compareRuns(runs, benchmark, {

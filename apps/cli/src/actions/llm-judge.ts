@@ -360,7 +360,6 @@ async function writeReportRuns(flags: LlmJudgeReportFlags, evaluations: MethodEv
 const ALL_ROLES: TemplateRole[] = ['ours-accuracy', 'ours-completeness', 'twodim-cot-accuracy', 'twodim-cot-completeness', 'direct', 'cot'];
 
 export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags): Promise<void> {
-  if (!Number.isFinite(flags.temperature ?? 0) || (flags.temperature ?? 0) < 0) throw new UsageError('--temperature expects a non-negative number');
   const roles = flags.role ? [flags.role as TemplateRole] : ALL_ROLES;
   const templates = await loadTemplates(roles, { dir: flags.templates, flag: '--templates' });
   const result = await importRecordedOutputs({
@@ -458,8 +457,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   if (flags.human) {
     if (evaluations.length === 0) throw new UsageError('--human needs judge outputs to compare');
     const labels = await readHumanJudgements(flags.human);
-    const n = flags.turns !== undefined ? Number(flags.turns) : evaluations[0]!.summary.totalTurns;
-    if (!Number.isInteger(n) || n <= 0) throw new UsageError(`--turns expects a positive integer, got "${flags.turns}"`);
+    const n = flags.turns ?? evaluations[0]!.summary.totalTurns;
     const norm = options.ruleNormalization === 'single-step' ? 'single-step' : 'two-step';
     const judged = ruleRecords.length > 0 ? ruleRecords : collectRecords(evaluations[0]!);
     const m24 = ruleJudgements(judged, norm).map((j, i) => ({ flag: judged[i]!.flag, ruleMwz24: j.mwz24 }));

@@ -39,7 +39,7 @@ import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun } from '../run-record';
-import { UsageError, csvLine, emit, formatTable, intFlag } from '../util';
+import { UsageError, csvLine, emit, formatTable } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
   return {
@@ -137,9 +137,9 @@ async function haluMemAnswerPrompt(flags: MemoryRunFlags): Promise<{ name: Answe
 
 export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
   if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
-  const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
-  const topKUpdate = intFlag('--top-k-update', flags.topKUpdate, { min: 1 }) ?? 10;
-  const topKQuestion = intFlag('--top-k-question', flags.topKQuestion, { min: 1 }) ?? 20;
+  const maxUsers = flags.maxUsers;
+  const topKUpdate = flags.topKUpdate ?? 10;
+  const topKQuestion = flags.topKQuestion ?? 20;
   const options = parseSystemOptions(flags.systemOption);
   const answerPrompt = await haluMemAnswerPrompt(flags);
   if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory run (a run artifact holds one answer per question); repeat the judging with `memory judge --repeats` instead');
@@ -256,8 +256,8 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const llmOptions = llmOptionsFromFlags(flags);
   llmOptions.timeoutMs ??= 300_000;
   const routing = flags.routing === 'corrected' ? 'corrected' : 'reference';
-  const maxUsers = intFlag('--max-users', flags.maxUsers, { min: 1 });
-  const attempts = intFlag('--attempts', flags.attempts, { min: 1 }) ?? 3;
+  const maxUsers = flags.maxUsers;
+  const attempts = flags.attempts ?? 3;
   const repeats = flags.repeats ?? 1;
   await withLlm(llmOptions, 'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked', async (llm) => {
     const result = await judgeRunArtifact({

@@ -22,7 +22,7 @@ import {
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 import { openRun } from '../run-record';
-import { UsageError, confidenceFlag, emit, formatTable, intFlag } from '../util';
+import { UsageError, emit, formatTable } from '../util';
 
 function version(value: string | undefined): NormalizationVersion {
   const v = value ?? '2022';
@@ -90,9 +90,9 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     : { bleu: true, success: true, richness: true, dst: false };
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
-  const samples = intFlag('--samples', opts.samples, { min: 1 }) ?? 1000;
-  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
-  const confidence = confidenceFlag(opts.confidence);
+  const samples = opts.samples ?? 1000;
+  const seed = opts.seed ?? 0;
+  const confidence = opts.confidence ?? 0.95;
   const references = opts.references
     ?.split(',')
     .map((s) => s.trim())
@@ -244,7 +244,7 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
   if (dirA || dirB) {
     if (!(dirA && dirB)) throw new UsageError('multiwoz compare takes two prediction files or two run directories, not one of each');
     if (opts.bleu || opts.success) throw new UsageError('--bleu/--success select metrics of prediction files; for run directories use `dialeval compare --metric NAME`');
-    if (confidenceFlag(opts.confidence) !== 0.95) throw new UsageError('--confidence: run comparisons report 95% intervals');
+    if ((opts.confidence ?? 0.95) !== 0.95) throw new UsageError('--confidence: run comparisons report 95% intervals');
     const { runCompare } = await import('./compare');
     const format = opts.format ?? 'table';
     if (!(['table', 'json', 'csv', 'markdown'] as const).includes(format as 'table')) throw new UsageError(`--format must be table, json, csv or markdown, got "${format}"`);
@@ -255,7 +255,7 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
   const metrics = { bleu: any ? Boolean(opts.bleu) : true, success: any ? Boolean(opts.success) : true };
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
-  const options = { samples: (intFlag('--samples', opts.samples, { min: 1 }) ?? 1000), seed: (intFlag('--seed', opts.seed, { min: 0 }) ?? 0), confidence: confidenceFlag(opts.confidence) };
+  const options = { samples: opts.samples ?? 1000, seed: opts.seed ?? 0, confidence: opts.confidence ?? 0.95 };
   const common = { ...metrics, dir: opts.data, flag: '--data', normalization: version(opts.normalization), addSlotDomains: Boolean(opts.addSlotDomains) };
   const warnings: string[] = [];
   const ra = await evaluateMultiwozFile(a, { ...common, onWarning: (w) => warnings.push(`A: ${w}`) });

@@ -54,7 +54,7 @@ import { spread, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
-import { csvLine, emit, formatTable, intFlag, UsageError } from '../util';
+import { csvLine, emit, formatTable, UsageError } from '../util';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
 
@@ -94,9 +94,9 @@ function noteDefaults(resources: GameResources): void {
 // ---------------------------------------------------------------------------------------------------------------------
 
 export async function scorekeepingInstances(flags: ScorekeepingInstancesFlags): Promise<void> {
-  const seed = intFlag('--seed', flags.seed)!;
-  const perExperiment = intFlag('--per-experiment', flags.perExperiment, { min: 1 })!;
-  const indent = intFlag('--indent', flags.indent, { min: 0 });
+  const seed = flags.seed;
+  const perExperiment = flags.perExperiment;
+  const indent = flags.indent;
   const { resources } = await resolveGameResources({ dir: flags.resources });
   noteDefaults(resources);
   if (flags.checkValues !== 'off') {
@@ -120,7 +120,7 @@ async function loadInstances(flags: ScorekeepingPlayFlags, resources: GameResour
   if (flags.instances) return { instances: await readInstancesFile(flags.instances), source: resolve(flags.instances) };
   const inDir = dir ? join(dir, 'in', 'instances.json') : undefined;
   if (inDir && existsSync(inDir)) return { instances: await readInstancesFile(inDir), source: inDir };
-  const seed = intFlag('--instances-seed', flags.instancesSeed)!;
+  const seed = flags.instancesSeed;
   assertNoOverlaps(resources, 'case-sensitive');
   return { instances: generateInstances(resources, { seed }), source: `generated (seed ${seed}) from ${resources.source}` };
 }
@@ -188,7 +188,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
   const format = flags.format;
   const experiments = parseExperiments(flags.experiments);
   const episodes = flags.episodes !== undefined ? parseEpisodeList(flags.episodes) : undefined;
-  const episodeConcurrency = intFlag('--episode-concurrency', flags.episodeConcurrency, { min: 1 })!;
+  const episodeConcurrency = flags.episodeConcurrency;
   const temperature = flags.temperature ?? 0;
   const { resources, dir } = await resolveGameResources({ dir: flags.resources });
   noteDefaults(resources);
@@ -236,7 +236,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     if (flags.model) throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
     if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch need a model (--model), not --player');
     const model =
-      flags.player === 'perfect' ? perfectModel(resources, { slotMatch: flags.slotMatch }) : mockModel(resources, { seed: intFlag('--mock-seed', flags.mockSeed)! });
+      flags.player === 'perfect' ? perfectModel(resources, { slotMatch: flags.slotMatch }) : mockModel(resources, { seed: flags.mockSeed });
     summary = await runEpisodes({
       outDir,
       resources,
@@ -381,7 +381,7 @@ async function scoreText(interactionsFile: string, slots: number | undefined): P
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
-  const slots = intFlag('--slots', flags.slots, { min: 1 });
+  const slots = flags.slots;
   const st = await stat(path).catch(() => undefined);
   if (!st) throw new InputError('no such file or directory', { file: path, code: 'file_not_found' });
   let single: string | undefined;
@@ -545,7 +545,7 @@ async function writePlayRun(
     ? 'replay'
     : instancesFile && existsSync(instancesFile)
       ? `sha256:${await fileDigest(instancesFile)}`
-      : `seed ${intFlag('--instances-seed', flags.instancesSeed)!}`;
+      : `seed ${flags.instancesSeed}`;
   const game = { coda: p.game.coda ?? 'log-only', fixProbeSpacing: p.game.fixProbeSpacing ?? false, yesNo: p.game.yesNoMatch ?? 'prefix', slotMatch: p.game.slotMatch ?? 'substring', strip: flags.strip !== false };
   const nonDefault = Object.fromEntries(
     Object.entries(game).filter(([k, v]) => v !== ({ coda: 'log-only', fixProbeSpacing: false, yesNo: 'prefix', slotMatch: 'substring', strip: true } as Record<string, unknown>)[k]),
@@ -565,7 +565,7 @@ async function writePlayRun(
         player: flags.replay ? 'replay' : (flags.player ?? 'model'),
         ...(flags.model ? { model: flags.model } : {}),
         temperature: flags.temperature ?? 0,
-        ...(flags.player === 'mock' ? { mockSeed: intFlag('--mock-seed', flags.mockSeed)! } : {}),
+        ...(flags.player === 'mock' ? { mockSeed: flags.mockSeed } : {}),
         instances,
         experiments: p.experiments ?? 'all',
         episodes: p.episodes ?? 'all',

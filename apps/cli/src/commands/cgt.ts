@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { addRunOptions } from '../run-record';
+import { confidenceLevel, integer } from '../parsers';
 import type { CgtCommandOptions } from '../flags/cgt';
 
 export function registerCgt(program: Command): void {
@@ -32,9 +33,9 @@ export function registerCgt(program: Command): void {
     )
     .addOption(new Option('--mean <mode>', 'group means: exact (statistics.mean, bit for bit) or naive (sum / n)').choices(['exact', 'naive']).default('exact'))
     .addOption(new Option('--prf1 <variant>', 'PRF1 counting: reference, or standard (not a reference behaviour)').choices(['reference', 'standard']).default('reference'))
-    .option('--bootstrap <samples>', 'bootstrap resamples over groups for the macro confidence intervals (0 = off)', '1000')
-    .option('--seed <n>', 'bootstrap seed', '0')
-    .option('--confidence <level>', 'bootstrap confidence level', '0.95');
+    .option('--bootstrap <samples>', 'bootstrap resamples over groups for the macro confidence intervals (0 = off)', integer('--bootstrap', { min: 0 }), 1000)
+    .option('--seed <n>', 'bootstrap seed', integer('--seed', { min: 0 }), 0)
+    .option('--confidence <level>', 'bootstrap confidence level', confidenceLevel('--confidence'), 0.95);
   addRunOptions(cmd).action(async (dir: string, opts: CgtCommandOptions) => {
     const { runCgt } = await import('../actions/cgt');
     await runCgt(dir, opts);

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import type { CompareCommandOptions } from '../flags/compare';
+import { integer } from '../parsers';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
 
@@ -12,8 +13,8 @@ export function registerCompare(program: Command): void {
     )
     .argument('<runs...>', 'two or more run directories (each with run.json and items.jsonl); every run is compared with the first')
     .addOption(new Option('--format <format>', 'table, json (every figure), csv (a row per pair and metric) or markdown').choices(['table', 'json', 'csv', 'markdown']).default('table'))
-    .option('--resamples <n>', 'R: bootstrap resamples and randomisation rounds', '10000')
-    .option('--seed <n>', 'seed of the resampling (the swaps use seed + 1)', '0')
+    .option('--resamples <n>', 'R: bootstrap resamples and randomisation rounds', integer('--resamples', { min: 1 }), 10_000)
+    .option('--seed <n>', 'seed of the resampling (the swaps use seed + 1)', integer('--seed', { min: 0 }), 0)
     .option('--all-pairs', 'compare every pair of runs, not only each against the first')
     .option('--force', 'compare runs of different benchmarks or variants anyway (the mismatch is reported)')
     .option('--metric <name>', 'compare only this headline metric (repeatable)', collect)

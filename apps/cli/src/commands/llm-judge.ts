@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { addRunOptions } from '../run-record';
 import { addLlmOptions } from '../llm-options';
+import { integer, nonNegativeNumber } from '../parsers';
 import type { LlmJudgeRunFlags, LlmJudgeImportFlags, LlmJudgeReportFlags, LlmJudgeConvertFlags } from '../flags/llm-judge';
 
 export const LLM_JUDGE_METHODS = ['ours', 'twodim-cot', 'direct', 'cot'] as const;
@@ -73,7 +74,7 @@ export function registerLlmJudge(program: Command): void {
     .option('--model <name>', 'model the answers are filed under (run with the same --model)', 'gpt-4-1106-preview')
     .option('--namespace <name>', 'file the answers under this cache-key namespace (run with the same --namespace): recorded runs whose prompts coincide no longer replace each other')
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
-    .addOption(new Option('--temperature <t>', 'temperature of the run that should hit the entries (default 0, the reference)').argParser(Number).default(0))
+    .addOption(new Option('--temperature <t>', 'temperature of the run that should hit the entries (default 0, the reference)').argParser(nonNegativeNumber('--temperature')).default(0))
     .option('--system-message <text>', 'system message of that run (default: the reference\'s)')
     .addOption(
       new Option('--role <role>', 'force the template role of every file (default: detected by re-rendering)').choices([
@@ -100,7 +101,7 @@ export function registerLlmJudge(program: Command): void {
       .option('--outputs <method=files>', 'one method\'s outputs: ours=ACC.json,COMP.json or direct=OUT.json (repeatable)', collect)
       .option('--records <file>', 'per-turn records: adds the RULE-M21/M24 rows (rule-only metrics) when no outputs give them')
       .option('--human <file>', 'human judgements (the reference\'s manual_eval.json, {flag: 0|1}, or JSONL {flag, human}): adds the human-check table, kappa and confusion')
-      .option('--turns <n>', 'N of the human-check formula (default: the number of turns judged, e.g. 732)')
+      .option('--turns <n>', 'N of the human-check formula (default: the number of turns judged, e.g. 732)', integer('--turns', { min: 1 }))
       .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
       .option('--per-turn', 'with --format json: include every turn\'s judgement')
       .option('--out <file>', 'write the report to FILE (atomically) instead of stdout')

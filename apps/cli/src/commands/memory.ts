@@ -1,6 +1,7 @@
 import { type Command, Option } from 'commander';
 import { addRunOptions } from '../run-record';
 import { addLlmOptions } from '../llm-options';
+import { integer } from '../parsers';
 import type { MemoryRunFlags, MemoryJudgeFlags, MemoryAggregateFlags, MemoryLeaderboardFlags } from '../flags/memory';
 
 const collect = (value: string, previous: string[] = []) => [...previous, value];
@@ -28,9 +29,9 @@ export function registerMemory(program: Command): void {
       .requiredOption('--system <name|module>', 'full-context, extract-retrieve (the built-in baselines), or a path to an ES module exporting a MemorySystem factory')
       .requiredOption('--data <file>', 'HaluMem dataset JSONL (HaluMem-Medium.jsonl / HaluMem-Long.jsonl), streamed')
       .requiredOption('--out <file>', 'run artifact to write (JSONL); finished users go to <file>.partial until the run completes')
-      .option('--max-users <n>', 'run at most N users')
-      .option('--top-k-update <n>', 'search results kept per update point', '10')
-      .option('--top-k-question <n>', 'memories retrieved per question', '20')
+      .option('--max-users <n>', 'run at most N users', integer('--max-users', { min: 1 }))
+      .option('--top-k-update <n>', 'search results kept per update point', integer('--top-k-update', { min: 1 }), 10)
+      .option('--top-k-question <n>', 'memories retrieved per question', integer('--top-k-question', { min: 1 }), 20)
       .option('--system-option <key=value>', 'option passed to the system (repeatable)', collect)
       .option(
         '--answer-prompts <dir>',
@@ -58,8 +59,8 @@ export function registerMemory(program: Command): void {
           .choices(['reference', 'corrected'])
           .default('reference'),
       )
-      .option('--max-users <n>', 'judge at most N users (exact; the reference judges up to user_num + 1 = 21)')
-      .option('--attempts <n>', 'attempts per judgement when the answer has no usable ```json block (reference RETRY_TIMES)', '3')
+      .option('--max-users <n>', 'judge at most N users (exact; the reference judges up to user_num + 1 = 21)', integer('--max-users', { min: 1 }))
+      .option('--attempts <n>', 'attempts per judgement when the answer has no usable ```json block (reference RETRY_TIMES)', integer('--attempts', { min: 1 }), 3)
       .addOption(new Option('--format <format>', 'text summary or json (overall_score in HaluMem\'s shape)').choices(['text', 'json']).default('text'))
       .option('--summary <file>', 'write a machine-readable summary of the judge run (JSON)'),
     { model: 'gpt-4o', temperature: 0 },

@@ -1,5 +1,6 @@
 import { type Command, Option } from 'commander';
 import { addRunOptions } from '../run-record';
+import { confidenceLevel, integer } from '../parsers';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 
 
@@ -30,9 +31,9 @@ export function registerMultiwoz(program: Command): void {
     .option('--add-slot-domains', "active domains from [domain_slot] placeholders, as mwzeval's add_slot_domains.py")
     .option('--strict-dst', 'fix for a reference quirk: DST on predictions without states is an error (the reference scores gold against gold)')
     .option('--ci', 'bootstrap confidence intervals for BLEU, Inform and Success, resampling dialogues (in the table and the --summary file)')
-    .option('--samples <n>', 'bootstrap resamples', '1000')
-    .option('--seed <n>', 'bootstrap seed', '0')
-    .option('--confidence <level>', 'bootstrap confidence level', '0.95')
+    .option('--samples <n>', 'bootstrap resamples', integer('--samples', { min: 1 }), 1000)
+    .option('--seed <n>', 'bootstrap seed', integer('--seed', { min: 0 }), 0)
+    .option('--confidence <level>', 'bootstrap confidence level', confidenceLevel('--confidence'), 0.95)
     .option('--per-dialogue <file>', 'write per-dialogue results as JSONL (Inform/Success per domain and why they failed)')
     .option('--summary <file>', 'write a machine-readable summary (results, intervals, warnings, options) as JSON');
   addRunOptions(cmd).action(async (predictions: string, opts: MultiwozCommandOptions) => {
@@ -54,9 +55,9 @@ export function registerMultiwoz(program: Command): void {
     .addOption(new Option('--format <format>', 'table or json').choices(['table', 'json']).default('table'))
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
     .option('--add-slot-domains', 'active domains from [domain_slot] placeholders (both files)')
-    .option('--samples <n>', 'bootstrap resamples', '1000')
-    .option('--seed <n>', 'bootstrap seed', '0')
-    .option('--confidence <level>', 'confidence level of the difference intervals', '0.95')
+    .option('--samples <n>', 'bootstrap resamples', integer('--samples', { min: 1 }), 1000)
+    .option('--seed <n>', 'bootstrap seed', integer('--seed', { min: 0 }), 0)
+    .option('--confidence <level>', 'confidence level of the difference intervals', confidenceLevel('--confidence'), 0.95)
     .action(async (a: string, b: string, opts: MultiwozCompareOptions, command: Command) => {
       // Options that `multiwoz` also declares are parsed by it wherever they appear: take them from there when given.
       const parent = command.parent!;

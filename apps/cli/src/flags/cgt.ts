@@ -13,7 +13,7 @@ export interface CgtCommandOptions extends RunFlags {
   emptyGroup: 'error' | 'skip';
   mean: 'exact' | 'naive';
   prf1: 'reference' | 'standard';
-  bootstrap?: string;
-  seed?: string;
-  confidence?: string;
+  bootstrap?: number;
+  seed?: number;
+  confidence?: number;
 }

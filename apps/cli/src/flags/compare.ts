@@ -2,8 +2,8 @@
 export interface CompareCommandOptions {
   /** `.choices()` in the command: one of these, defaulting to table. */
   format: 'table' | 'json' | 'csv' | 'markdown';
-  resamples?: string;
-  seed?: string;
+  resamples?: number;
+  seed?: number;
   allPairs?: boolean;
   force?: boolean;
   metric?: string[];

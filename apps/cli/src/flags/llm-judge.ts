@@ -49,7 +49,7 @@ export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
   outputs?: string[];
   records?: string;
   human?: string;
-  turns?: string;
+  turns?: number;
   format?: string;
   out?: string;
   perTurn?: boolean;

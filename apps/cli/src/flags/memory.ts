@@ -6,9 +6,9 @@ export interface MemoryRunFlags extends LlmFlags {
   system: string;
   data: string;
   out: string;
-  maxUsers?: string;
-  topKUpdate?: string;
-  topKQuestion?: string;
+  maxUsers?: number;
+  topKUpdate?: number;
+  topKQuestion?: number;
   systemOption?: string[];
   answerPrompts?: string;
   answerPrompt?: string;
@@ -20,8 +20,8 @@ export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
   out?: string;
   workDir?: string;
   routing?: string;
-  maxUsers?: string;
-  attempts?: string;
+  maxUsers?: number;
+  attempts?: number;
   format?: string;
   summary?: string;
   acceptBooleanIncluded?: boolean;

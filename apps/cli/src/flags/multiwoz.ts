@@ -14,9 +14,9 @@ export interface MultiwozCommandOptions extends RunFlags {
   addSlotDomains?: boolean;
   strictDst?: boolean;
   ci?: boolean;
-  samples?: string;
-  seed?: string;
-  confidence?: string;
+  samples?: number;
+  seed?: number;
+  confidence?: number;
   perDialogue?: string;
   summary?: string;
 }
@@ -29,7 +29,7 @@ export interface MultiwozCompareOptions {
   format?: string;
   out?: string;
   addSlotDomains?: boolean;
-  samples?: string;
-  seed?: string;
-  confidence?: string;
+  samples?: number;
+  seed?: number;
+  confidence?: number;
 }

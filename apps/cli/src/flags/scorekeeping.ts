@@ -4,9 +4,9 @@ import type { RunFlags } from '../run-record';
 
 export interface ScorekeepingInstancesFlags {
   resources?: string;
-  seed: string;
-  perExperiment: string;
-  indent?: string;
+  seed: number;
+  perExperiment: number;
+  indent?: number;
   lang: string;
   checkValues: 'case-sensitive' | 'case-insensitive' | 'off';
   allowOverlaps?: boolean;
@@ -17,13 +17,13 @@ export interface ScorekeepingPlayFlags extends LlmFlags, RunFlags {
   out: string;
   player?: 'perfect' | 'mock';
   replay?: string;
-  mockSeed: string;
+  mockSeed: number;
   resources?: string;
   instances?: string;
-  instancesSeed: string;
+  instancesSeed: number;
   experiments?: string;
   episodes?: string;
-  episodeConcurrency: string;
+  episodeConcurrency: number;
   sequentialProbes?: boolean;
   coda: 'log-only' | 'send' | 'off';
   fixProbeSpacing?: boolean;
@@ -37,7 +37,7 @@ export interface ScorekeepingPlayFlags extends LlmFlags, RunFlags {
 
 export interface ScorekeepingScoreFlags extends RunFlags {
   out?: string;
-  slots?: string;
+  slots?: number;
   check?: boolean;
 }
 
