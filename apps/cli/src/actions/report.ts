@@ -3,7 +3,7 @@ import { join, resolve } from 'node:path';
 import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJsonl, readRun, runItemSchema, type RunItem } from '@eval/core';
 import { type ReportRun, writeReport } from '@eval/report';
 import type { ReportCommandOptions } from '../flags/report';
-import { UsageError, intFlag } from '../util';
+import { UsageError } from '../util';
 import { loadRunBenchmark } from './compare';
 
 /** A run directory as the report shows it: finished runs through `readRun`; a directory without run.json as unfinished. */
@@ -48,8 +48,7 @@ function progressOnTty(): ((done: number, total: number) => void) | undefined {
 
 /** `dialeval report RUN... [--out report.html] [--title ...]`. */
 export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
-  const resamples = intFlag('--resamples', opts.resamples, { min: 1 }) ?? 10_000;
-  const seed = intFlag('--seed', opts.seed, { min: 0 }) ?? 0;
+  const { resamples, seed } = opts;
   const runs = await Promise.all(dirs.map(loadReportRun));
   const benchmarks = [...new Set(runs.map((r) => r.manifest?.benchmark ?? r.started?.benchmark).filter((b): b is string => b !== undefined))];
   if (benchmarks.length > 1) {

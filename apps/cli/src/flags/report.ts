@@ -2,8 +2,8 @@
 export interface ReportCommandOptions {
   out?: string;
   title?: string;
-  resamples?: string;
-  seed?: string;
+  resamples: number;
+  seed: number;
   allPairs?: boolean;
   force?: boolean;
 }
