@@ -7,10 +7,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../src/index';
 import { findBrowser, launch, openReport } from './browser';
+import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 
 // Real runs: the `dialeval` CLI (from source, in child processes: this package depends on no metric package) writes
 // run directories from the ../shared fixtures, `dialeval report` renders them, Chromium opens the reports.
-const SHARED = join(__dirname, '..', '..', '..', '..', 'shared');
+const SHARED = referencePath('');
+const DATA = ['multiwoz', 'memory', 'cgt', 'llm-judge', 'scorekeeping'];
 const CLI = join(__dirname, '..', '..', '..', 'apps', 'cli');
 const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
 const executable = findBrowser();
@@ -66,7 +68,8 @@ function multiwozInputs(): { data: string; predictions: (name: string) => string
 const reports: Record<string, string[]> = {};
 let browser: Browser;
 
-describe.runIf(executable || required)('reports of real runs (dialeval on ../shared fixtures) in headless Chromium', () => {
+describeWithReferenceData(...DATA)('reports of real runs (dialeval on ../shared fixtures)', () => {
+describe.runIf(executable || required)('in headless Chromium', () => {
   beforeAll(async () => {
     if (!executable) throw new Error('DIALEVAL_REQUIRE_BROWSER=1 but no Chromium found');
     mkdirSync(ARTIFACTS, { recursive: true });
@@ -141,4 +144,5 @@ describe.runIf(executable || required)('reports of real runs (dialeval on ../sha
       await page.context().close();
     });
   }
+});
 });
