@@ -1,16 +1,16 @@
-import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { type MultiwozSubset21, multiwozSubset21 } from '../../../test-support/multiwoz-subset21';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunBenchmark, type RunItem, compareRuns, readRun, startRun } from '@eval/core';
 import { type BleuStats, type MultiwozReport, bleuFromStats, compareMultiwoz, evaluateMultiwozFile } from '@eval/multiwoz';
 import { beforeAll, expect, it } from 'vitest';
-import { describeWithReferenceData, hasReferenceData, referencePath } from './cli';
+import { describeWithReferenceData, hasReferenceData } from './cli';
 
 // Two MultiWOZ systems of ../shared/multiwoz (the 21-dialogue subset), evaluated by @eval/multiwoz, written as runs
 // whose items carry each dialogue's Inform/Success and sacreBLEU sufficient statistics. `compareRuns` on them is
 // checked against `compareMultiwoz` (an independent code path: per-metric statistics through `pairedBootstrap`) and
 // against McNemar computed by hand from the per-dialogue outcomes.
-const MWZ = referencePath('multiwoz');
 const HAS_MULTIWOZ = hasReferenceData('multiwoz');
 const work = mkdtempSync(join(tmpdir(), 'dialeval-cmp-mwz-'));
 const data = join(work, 'data');
@@ -18,24 +18,7 @@ const R = 2000;
 const SEED = 4;
 const reports: Record<string, MultiwozReport> = {};
 
-function buildDataDir(): void {
-  mkdirSync(join(data, 'database'), { recursive: true });
-  mkdirSync(join(data, 'references'));
-  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(MWZ, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
-  symlinkSync(join(MWZ, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
-  symlinkSync(join(MWZ, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
-  symlinkSync(join(MWZ, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
-}
-
-function subset(name: string): string {
-  const ids = new Set(JSON.parse(readFileSync(join(MWZ, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
-  const all = JSON.parse(readFileSync(join(MWZ, 'predictions', `${name}.json`), 'utf8')) as Record<string, unknown>;
-  const file = join(work, `${name}.json`);
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(all).filter(([id]) => ids.has(id)))));
-  return file;
-}
+let mwz: MultiwozSubset21;
 
 const STAT_KEYS = ['sysLen', 'refLen', 'c1', 'c2', 'c3', 'c4', 't1', 't2', 't3', 't4'] as const;
 
@@ -86,9 +69,9 @@ function binomialTail(k: number, n: number): number {
 const dirs: string[] = [];
 beforeAll(async () => {
   if (!HAS_MULTIWOZ) return;
-  buildDataDir();
+  mwz = multiwozSubset21(work);
   for (const name of ['augpt', 'hdsa']) {
-    reports[name] = await evaluateMultiwozFile(subset(name), { bleu: true, success: true, dir: data, normalization: '2022' });
+    reports[name] = await evaluateMultiwozFile(mwz.subset(name), { bleu: true, success: true, dir: data, normalization: '2022' });
     dirs.push(await writeRun(name, reports[name]!));
   }
 });

@@ -1,36 +1,18 @@
+import { type MultiwozSubset21, multiwozSubset21 } from '../../../test-support/multiwoz-subset21';
 import { createHash } from 'node:crypto';
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
 import { runBenchmark } from '@eval/multiwoz';
 import { beforeAll, expect, it } from 'vitest';
-import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
+import { describeWithReferenceData, hasReferenceData, runCli } from './cli';
 
-const MWZ = referencePath('multiwoz');
 const HAS_MULTIWOZ = hasReferenceData('multiwoz');
 const work = mkdtempSync(join(tmpdir(), 'dialeval-mwz-run-'));
 const data = join(work, 'data');
 
-/** mwzeval's data/ layout, built from ../shared/multiwoz with symlinks (the 21-dialogue subset references/gold states). */
-function buildDataDir(): void {
-  mkdirSync(join(data, 'database'), { recursive: true });
-  mkdirSync(join(data, 'references'));
-  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(MWZ, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
-  symlinkSync(join(MWZ, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
-  symlinkSync(join(MWZ, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
-  symlinkSync(join(MWZ, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
-}
-
-function subset(name: string): string {
-  const ids = new Set(JSON.parse(readFileSync(join(MWZ, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
-  const all = JSON.parse(readFileSync(join(MWZ, 'predictions', `${name}.json`), 'utf8')) as Record<string, unknown>;
-  const file = join(work, `${name}.json`);
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(all).filter(([id]) => ids.has(id)))));
-  return file;
-}
+let mwz: MultiwozSubset21;
 
 const sha256 = (file: string) => createHash('sha256').update(readFileSync(file)).digest('hex');
 const env = { DIALEVAL_HOME: join(work, 'home'), DIALEVAL_MULTIWOZ_DIR: '', DIALEVAL_RUNS: '' };
@@ -40,9 +22,9 @@ let ubar = '';
 
 beforeAll(() => {
   if (!HAS_MULTIWOZ) return;
-  buildDataDir();
-  augpt = subset('augpt');
-  ubar = subset('ubar');
+  mwz = multiwozSubset21(work);
+  augpt = mwz.subset('augpt');
+  ubar = mwz.subset('ubar');
 });
 
 describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {

@@ -1,5 +1,6 @@
+import { type MultiwozSubset21, multiwozSubset21 } from '../../../test-support/multiwoz-subset21';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -12,25 +13,7 @@ const work = mkdtempSync(join(tmpdir(), 'dialeval-mwz-'));
 const data = join(work, 'data');
 const emptyHome = join(work, 'home');
 
-/** mwzeval's data/ layout, built from ../shared/multiwoz with symlinks (the 21-dialogue subset references/gold states). */
-function buildDataDir(): void {
-  mkdirSync(join(data, 'database'), { recursive: true });
-  mkdirSync(join(data, 'references'));
-  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(MWZ, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
-  symlinkSync(join(MWZ, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
-  symlinkSync(join(MWZ, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
-  symlinkSync(join(MWZ, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
-}
-
-function subset(name: string): string {
-  const ids = new Set(JSON.parse(readFileSync(join(MWZ, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
-  const all = JSON.parse(readFileSync(join(MWZ, 'predictions', `${name}.json`), 'utf8')) as Record<string, unknown>;
-  const file = join(work, `${name}.subset21.json`);
-  writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(all).filter(([id]) => ids.has(id)))));
-  return file;
-}
+let mwz: MultiwozSubset21;
 
 const env = { DIALEVAL_HOME: emptyHome, DIALEVAL_MULTIWOZ_DIR: '' };
 let augpt = '';
@@ -38,9 +21,9 @@ let hdsa = '';
 
 beforeAll(() => {
   if (!HAS_MULTIWOZ) return;
-  buildDataDir();
-  augpt = subset('augpt');
-  hdsa = subset('hdsa');
+  mwz = multiwozSubset21(work);
+  augpt = mwz.subset('augpt', 'augpt.subset21.json');
+  hdsa = mwz.subset('hdsa', 'hdsa.subset21.json');
 });
 
 function closeTo(a: number, b: number): boolean {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readRun } from '@eval/core';
@@ -7,6 +7,7 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../src/index';
 import { findBrowser, launch, openReport } from './browser';
+import { multiwozSubset21 } from '../../../test-support/multiwoz-subset21';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 
 // Real runs: the `dialeval` CLI (from source, in child processes: this package depends on no metric package) writes
@@ -40,28 +41,10 @@ async function ok(args: string[]): Promise<void> {
   if (r.code !== 0) throw new Error(`dialeval ${args.join(' ')} exited ${r.code}: ${r.stderr}`);
 }
 
-/** mwzeval's data/ layout from ../shared/multiwoz by symlinks, and a prediction file cut to the 21-dialogue subset. */
+/** mwzeval's data/ layout and the 21-dialogue subset's predictions (test-support/multiwoz-subset21). */
 function multiwozInputs(): { data: string; predictions: (name: string) => string } {
-  const MWZ = join(SHARED, 'multiwoz');
-  const data = join(work, 'mwz-data');
-  mkdirSync(join(data, 'database'), { recursive: true });
-  mkdirSync(join(data, 'references'));
-  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(MWZ, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
-  symlinkSync(join(MWZ, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
-  symlinkSync(join(MWZ, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
-  symlinkSync(join(MWZ, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
-  symlinkSync(join(MWZ, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
-  const ids = new Set(JSON.parse(readFileSync(join(MWZ, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
-  return {
-    data,
-    predictions(name) {
-      const all = JSON.parse(readFileSync(join(MWZ, 'predictions', `${name}.json`), 'utf8')) as Record<string, unknown>;
-      const file = join(work, `${name}.json`);
-      writeFileSync(file, JSON.stringify(Object.fromEntries(Object.entries(all).filter(([id]) => ids.has(id)))));
-      return file;
-    },
-  };
+  const mwz = multiwozSubset21(work);
+  return { data: mwz.data, predictions: (name) => mwz.subset(name) };
 }
 
 /** Report name -> run directories (one run, or two compared). */
