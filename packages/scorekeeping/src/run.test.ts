@@ -11,6 +11,7 @@ import { chatModelAnswerer, perfectModel } from './players';
 import { parsePyJson } from './pyjson';
 import { episodeCallRange, modelPairName, runEpisodes } from './run';
 import type { Answerer } from './types';
+import { SHARED, itShared } from './test-support/shared';
 
 const temps: string[] = [];
 afterEach(async () => {
@@ -154,9 +155,8 @@ describe('aggregation (clemeval)', () => {
 });
 
 describe('episodeCallRange (calls from the game structure)', () => {
-  it('the 50 v2.0 instances: 4,800 calls without re-prompts, every probe re-prompted to its 5th try at most', async () => {
+  itShared('the 50 v2.0 instances: 4,800 calls without re-prompts, every probe re-prompted to its 5th try at most', async () => {
     const { readInstancesFile } = await import('./instances');
-    const { SHARED } = await import('./test-support/shared');
     const all = await readInstancesFile(join(SHARED, 'in', 'instances.json'));
     let min = 0;
     let max = 0;
