@@ -8,12 +8,15 @@ import { startTestServer, type TestReply, type TestServer } from '@eval/llm/test
 import { readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_DEMO_USER } from '../src/demo/memory';
-import { SHARED, runCli } from './cli';
+import { SHARED, describeWithReferenceData, hasReferenceData, runCli } from './cli';
 
 const SLICE = join(SHARED, 'llm-judge', 'slice');
 const TEMPLATES = join(SHARED, 'llm-judge', 'templates');
 const ARTIFACT = join(SHARED, 'memory', 'sample_run_artifact_martin_mark_sessions0-11.jsonl');
 const SK = join(SHARED, 'scorekeeping');
+/** Every suite here drives the commands on reference data (judge outputs, templates, a memory artifact, game texts). */
+const DATA = ['llm-judge/slice', 'llm-judge/templates', 'memory', 'scorekeeping'];
+const describeData = describeWithReferenceData(...DATA);
 const KEY_ENV = 'DIALEVAL_FAULTS_TEST_KEY';
 
 let dir: string;
@@ -27,6 +30,7 @@ let refusedURL: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'dialeval-faults-'));
+  if (!hasReferenceData(...DATA)) return;
   const entries = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
   const by = new Map<string, TurnRecord[]>();
   for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
@@ -60,7 +64,7 @@ function commands(out: string): Record<string, string[]> {
 
 const llm = (baseURL: string, out: string, extra: string[] = []) => ['--base-url', baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--concurrency', '2', '--max-attempts', '1', ...extra];
 
-describe('configuration errors stop every LLM command early: exit 2, cause and fix, no stack trace', () => {
+describeData('configuration errors stop every LLM command early: exit 2, cause and fix, no stack trace', () => {
   const cases: Array<{ name: string; cause: RegExp; fix: RegExp; status?: number }> = [
     { name: '401 everywhere', status: 401, cause: /configuration error \(unauthorized\): .*HTTP 401/, fix: /fix: .*--api-key-env/i },
     { name: '403 everywhere', status: 403, cause: /configuration error \(forbidden\): .*HTTP 403/, fix: /fix: .*--model/i },
@@ -119,7 +123,7 @@ describe('configuration errors stop every LLM command early: exit 2, cause and f
   }
 });
 
-describe('filesystem errors name the path, exit 2', () => {
+describeData('filesystem errors name the path, exit 2', () => {
   it('--out that is a file, an unwritable --out directory', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
@@ -144,7 +148,7 @@ describe('filesystem errors name the path, exit 2', () => {
   });
 });
 
-describe('failed calls are never scored; the rerun retries exactly them', () => {
+describeData('failed calls are never scored; the rerun retries exactly them', () => {
   it('memory judge under 500s: exit 1 naming user, session and item; no stat result; the work dir is marked incomplete; the rerun asks exactly the failed ones', async () => {
     const out = fresh();
     const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
@@ -380,7 +384,7 @@ describe('failed calls are never scored; the rerun retries exactly them', () => 
   });
 });
 
-describe('memory judge --repeats', () => {
+describeData('memory judge --repeats', () => {
   it('repeat 0 reuses a single run\'s cache; per-repeat stat results; mean ± std and self-agreement', async () => {
     const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
     reply = (prompt) =>
@@ -427,7 +431,7 @@ describe('memory judge --repeats', () => {
   });
 });
 
-describe('invalid UTF-8 in an input', () => {
+describeData('invalid UTF-8 in an input', () => {
   it('is an input error naming the file and byte offset (exit 2); --allow-invalid-utf8 replaces, counts and runs', async () => {
     const text = readFileSync(ARTIFACT);
     // one invalid byte (0xff) inside the first question's text
@@ -465,7 +469,7 @@ describe('invalid UTF-8 in an input', () => {
   });
 });
 
-describe('Ctrl-C', () => {
+describeData('Ctrl-C', () => {
   it('stops the run, prints the summary, writes --llm-summary and exits 1 (spawned binary)', { timeout: 60_000 }, async () => {
     const { spawn } = await import('node:child_process');
     const { CLI_ROOT } = await import('./cli');
