@@ -1,8 +1,8 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm, stat } from 'node:fs/promises';
+import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { EvalError, InputError } from '../errors';
+import { EvalError, FileSystemError, InputError } from '../errors';
 import { writeFileAtomic, writeJsonAtomic } from '../io';
 import {
   RUN_SCHEMA_VERSION,
@@ -185,7 +185,8 @@ export class RunWriter {
       failures: r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! })),
       artifacts: this.artifacts,
     };
-    const checked = runManifestSchema.safeParse(manifest);
+    // one manifest per process: zod's interpreted path is cheaper than compiling the schema for a single parse
+    const checked = runManifestSchema.safeParse(manifest, { jitless: true });
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
       throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
@@ -213,11 +214,13 @@ export async function startRun(dir: string, init: RunWriterInit): Promise<RunWri
   await rm(join(dir, RUN_FILES.manifest), { force: true });
   const now = new Date();
   const writer = new RunWriter(dir, init, now);
-  await writeJsonAtomic(join(dir, RUN_FILES.started), {
-    benchmark: init.benchmark,
-    variant: init.variant,
-    system: init.system,
-    createdAt: now.toISOString(),
-  });
+  // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
+  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
+  const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
+  try {
+    await writeFile(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
+  } catch (error) {
+    throw FileSystemError.from(error, join(dir, RUN_FILES.started));
+  }
   return writer;
 }
