@@ -81,6 +81,10 @@ export function reportApp(): void {
     if (typeof v === 'string') return v;
     return JSON.stringify(v);
   }
+  // comparison figures for reading (the full values are in the embedded data and `dialeval compare --format json`):
+  // differences and interval ends to 4 decimals (float noise such as 6.800000000000011 removed), p-values to 3 digits
+  const fixed4 = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) ? Number(x.toFixed(4)) : (x ?? null));
+  const sig3 = (x: unknown) => (typeof x === 'number' && Number.isFinite(x) && x !== 0 ? Number(x.toPrecision(3)) : (x ?? null));
   const pct = (x: number | null) => (x === null ? '—' : `${(x * 100).toFixed(1)}%`);
   const short = (s: string, n = 90) => (s.length > n ? `${s.slice(0, n - 1)}…` : s);
   function table(columns: string[], rows: unknown[][], attrs: Record<string, any> = {}, wrap = 'table-wrap'): HTMLElement {
@@ -805,11 +809,11 @@ export function reportApp(): void {
               text(m.name),
               m.a ?? null,
               m.b ?? null,
-              m.delta ?? null,
-              Array.isArray(m.ci) ? `[${text(m.ci[0])}, ${text(m.ci[1])}]` : '—',
-              m.pRandomization ?? null,
-              isObj(m.mcnemar) ? `${text(m.mcnemar.p)} (${text(m.mcnemar.b)}, ${text(m.mcnemar.c)})` : '—',
-              m.pHolm ?? null,
+              fixed4(m.delta),
+              Array.isArray(m.ci) ? `[${text(fixed4(m.ci[0]))}, ${text(fixed4(m.ci[1]))}]` : '—',
+              sig3(m.pRandomization),
+              isObj(m.mcnemar) ? `${text(sig3(m.mcnemar.p))} (${text(m.mcnemar.b)}, ${text(m.mcnemar.c)})` : '—',
+              sig3(m.pHolm),
               m.recordedA ?? null,
               m.recordedB ?? null,
             ]),
