@@ -124,15 +124,15 @@ function formatCsv(c: RunComparison): string {
   return [csvLine(header), ...rows].join('\n');
 }
 
-/** A resampling progress line on stderr when it is a terminal (nothing in pipes). */
-function progressOnTty(): ((done: number, total: number) => void) | undefined {
+/** A resampling progress line on stderr when it is a terminal (nothing in pipes), `<what> N%`. */
+export function progressOnTty(what = 'compare: resampling'): ((done: number, total: number) => void) | undefined {
   if (!process.stderr.isTTY) return undefined;
   let last = 0;
   return (done, total) => {
     const now = Date.now();
     if (done < total && now - last < 200) return;
     last = now;
-    process.stderr.write(done < total ? `\rcompare: resampling ${Math.floor((100 * done) / total)}%` : '\r\x1b[K');
+    process.stderr.write(done < total ? `\r${what} ${Math.floor((100 * done) / total)}%` : '\r\x1b[K');
   };
 }
 

@@ -4,7 +4,7 @@ import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJson
 import { type ReportRun, writeReport } from '@eval/report';
 import type { ReportCommandOptions } from '../flags/report';
 import { UsageError } from '../util';
-import { loadRunBenchmark } from './compare';
+import { loadRunBenchmark, progressOnTty } from './compare';
 
 /** A run directory as the report shows it: finished runs through `readRun`; a directory without run.json as unfinished. */
 export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?: LoadedRun }> {
@@ -34,18 +34,6 @@ export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?:
   return { path: dir, manifest: null, items, started };
 }
 
-/** The comparison's resampling progress on stderr when it is a terminal (nothing in pipes). */
-function progressOnTty(): ((done: number, total: number) => void) | undefined {
-  if (!process.stderr.isTTY) return undefined;
-  let last = 0;
-  return (done, total) => {
-    const now = Date.now();
-    if (done < total && now - last < 200) return;
-    last = now;
-    process.stderr.write(done < total ? `\rreport: comparing (resampling ${Math.floor((100 * done) / total)}%)` : '\r\x1b[K');
-  };
-}
-
 /** `dialeval report RUN... [--out report.html] [--title ...]`. */
 export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
   const { resamples, seed } = opts;
@@ -63,7 +51,7 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
   if (runs.length > 1 && finished.length === runs.length) {
     const { benchmark } = await loadRunBenchmark(finished[0]!.manifest.benchmark);
     try {
-      comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty() });
+      comparison = compareRuns(finished, benchmark, { resamples, seed, allPairs: Boolean(opts.allPairs), force: Boolean(opts.force), onProgress: progressOnTty('report: comparing, resampling') });
     } catch (error) {
       // runs of one benchmark in different variants (methods, normalisations) are shown side by side, not compared
       if (!(EvalError.isInstance(error) && error.code === 'input_mismatch')) throw error;
