@@ -9,6 +9,7 @@ import { readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_DEMO_USER } from '../src/demo/memory';
 import { SHARED, describeWithReferenceData, hasReferenceData, runCli } from './cli';
+import { scriptedVerdict, writeTinyMemoryArtifact } from './memory-script';
 
 const SLICE = join(SHARED, 'llm-judge', 'slice');
 const TEMPLATES = join(SHARED, 'llm-judge', 'templates');
@@ -151,13 +152,7 @@ describeData('filesystem errors name the path, exit 2', () => {
 describeData('failed calls are never scored; the rerun retries exactly them', () => {
   it('memory judge under 500s: exit 1 naming user, session and item; no stat result; the work dir is marked incomplete; the rerun asks exactly the failed ones', async () => {
     const out = fresh();
-    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-    const verdict = (prompt: string): TestReply => {
-      if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) return fence({ reasoning: 'scripted', score: '2' });
-      if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
-      if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) return fence({ reason: 'scripted', evaluation_result: 'Correct' });
-      return fence({ reasoning: 'scripted', evaluation_result: 'Correct' });
-    };
+    const verdict = scriptedVerdict;
     // every 7th distinct prompt fails with a 500 on its only attempt
     const failing = new Set<string>();
     let i = 0;
@@ -264,13 +259,7 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
 
   /** A scripted endpoint with 429s (retry-after 0), truncated bodies, 502s and, while `outage.on`, persistent 500s. */
   async function mixedServer(): Promise<{ server: TestServer; outage: { on: boolean } }> {
-    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-    const verdict = (prompt: string): TestReply =>
-      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
-        ? fence({ reasoning: 'scripted', score: '2' })
-        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
-          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
-          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    const verdict = scriptedVerdict;
     const { loadResourceDir, perfectAnswer } = await import('@eval/scorekeeping');
     const canonical = await loadResourceDir(SK);
     const outage = { on: true };
@@ -339,13 +328,7 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
   });
 
   it('memory judge --max-cost spends close to the budget (not one max_tokens reservation per call in flight), then resumes', async () => {
-    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-    reply = (prompt) =>
-      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
-        ? fence({ reasoning: 'scripted', score: '2' })
-        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
-          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
-          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    reply = scriptedVerdict;
     const out = fresh();
     mkdirSync(out);
     const prices = join(out, 'prices.json');
@@ -386,28 +369,10 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
 
 describeData('memory judge --repeats', () => {
   it('repeat 0 reuses a single run\'s cache; per-repeat stat results; mean ± std and self-agreement', async () => {
-    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-    reply = (prompt) =>
-      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
-        ? fence({ reasoning: 'scripted', score: '2' })
-        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
-          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
-          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    reply = scriptedVerdict;
     const out = fresh();
     mkdirSync(out);
-    // a tiny artifact: the demo user with one extracted memory per session and a reply to every question (12 judgements)
-    const tiny = {
-      uuid: MEMORY_DEMO_USER.uuid,
-      user_name: 'Lena Ortiz',
-      sessions: MEMORY_DEMO_USER.sessions.map((s) => ({
-        memory_points: s.memory_points,
-        dialogue: s.dialogue,
-        extracted_memories: ['Lena Ortiz lives in Porto.'],
-        questions: s.questions.map((q) => ({ ...q, system_response: 'Porto' })),
-      })),
-    };
-    const artifact = join(out, 'tiny_eval_results.jsonl');
-    writeFileSync(artifact, `${JSON.stringify(tiny)}\n`);
+    const artifact = writeTinyMemoryArtifact(join(out, 'tiny_eval_results.jsonl'));
     const base = ['memory', 'judge', artifact, '--on-empty', 'null', ...llm(server.baseURL, out)];
     const single = await runCli([...base, '--out', join(out, 'single', 'stat.json')], { env: env() });
     expect(single.code, single.stderr).toBe(0);
@@ -455,13 +420,7 @@ describeData('invalid UTF-8 in an input', () => {
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain(`${lj}: invalid UTF-8 at byte offset ${at2}`);
     // allowed: replaced with U+FFFD, counted on stderr, and the run goes on
-    const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-    reply = (prompt) =>
-      prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')
-        ? fence({ reasoning: 'scripted', score: '2' })
-        : prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')
-          ? fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' })
-          : fence({ reason: 'scripted', evaluation_result: 'Correct' });
+    reply = scriptedVerdict;
     const ok = await runCli(['memory', 'judge', artifact, '--allow-invalid-utf8', '--format', 'json', ...llm(server.baseURL, out)], { env: env() });
     expect(ok.code, ok.stderr).toBe(0);
     expect(ok.stderr).toContain(`warning: ${artifact}: 1 invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${at})`);

@@ -6,6 +6,7 @@ import { runBenchmark } from '@eval/memory';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath, runCli } from './cli';
+import { fence, judgeKind, scriptedVerdict } from './memory-script';
 
 const MEMORY = referencePath('memory');
 const ARTIFACT = join(MEMORY, 'sample_run_artifact_martin_mark_sessions0-11.jsonl');
@@ -14,15 +15,10 @@ const KEY = 'sk-memory-run-record-secret-0123456789';
 
 let dir: string;
 let server: TestServer;
-const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-
 /** Fixed verdicts, and one QA judgement with a label outside HaluMem's vocabulary (a failed judgement). */
 function respond(prompt: string): string {
-  if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) return fence({ reasoning: 'scripted', score: '2' });
-  if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
-  if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) return fence({ reason: 'scripted', evaluation_result: 'Correct' });
-  if (prompt.includes("What is Martin Mark's middle name?")) return fence({ reasoning: 'scripted', evaluation_result: 'Unsure' });
-  return fence({ reasoning: 'scripted', evaluation_result: 'Correct' });
+  if (judgeKind(prompt) === 'qa' && prompt.includes("What is Martin Mark's middle name?")) return fence({ reasoning: 'scripted', evaluation_result: 'Unsure' });
+  return scriptedVerdict(prompt);
 }
 
 beforeAll(async () => {

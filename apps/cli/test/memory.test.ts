@@ -5,6 +5,7 @@ import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MEMORY_DEMO_USER } from '../src/demo/memory';
 import { SHARED, itWithReferenceData, runCli } from './cli';
+import { fence, judgeKind, scriptedVerdict, writeTinyMemoryArtifact } from './memory-script';
 
 const MEMORY = join(SHARED, 'memory');
 const itMemory = itWithReferenceData('memory');
@@ -14,20 +15,13 @@ const KEY_ENV = 'DIALEVAL_MEMORY_TEST_KEY';
 let dir: string;
 let server: TestServer;
 
-const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj)}\n\`\`\``;
-
 /**
  * One scripted endpoint for the whole file. Judge prompts get fixed verdicts (integrity "2", accuracy "2"/"true",
  * update "Correct", QA "Correct"), so the expected aggregate can be derived by hand from the sample's counts.
  * Memory-system prompts (extraction, answers) get simple deterministic answers.
  */
 function respond(prompt: string): string {
-  if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) return fence({ reasoning: 'scripted', score: '2' });
-  if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) {
-    return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
-  }
-  if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) return fence({ reason: 'scripted', evaluation_result: 'Correct' });
-  if (prompt.includes('* **Memory System Response:**')) return fence({ reasoning: 'scripted', evaluation_result: 'Correct' });
+  if (judgeKind(prompt) !== 'qa' || prompt.includes('* **Memory System Response:**')) return scriptedVerdict(prompt);
   if (prompt.includes('"memories"')) {
     const memories = [...prompt.matchAll(/\]user: (.*)/g)].map((m) => m[1]!);
     return `Here you go:\n${fence({ memories })}`;
@@ -136,19 +130,7 @@ describe('dialeval memory judge', () => {
   });
 
   it('--dry-run plans the calls and writes nothing', async () => {
-    // a tiny artifact: the demo user with one extracted memory per session and a reply to every question
-    const tiny = {
-      uuid: MEMORY_DEMO_USER.uuid,
-      user_name: 'Lena Ortiz',
-      sessions: MEMORY_DEMO_USER.sessions.map((s) => ({
-        memory_points: s.memory_points,
-        dialogue: s.dialogue,
-        extracted_memories: ['Lena Ortiz lives in Porto.'],
-        questions: s.questions.map((q) => ({ ...q, system_response: 'Porto' })),
-      })),
-    };
-    const artifact = join(dir, 'tiny_eval_results.jsonl');
-    writeFileSync(artifact, `${JSON.stringify(tiny)}\n`);
+    const artifact = writeTinyMemoryArtifact(join(dir, 'tiny_eval_results.jsonl'));
     const out = join(dir, 'dry', 'stat.json');
     const requests = join(dir, 'dry', 'requests.jsonl');
     const before = server.chatRequests().length;
