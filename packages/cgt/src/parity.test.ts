@@ -4,19 +4,14 @@ import { cgaFileName, loadCgaHistory } from './common-ground';
 import { type CgtSetting, checkGold, readSettingDir, withReplayedGold } from './data';
 import { type SettingResult, evaluateSetting } from './evaluate';
 import { formatReport } from './report';
-import { CGT, HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, expectedText } from './test/shared';
+import { CGT, HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, expectedText, loadSettings } from './test/shared';
 
 const exp = HAS_CGT ? expected() : undefined!;
 const settings = new Map<string, CgtSetting>();
 const results = new Map<string, SettingResult>();
 
 beforeAll(async () => {
-  if (!HAS_CGT) return;
-  for (const name of SETTINGS) {
-    const s = await readSettingDir(join(PREDICTIONS, name));
-    settings.set(name, s);
-    results.set(name, evaluateSetting(s));
-  }
+  if (HAS_CGT) await loadSettings(settings, results);
 });
 
 const plain = (m: Map<string, string>) => Object.fromEntries(m);

@@ -6,19 +6,14 @@ import { beforeAll, expect, it } from 'vitest';
 import { type CgtSetting, readSettingDir } from './data';
 import { type SettingResult, evaluateSetting } from './evaluate';
 import { cgtItemId, cgtRunItems, cgtRunMetrics, cgtVariant, prepareCgt, recomputeCgt, runBenchmark } from './runs';
-import { HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected } from './test/shared';
+import { HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, loadSettings } from './test/shared';
 
 const exp = HAS_CGT ? expected() : undefined!;
 const settings = new Map<string, CgtSetting>();
 const results = new Map<string, SettingResult>();
 
 beforeAll(async () => {
-  if (!HAS_CGT) return;
-  for (const name of SETTINGS) {
-    const s = await readSettingDir(join(PREDICTIONS, name));
-    settings.set(name, s);
-    results.set(name, evaluateSetting(s));
-  }
+  if (HAS_CGT) await loadSettings(settings, results);
 });
 
 /** The reference's macro mean, written out: Python `sum(xs) / len(xs)` (left-to-right float sum). */

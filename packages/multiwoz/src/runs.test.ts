@@ -8,36 +8,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { closeTo, describeMultiwoz, itMultiwoz, shared, sharedData, subset21Predictions } from '../test/helpers';
-import { type EvaluatorOptions, type MultiwozReport, MultiwozEvaluator } from './evaluator';
+import { EXPECTED_SYSTEMS, PER_DIALOG_SYSTEMS, closeTo, describeMultiwoz, fullReport, itMultiwoz, shared, sharedData, sharedEvaluator, subset21Predictions } from '../test/helpers';
+import { type MultiwozReport, MultiwozEvaluator } from './evaluator';
 import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, prepareMultiwoz, recomputeMultiwoz, runBenchmark } from './runs';
-
-type Version = '2022' | '2023';
-const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
-const PER_DIALOG_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar'];
-
-const evaluators = new Map<string, MultiwozEvaluator>();
-function evaluator(version: Version, subset: boolean, extra: EvaluatorOptions = {}): MultiwozEvaluator {
-  const key = `${version}:${subset}:${JSON.stringify(extra)}`;
-  let ev = evaluators.get(key);
-  if (!ev) {
-    ev = new MultiwozEvaluator(sharedData(version, subset), { normalization: version, success: true, richness: true, bleu: subset, ...extra });
-    evaluators.set(key, ev);
-  }
-  return ev;
-}
-
-const fullReports = new Map<string, MultiwozReport>();
-/** A full-test-set evaluation, once per file (the tests below share them). */
-function fullReport(version: Version, name: string, extra: EvaluatorOptions = {}): MultiwozReport {
-  const key = `${version}:${name}:${JSON.stringify(extra)}`;
-  let r = fullReports.get(key);
-  if (!r) {
-    r = evaluator(version, false, extra).evaluate(shared(`predictions/${name}.json`));
-    fullReports.set(key, r);
-  }
-  return r;
-}
 
 interface Expected {
   bleu: Record<string, number> | null;
@@ -89,7 +62,7 @@ describeMultiwoz('recompute(items) = the native headline figures, every expected
     });
     it(`subset21 (BLEU, Success, DST): ${name}`, () => {
       const expected = shared<Expected>(`expected/subset21/${name}.json`);
-      const r = evaluator('2022', true, { dst: expected.dst !== null }).evaluate(subset21Predictions(name));
+      const r = sharedEvaluator('2022', true, { dst: expected.dst !== null }).evaluate(subset21Predictions(name));
       expect(r.bleu).not.toBeNull();
       checkRecompute(r, expected);
     });
@@ -144,7 +117,7 @@ describe('items', () => {
   });
 
   itMultiwoz('any subset of dialogues recomputes to the evaluation of that subset (BLEU, Inform, Success, DST)', () => {
-    const ev = evaluator('2022', true, { dst: true });
+    const ev = sharedEvaluator('2022', true, { dst: true });
     const preds = subset21Predictions('ubar');
     const items = multiwozRunItems(ev.evaluate(preds));
     for (const pick of [[0, 1, 2], [3, 5, 8, 13, 20], [20], [...Array(21).keys()].filter((k) => k % 2 === 1)]) {
@@ -155,7 +128,7 @@ describe('items', () => {
   });
 
   itMultiwoz('items with an error count into no metric', () => {
-    const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('augpt')));
+    const items = multiwozRunItems(sharedEvaluator('2022', true, { dst: true }).evaluate(subset21Predictions('augpt')));
     const flagged = items.map((item, k) => (k < 4 ? { ...item, error: 'no prediction' } : item));
     expect(recomputeMultiwoz(flagged)).toEqual(recomputeMultiwoz(items.slice(4)));
   });
@@ -178,7 +151,7 @@ describe('items', () => {
 
 describeMultiwoz('prepare (the resampling fast path)', () => {
   it('equals recompute on the resampled items, for multisets of positions in any order', () => {
-    const items = multiwozRunItems(evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('mintl')));
+    const items = multiwozRunItems(sharedEvaluator('2022', true, { dst: true }).evaluate(subset21Predictions('mintl')));
     const at = prepareMultiwoz(items);
     const rand = seededRandom(7);
     for (let r = 0; r < 50; r++) {
@@ -243,7 +216,7 @@ describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
   });
 
   it('subset21 (ubar vs mintl): BLEU, JGA and slot figures compared on the recomputed figures', async () => {
-    const ev = evaluator('2022', true, { dst: true });
+    const ev = sharedEvaluator('2022', true, { dst: true });
     const ra = ev.evaluate(subset21Predictions('ubar'));
     const rb = ev.evaluate(subset21Predictions('mintl'));
     const result = compareRuns([await writeRun(ra, 'ubar'), await writeRun(rb, 'mintl')], runBenchmark, { resamples: 200 });

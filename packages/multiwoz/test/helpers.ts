@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { type MultiwozData, type RawDatabase, multiwozDataFrom } from '../src/index';
+import { type EvaluatorOptions, type MultiwozData, type MultiwozReport, type RawDatabase, MultiwozEvaluator, multiwozDataFrom } from '../src/index';
 
 export const SHARED = referencePath('multiwoz');
 /** Whether ../shared/multiwoz is there; `describeMultiwoz`/`itMultiwoz` skip (marked) when it is not. */
@@ -78,4 +78,41 @@ export function diffResults(actual: unknown, expected: unknown, path = ''): stri
   if (actual === null || typeof actual !== 'object') return [`${path}: got ${JSON.stringify(actual)}, expected an object`];
   const keys = new Set([...Object.keys(actual), ...Object.keys(expected)]);
   return [...keys].flatMap((k) => diffResults((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`));
+}
+
+/** The systems whose mwzeval outputs are recorded in expected/ (all of them), and those with per-dialogue results. */
+export const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
+export const PER_DIALOG_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar'];
+
+const evaluators = new Map<string, MultiwozEvaluator>();
+/**
+ * An evaluator on the shared data (full test set, or the 21-dialogue subset with its references: BLEU only there),
+ * one per version, subset and options: its databases and query caches serve every system evaluated with it.
+ */
+export function sharedEvaluator(version: '2022' | '2023', subset: boolean, extra: EvaluatorOptions = {}): MultiwozEvaluator {
+  const key = `${version}:${subset}:${JSON.stringify(extra)}`;
+  let ev = evaluators.get(key);
+  if (!ev) {
+    ev = new MultiwozEvaluator(sharedData(version, subset), { normalization: version, success: true, richness: true, bleu: subset, ...extra });
+    evaluators.set(key, ev);
+  }
+  return ev;
+}
+
+const reports = new Map<string, MultiwozReport>();
+/** A full-test-set evaluation of a shared predictions file, once per file and options (`transform` edits the input). */
+export function fullReport(
+  version: '2022' | '2023',
+  name: string,
+  extra: EvaluatorOptions = {},
+  transform?: (p: Record<string, unknown[]>) => unknown,
+): MultiwozReport {
+  const key = `${version}:${name}:${JSON.stringify(extra)}:${transform ? 'T' : ''}`;
+  let r = reports.get(key);
+  if (!r) {
+    const input = shared<Record<string, unknown[]>>(`predictions/${name}.json`);
+    r = sharedEvaluator(version, false, extra).evaluate(transform ? transform(input) : input);
+    reports.set(key, r);
+  }
+  return r;
 }

@@ -3,42 +3,8 @@
  * Python evaluator) and per-dialogue fixtures, plus the published/verified figures of the spec's § 12 table.
  */
 import { describe, expect, it } from 'vitest';
-import { type MultiwozReport, MultiwozEvaluator, type EvaluatorOptions } from '../src/index';
-import { describeMultiwoz, diffResults, shared, sharedData, subset21Predictions } from './helpers';
-
-type Version = '2022' | '2023';
-const EXPECTED_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'hdsa', 'labes', 'lava', 'mintl', 'ubar'];
-const PER_DIALOG_SYSTEMS = ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar'];
-
-const evaluators = new Map<string, MultiwozEvaluator>();
-function evaluator(version: Version, subset: boolean, extra: EvaluatorOptions = {}): MultiwozEvaluator {
-  const key = `${version}:${subset}:${JSON.stringify(extra)}`;
-  let ev = evaluators.get(key);
-  if (!ev) {
-    // Databases (and their query caches) are shared by the systems evaluated with the same options.
-    ev = new MultiwozEvaluator(sharedData(version, subset), {
-      normalization: version,
-      success: true,
-      richness: true,
-      bleu: subset,
-      ...extra,
-    });
-    evaluators.set(key, ev);
-  }
-  return ev;
-}
-
-const reports = new Map<string, MultiwozReport>();
-function fullReport(version: Version, name: string, extra: EvaluatorOptions = {}, transform?: (p: Record<string, unknown[]>) => unknown): MultiwozReport {
-  const key = `${version}:${name}:${JSON.stringify(extra)}:${transform ? 'T' : ''}`;
-  let r = reports.get(key);
-  if (!r) {
-    const input = shared<Record<string, unknown[]>>(`predictions/${name}.json`);
-    r = evaluator(version, false, extra).evaluate(transform ? transform(input) : input);
-    reports.set(key, r);
-  }
-  return r;
-}
+import type { MultiwozReport } from '../src/index';
+import { EXPECTED_SYSTEMS, PER_DIALOG_SYSTEMS, describeMultiwoz, diffResults, fullReport, shared, sharedEvaluator, subset21Predictions } from './helpers';
 
 function mwzeval(r: MultiwozReport) {
   return { bleu: r.bleu, success: r.success, richness: r.richness, dst: r.dst };
@@ -67,25 +33,25 @@ describeMultiwoz('expected/subset21: BLEU, Success (gold states where the file h
   for (const name of EXPECTED_SYSTEMS) {
     it(name, () => {
       const expected = shared<Record<string, unknown>>(`expected/subset21/${name}.json`);
-      const r = evaluator('2022', true, { dst: expected.dst !== null }).evaluate(subset21Predictions(name));
+      const r = sharedEvaluator('2022', true, { dst: expected.dst !== null }).evaluate(subset21Predictions(name));
       expect(diffResults(mwzeval(r), expected)).toEqual([]);
       expect(r.details.stateSource).toBe(name === 'hdsa' || name === 'lava' ? 'gold' : 'predicted');
     });
   }
 
   it('DST after Success on a file without states scores gold against gold, as the reference (spec § 1 quirk)', () => {
-    const r = evaluator('2022', true, { dst: true }).evaluate(subset21Predictions('hdsa'));
+    const r = sharedEvaluator('2022', true, { dst: true }).evaluate(subset21Predictions('hdsa'));
     expect(r.details.dstSource).toBe('gold_copied_by_success');
     // 142 turns: 142 / (142 + 1e-10) * 100, the spec's 99.99999999992959
     expect(r.dst!.joint_accuracy).toBe(99.99999999992959);
     expect(r.dst!.joint_accuracy).toBe((142 / (142 + 1e-10)) * 100);
     expect(r.details.warnings.some((w) => w.includes('gold with gold'))).toBe(true);
     // the documented fix
-    expect(() => evaluator('2022', true, { dst: true, strictDst: true }).evaluate(subset21Predictions('hdsa'))).toThrow(/DST needs predicted states/);
+    expect(() => sharedEvaluator('2022', true, { dst: true, strictDst: true }).evaluate(subset21Predictions('hdsa'))).toThrow(/DST needs predicted states/);
   });
 
   it('DST without Success on a file without states gives the reference\'s integer zeros', () => {
-    const r = evaluator('2022', true, { dst: true, success: false }).evaluate(subset21Predictions('lava'));
+    const r = sharedEvaluator('2022', true, { dst: true, success: false }).evaluate(subset21Predictions('lava'));
     expect(r.dst).toEqual({ joint_accuracy: 0, slot_f1: 0, slot_precision: 0, slot_recall: 0 });
     expect(r.details.dstSource).toBe('missing');
   });
