@@ -1,7 +1,8 @@
 import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
+import { compareRuns, readRun, seededRandom, startRun } from '@eval/core';
+import { runItemSchema } from '@eval/core/schemas';
 import { beforeAll, expect, it } from 'vitest';
 import { type CgtSetting, readSettingDir } from './data';
 import { type SettingResult, evaluateSetting } from './evaluate';

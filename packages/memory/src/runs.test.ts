@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { runItemSchema } from '@eval/core';
+import { runItemSchema } from '@eval/core/schemas';
 import { expect, it } from 'vitest';
 import { aggregateEvalResults } from './aggregate';
 import { recordsFromJson } from './files';

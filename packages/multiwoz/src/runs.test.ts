@@ -6,7 +6,8 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns, readRun, runItemSchema, seededRandom, startRun } from '@eval/core';
+import { compareRuns, readRun, seededRandom, startRun } from '@eval/core';
+import { runItemSchema } from '@eval/core/schemas';
 import { describe, expect, it } from 'vitest';
 import { EXPECTED_SYSTEMS, PER_DIALOG_SYSTEMS, closeTo, describeMultiwoz, fullReport, itMultiwoz, shared, sharedData, sharedEvaluator, subset21Predictions } from '../test/helpers';
 import { type MultiwozReport, MultiwozEvaluator } from './evaluator';

@@ -215,7 +215,8 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     await page.context().close();
 
     const dir = await FIXTURES.cgt(join(tmp, 'unfinished'), 3, { unfinished: true });
-    const { readJsonl, runItemSchema } = await import('@eval/core');
+    const { readJsonl } = await import('@eval/core');
+    const { runItemSchema } = await import('@eval/core/schemas');
     const items = [];
     for await (const { value } of readJsonl(join(dir, 'items.jsonl'), runItemSchema)) items.push(value);
     const file = join(tmp, 'unfinished.html');

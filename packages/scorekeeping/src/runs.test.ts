@@ -2,7 +2,7 @@ import { readdirSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runItemSchema } from '@eval/core';
+import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
 import { defaultResources } from './defaults';

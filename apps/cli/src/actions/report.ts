@@ -1,6 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJsonl, readRun, runItemSchema, type RunItem } from '@eval/core';
+import { EvalError, InputError, type LoadedRun, RUN_FILES, compareRuns, readJsonl, readRun, type RunItem } from '@eval/core';
+import { runItemSchema } from '@eval/core/schemas';
 import { type ReportRun, writeReport } from '@eval/report';
 import type { ReportCommandOptions } from '../flags/report';
 import { UsageError } from '../util';

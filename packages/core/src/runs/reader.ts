@@ -2,8 +2,12 @@ import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError } from '../errors';
 import { parseJson, readJsonl, validate } from '../io';
-import { RUN_SCHEMA_VERSION, type RunItem, type RunManifest, type RunMetric, type RunStatus, runItemSchema, runManifestSchema } from './schema';
+import type { RunItem, RunManifest, RunMetric, RunStatus } from './schema';
+import { RUN_SCHEMA_VERSION } from './version';
 import { RUN_FILES } from './writer';
+
+/** The zod schemas, loaded on first use (`@eval/core` itself loads without zod). */
+const loadRunSchemas = (): Promise<typeof import('./schema')> => import('./schema');
 
 /** Every `schemaVersion` this reader understands. */
 export const KNOWN_RUN_SCHEMA_VERSIONS: readonly number[] = [RUN_SCHEMA_VERSION];
@@ -15,7 +19,7 @@ export interface LoadedRun {
   items: RunItem[];
 }
 
-function parseManifest(text: string, file: string): RunManifest {
+async function parseManifest(text: string, file: string): Promise<RunManifest> {
   const value = parseJson(text, file);
   const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
   if (typeof value === 'object' && value !== null && version !== undefined && !KNOWN_RUN_SCHEMA_VERSIONS.includes(version as number)) {
@@ -24,6 +28,7 @@ function parseManifest(text: string, file: string): RunManifest {
       { file, field: ['schemaVersion'], code: 'input_schema_version' },
     );
   }
+  const { runManifestSchema } = await loadRunSchemas();
   return validate(runManifestSchema, value, { file });
 }
 
@@ -56,6 +61,7 @@ export async function readRun(dir: string): Promise<LoadedRun> {
   const file = join(dir, RUN_FILES.items);
   const items: RunItem[] = [];
   const lineOf = new Map<string, number>();
+  const { runItemSchema } = await loadRunSchemas();
   for await (const { line, value } of readJsonl(file, runItemSchema)) {
     const first = lineOf.get(value.id);
     if (first !== undefined) {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { RUN_SCHEMA_VERSION } from './version';
 
 /**
  * The run record (spec `runs.md` sections 1-3): `run.json` (the manifest, {@link runManifestSchema}) and
@@ -6,7 +7,7 @@ import { z } from 'zod';
  *
  * `schemaVersion` is bumped on any incompatible change; readers refuse a version they do not know.
  */
-export const RUN_SCHEMA_VERSION = 1 as const;
+export { RUN_SCHEMA_VERSION };
 
 /** One headline figure, named as the reference names it. */
 export const runMetricSchema = z.object({

@@ -4,19 +4,18 @@ import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
 import { writeFileAtomic, writeJsonAtomic } from '../io';
-import {
-  RUN_SCHEMA_VERSION,
-  type RunArtifact,
-  type RunFailure,
-  type RunInput,
-  type RunItem,
-  type RunLlm,
-  type RunManifest,
-  type RunMetric,
-  type RunResource,
-  type RunStatus,
-  runManifestSchema,
+import type {
+  RunArtifact,
+  RunFailure,
+  RunInput,
+  RunItem,
+  RunLlm,
+  RunManifest,
+  RunMetric,
+  RunResource,
+  RunStatus,
 } from './schema';
+import { RUN_SCHEMA_VERSION } from './version';
 
 /** File names of the run record inside a run directory. */
 export const RUN_FILES = {
@@ -186,6 +185,7 @@ export class RunWriter {
       artifacts: this.artifacts,
     };
     // one manifest per process: zod's interpreted path is cheaper than compiling the schema for a single parse
+    const { runManifestSchema } = await import('./schema');
     const checked = runManifestSchema.safeParse(manifest, { jitless: true });
     if (!checked.success) {
       const issue = checked.error.issues[0]!;

@@ -1,0 +1,6 @@
+/**
+ * The run record's `schemaVersion` (spec `runs.md` section 2), bumped on any incompatible change; readers refuse a
+ * version they do not know. Kept apart from the zod schemas (`@eval/core/schemas`) so that `@eval/core` loads
+ * without zod.
+ */
+export const RUN_SCHEMA_VERSION = 1 as const;
