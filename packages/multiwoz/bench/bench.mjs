@@ -1,18 +1,21 @@
 #!/usr/bin/env node
 // Benchmark: MultiWOZ Inform/Success + richness of one predictions file on the full test set (v2022 evaluator), this
 // package and the Python reference (mwzeval) side by side in the same run, each as a whole process (start-up and
-// imports included) on the same predictions file, goals, database and booked domains. Peak RSS of both processes.
+// imports included) on the same predictions file, goals, database and booked domains (when the reference runs, both read
+// its own mwzeval/data directory). Several runs each, interleaved; medians of wall time and peak RSS.
 //
-//   pnpm bench                                  (builds dist/ first; measures the built package)
-//   MULTIWOZ_BENCH_FILES=ubar,augpt pnpm bench
+//   pnpm bench                                  (builds dist/ first; measures the built CLI)
+//   MULTIWOZ_BENCH_FILES=ubar,augpt MULTIWOZ_BENCH_REPS=9 pnpm bench
 //
 // The reference is measured when it can run (the README's Benchmark section gives the setup):
 //   MWZEVAL_SRC     a checkout of Tomiinek/MultiWOZ_Evaluation at 7f19ee0 (v2022, the published numbers) whose
-//                   mwzeval/data/goals.json is present;
+//                   mwzeval/data/goals.json is present (default: ../reference/mwzeval beside the repository, if present);
 //   MWZEVAL_PYTHON  a Python 3 interpreter with fuzzywuzzy, python-Levenshtein, sacrebleu, sacremoses and
-//                   lexical-diversity importable (default: python3).
+//                   lexical-diversity importable (default: ../reference/mwzeval-venv/bin/python if present, else python3).
 // Otherwise it prints "reference not measured: <why>" and no ratio.
-// Data for this package: ../shared/multiwoz (predictions, database, booked domains, reconstructed test goals).
+// mwzeval's run time depends on Python's string-hash seed; run k uses PYTHONHASHSEED=k, so the medians are reproducible
+// and the spread is printed.
+// Data for this package otherwise: ../shared/multiwoz (predictions, database, booked domains, reconstructed goals).
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -44,6 +47,12 @@ async function child(name) {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
+/** The reference's environment: its checkout first on PYTHONPATH (before any the user set). */
+function pythonEnv(src, seed) {
+  const path = [src, process.env.PYTHONPATH].filter(Boolean).join(':');
+  return { ...process.env, PYTHONPATH: path, ...(seed === undefined ? {} : { PYTHONHASHSEED: String(seed) }) };
+}
+
 /** Why the reference cannot run here, or undefined when it can. */
 function referenceUnavailable(python, src) {
   if (!src) return 'MWZEVAL_SRC is not set (a checkout of Tomiinek/MultiWOZ_Evaluation at 7f19ee0)';
@@ -55,7 +64,7 @@ function referenceUnavailable(python, src) {
   const probe = spawnSync(python, ['-c', 'import fuzzywuzzy, Levenshtein, sacrebleu, sacremoses, lexical_diversity'], {
     encoding: 'utf8',
     cwd: src,
-    env: { ...process.env, PYTHONPATH: src },
+    env: pythonEnv(src),
   });
   if (probe.error) return `${python} cannot be run (${probe.error.message}); set MWZEVAL_PYTHON`;
   if (probe.status !== 0) return `${python} lacks mwzeval's dependencies (${(probe.stderr || '').trim().split('\n').pop()})`;
@@ -84,15 +93,21 @@ async function main() {
     return;
   }
   const names = (process.env.MULTIWOZ_BENCH_FILES ?? 'ubar,augpt,galaxy-e2e').split(',').map((s) => s.trim()).filter(Boolean);
-  const python = process.env.MWZEVAL_PYTHON || 'python3';
-  const src = process.env.MWZEVAL_SRC;
+  const reps = Math.max(1, Number(process.env.MULTIWOZ_BENCH_REPS ?? 5));
+  const beside = join(root, '..', '..', '..', 'reference');
+  const src = process.env.MWZEVAL_SRC || (existsSync(join(beside, 'mwzeval', 'mwzeval')) ? join(beside, 'mwzeval') : undefined);
+  const python = process.env.MWZEVAL_PYTHON || (existsSync(join(beside, 'mwzeval-venv', 'bin', 'python')) ? join(beside, 'mwzeval-venv', 'bin', 'python') : 'python3');
   const why = referenceUnavailable(python, src);
   process.stdout.write(
     `@eval/multiwoz: Inform/Success + richness of one predictions file on the full test set (v2022), whole processes ` +
-      `(${built ? 'built dist/' : 'sources via tsx: run `pnpm build` first for the published figures'}); ` +
+      `(${built ? 'built dist/' : 'sources via tsx: run `pnpm build` first for the published figures'}), median of ${reps} interleaved runs each; ` +
       `load average ${loadavg()[0].toFixed(1)} on ${cpus().length} cores; peak RSS from ${TIME ? '/usr/bin/time' : 'the processes themselves'}\n`,
   );
   if (why) process.stdout.write(`reference not measured: ${why}\n`);
+  else {
+    const version = spawnSync(python, ['--version'], { encoding: 'utf8' });
+    process.stdout.write(`reference: mwzeval ${MWZEVAL_COMMIT.slice(0, 7)} at ${src}, ${(version.stdout || version.stderr).trim()} (${python}); runs use PYTHONHASHSEED=0..${reps - 1}\n`);
+  }
   // the V8 setting `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
   const v8 = ['--semi-space-growth-factor=1'];
   const nodeArgs = built ? [...v8, fileURLToPath(import.meta.url)] : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
@@ -109,40 +124,61 @@ async function main() {
     symlinkSync(join(SHARED, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
     return data;
   };
+  // with the reference, both read the same data files: its own mwzeval/data (our --data takes that layout)
+  const ourData = () => (why ? dataDir() : join(src, 'mwzeval', 'data'));
   process.on('exit', () => data && rmSync(data, { recursive: true, force: true }));
   process.stdout.write(cli ? `ours: ${cliBin} (the built CLI)\n` : 'ours: the package in a child process (build the CLI for the published path)\n');
+  const script = [
+    'import json, resource, sys',
+    'from mwzeval.metrics import Evaluator',
+    'r = Evaluator(bleu=False, success=True, richness=True).evaluate(json.load(open(sys.argv[1])))',
+    'print(json.dumps({"inform": r["success"]["inform"]["total"], "success": r["success"]["success"]["total"], "maxRssKb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))',
+  ].join('\n');
+  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
+  const spread = (xs) => `${Math.min(...xs).toFixed(0)}-${Math.max(...xs).toFixed(0)}`;
   for (const name of names) {
     const predictions = join(SHARED, 'predictions', `${name}.json`);
-    let ours;
-    try {
-      if (cli) {
-        // the published path: the built `dialeval multiwoz FILE --success --richness` as a whole process
-        ours = measure(process.execPath, [cli, 'multiwoz', predictions, '--success', '--richness', '--data', dataDir(), '--format', 'json'], { cwd: root });
-        ours.out = { inform: ours.out.success.inform.total, success: ours.out.success.success.total };
-      } else ours = measure(process.execPath, [...nodeArgs, '--child', name], { cwd: root });
-    } catch (error) {
-      process.stdout.write(`${name}: FAILED ${error.message}\n`);
-      process.exitCode = 1;
+    const ours = [];
+    const py = [];
+    let failure;
+    for (let k = 0; k < reps && !failure; k++) {
+      try {
+        if (cli) {
+          // the published path: the built `dialeval multiwoz FILE --success --richness` as a whole process
+          const m = measure(process.execPath, [cli, 'multiwoz', predictions, '--success', '--richness', '--data', ourData(), '--format', 'json'], { cwd: root });
+          m.out = { inform: m.out.success.inform.total, success: m.out.success.success.total };
+          ours.push(m);
+        } else ours.push(measure(process.execPath, [...nodeArgs, '--child', name], { cwd: root }));
+      } catch (error) {
+        failure = `@eval/multiwoz FAILED ${error.message}`;
+        process.exitCode = 1;
+        break;
+      }
+      if (why) continue;
+      try {
+        py.push(measure(python, ['-c', script, predictions], { cwd: src, env: pythonEnv(src, k) }));
+      } catch (error) {
+        failure = `reference not measured: mwzeval failed (${error.message})`;
+      }
+    }
+    if (ours.length === 0) {
+      process.stdout.write(`\n${name}: ${failure}\n`);
       continue;
     }
-    let line = `\n${name}: @eval/multiwoz ${ours.wallMs.toFixed(0)} ms, peak RSS ${mib(ours.maxRssKb)} MiB (Inform ${ours.out.inform}, Success ${ours.out.success})`;
-    if (!why) {
-      const script = [
-        'import json, resource, sys',
-        'from mwzeval.metrics import Evaluator',
-        'r = Evaluator(bleu=False, success=True, richness=True).evaluate(json.load(open(sys.argv[1])))',
-        'print(json.dumps({"inform": r["success"]["inform"]["total"], "success": r["success"]["success"]["total"], "maxRssKb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss}))',
-      ].join('\n');
-      try {
-        const py = measure(python, ['-c', script, predictions], { cwd: src, env: { ...process.env, PYTHONPATH: src } });
-        const same = py.out.inform === ours.out.inform && py.out.success === ours.out.success;
-        line +=
-          `\n  mwzeval ${py.wallMs.toFixed(0)} ms, peak RSS ${mib(py.maxRssKb)} MiB (Inform ${py.out.inform}, Success ${py.out.success}${same ? ', same figures' : ', FIGURES DIFFER'})` +
-          `\n  whole process: @eval/multiwoz ${ratio(py.wallMs / ours.wallMs)} than mwzeval; peak RSS ${mib(ours.maxRssKb)} vs ${mib(py.maxRssKb)} MiB`;
-        if (!same) process.exitCode = 1;
-      } catch (error) {
-        line += `\n  reference not measured: mwzeval failed (${error.message})`;
-      }
+    const o = ours[0].out;
+    const oWall = median(ours.map((m) => m.wallMs));
+    const oRss = median(ours.map((m) => m.maxRssKb));
+    let line = `\n${name}: @eval/multiwoz ${oWall.toFixed(0)} ms (${spread(ours.map((m) => m.wallMs))}), peak RSS ${mib(oRss)} MiB (Inform ${o.inform}, Success ${o.success})`;
+    if (failure) line += `\n  ${failure}`;
+    else if (py.length > 0) {
+      const p = py[0].out;
+      const same = py.every((m) => m.out.inform === o.inform && m.out.success === o.success) && ours.every((m) => m.out.inform === o.inform && m.out.success === o.success);
+      const pWall = median(py.map((m) => m.wallMs));
+      const pRss = median(py.map((m) => m.maxRssKb));
+      line +=
+        `\n  mwzeval ${pWall.toFixed(0)} ms (${spread(py.map((m) => m.wallMs))}), peak RSS ${mib(pRss)} MiB (Inform ${p.inform}, Success ${p.success}${same ? ', same figures' : ', FIGURES DIFFER'})` +
+        `\n  whole process, medians: @eval/multiwoz ${ratio(pWall / oWall)} than mwzeval (target: 20x), peak RSS ${mib(oRss)} vs ${mib(pRss)} MiB (target: at or below)`;
+      if (!same) process.exitCode = 1;
     }
     process.stdout.write(`${line}\n`);
   }
