@@ -1,6 +1,6 @@
 import { type MultiwozSubset21, multiwozSubset21 } from '../../../test-support/multiwoz-subset21';
 import { createServer, type Server } from 'node:http';
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -111,6 +111,19 @@ describe('dialeval multiwoz', () => {
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout).toMatch(/paired bootstrap over 21 common dialogues/);
     expect(t.stdout).toMatch(/Success/);
+  });
+
+  itMultiwoz('compare --run: a usage error (a comparison writes no run), nothing written', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'mwz-compare-run-'));
+    try {
+      const r = await runCli(['multiwoz', 'compare', augpt, hdsa, '--data', data, '--run', join(dir, 'run')], { env });
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain('--run is not an option of `multiwoz compare`');
+      expect(r.stdout).toBe('');
+      expect(readdirSync(dir)).toEqual([]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

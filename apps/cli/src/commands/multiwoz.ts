@@ -63,6 +63,12 @@ export function registerMultiwoz(program: Command): void {
       const parent = command.parent!;
       const merged: Record<string, unknown> = { ...opts };
       for (const [key, value] of Object.entries(parent.opts())) if (parent.getOptionValueSource(key) === 'cli') merged[key] = value;
+      // `multiwoz` declares the run options, so commander takes them here too: a comparison writes no run
+      for (const key of ['run', 'system'])
+        if (parent.getOptionValueSource(key) === 'cli') {
+          const { UsageError } = await import('../util');
+          throw new UsageError(`--${key} is not an option of \`multiwoz compare\`: a comparison writes no run (run directories are compared with \`dialeval compare A B\`)`);
+        }
       const { runMultiwozCompare } = await import('../actions/multiwoz');
       await runMultiwozCompare(a, b, merged as MultiwozCompareOptions);
     });
