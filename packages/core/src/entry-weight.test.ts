@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 // it: the run record's schemas are the `@eval/core/schemas` entry, loaded when a run is validated. A resolve hook
 // refuses `zod` in a child process; importing `@eval/core/schemas` afterwards is the control that the hook works.
 describe('@eval/core main entry', () => {
-  it('loads without zod; @eval/core/schemas loads it', () => {
+  it('loads and writes a run without zod; @eval/core/schemas loads it', () => {
     const dir = mkdtempSync(join(tmpdir(), 'core-entry-'));
     try {
       const hooks = join(dir, 'hooks.mjs');
@@ -21,16 +21,19 @@ describe('@eval/core main entry', () => {
       writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
       const script = [
         "const core = await import('@eval/core');",
+        // writing a run checks its manifest by hand, without zod
+        `const w = await core.startRun(${JSON.stringify(join(dir, 'run'))}, { benchmark: 'toy', variant: '', system: 's' });`,
+        "const written = await w.finish({ items: [{ id: 'a', values: { ok: true } }], metrics: { Acc: { value: 1, n: 1 } } });",
         "let schemas = 'loaded';",
         "try { await import('@eval/core/schemas'); } catch (e) { schemas = String(e.message); }",
-        "console.log(JSON.stringify({ startRun: typeof core.startRun, readRun: typeof core.readRun, version: core.RUN_SCHEMA_VERSION, schemas }));",
+        "console.log(JSON.stringify({ status: written.status, readRun: typeof core.readRun, version: core.RUN_SCHEMA_VERSION, schemas }));",
       ].join('\n');
       const r = spawnSync(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', script], {
         cwd: join(import.meta.dirname, '..'),
         encoding: 'utf8',
       });
       expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout)).toEqual({ startRun: 'function', readRun: 'function', version: 1, schemas: expect.stringContaining('zod was loaded') });
+      expect(JSON.parse(r.stdout)).toEqual({ status: 'complete', readRun: 'function', version: 1, schemas: expect.stringContaining('zod was loaded') });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -82,6 +82,16 @@ describe('RunWriter', () => {
     await expect(w.finish({ items: [{ id: 'x', values: {} }, { id: 'x', values: {} }], metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
   });
 
+  it('refuses to write a manifest the schema would reject, and writes nothing', async () => {
+    const dir = fresh();
+    const w = await startRun(dir, { benchmark: 'toy', variant: '', system: 's' });
+    const items = [{ id: 'x', values: { ok: true } }];
+    await expect(w.finish({ items, metrics: { Acc: { value: Number.NaN, n: 1 } } })).rejects.toThrow(/invalid manifest at metrics\.Acc\.value: expected a finite number/);
+    await expect(w.finish({ items, metrics: { Acc: { value: 1, n: -1 } } })).rejects.toThrow(/invalid manifest at metrics\.Acc\.n: expected a non-negative number/);
+    expect(existsSync(join(dir, 'run.json'))).toBe(false);
+    expect(existsSync(join(dir, 'items.jsonl'))).toBe(false);
+  });
+
   it('addInput names a missing file', async () => {
     const w = await startRun(fresh(), { benchmark: 'toy', variant: '', system: 's' });
     const error = await caught(w.addInput('predictions', join(work, 'missing.json')));
