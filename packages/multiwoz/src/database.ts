@@ -49,6 +49,13 @@ interface Table {
   profiles: Map<string, CharProfile>;
   /** Minutes of the `arrive`/`leave` columns (time_str_to_minutes), computed once. */
   minutes: Map<string, Float64Array>;
+  /** Per column: the items of each distinct value, and the items without a constraint there (column missing or "?"). */
+  columns: Map<string, ColumnIndex>;
+}
+
+interface ColumnIndex {
+  groups: Map<unknown, number[]>;
+  free: number[];
 }
 
 export interface VenueDatabaseOptions {
@@ -95,7 +102,7 @@ export class VenueDatabase {
         }
         return String(id);
       });
-      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map() });
+      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map(), columns: new Map() });
     }
   }
 
@@ -122,43 +129,52 @@ export class VenueDatabase {
     return out;
   }
 
+  private columnIndex(table: Table, key: string): ColumnIndex {
+    let index = table.columns.get(key);
+    if (!index) {
+      index = { groups: new Map(), free: [] };
+      for (let i = 0; i < table.items.length; i++) {
+        const item = table.items[i]!;
+        // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
+        if (!(key in item) || item[key] === '?') {
+          index.free.push(i);
+          continue;
+        }
+        const v = item[key];
+        const group = index.groups.get(v);
+        if (group) group.push(i);
+        else index.groups.set(v, [i]);
+      }
+      table.columns.set(key, index);
+    }
+    return index;
+  }
+
   /** Item indices (ascending) that pass an exact or fuzzy column constraint; "?" and missing columns always pass. */
   private matching(domain: DbDomain, table: Table, key: string, value: string): { list: Int32Array; mask: Uint8Array } {
     const cacheKey = `${key}\u0000${value}`;
     const hit = table.masks.get(cacheKey);
     if (hit) return hit;
-    const fuzzy = FUZZY_KEYS[domain].has(key);
-    const constraintProfile = fuzzy ? charProfile(value) : undefined;
-    const perValue = new Map<unknown, boolean>();
-    const out: number[] = [];
-    for (let i = 0; i < table.items.length; i++) {
-      const item = table.items[i]!;
-      // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
-      if (!(key in item)) {
-        out.push(i);
-        continue;
-      }
-      const v = item[key];
-      if (v === '?') {
-        out.push(i);
-        continue;
-      }
-      let keep = perValue.get(v);
-      if (keep === undefined) {
-        if (!fuzzy) keep = v === value;
-        else if (typeof v !== 'string') keep = false;
-        else {
-          let profile = table.profiles.get(v);
-          if (!profile) table.profiles.set(v, (profile = charProfile(v)));
-          keep = partialRatioReaches(v, profile, value, constraintProfile!, this.fuzzyRatio);
-        }
-        perValue.set(v, keep);
-      }
-      if (keep) out.push(i);
-    }
+    const index = this.columnIndex(table, key);
     const mask = new Uint8Array(table.items.length);
-    for (const i of out) mask[i] = 1;
-    const entry = { list: Int32Array.from(out), mask };
+    for (const i of index.free) mask[i] = 1;
+    if (!FUZZY_KEYS[domain].has(key)) {
+      for (const i of index.groups.get(value) ?? []) mask[i] = 1;
+    } else {
+      // each distinct database value is scored once
+      const constraintProfile = charProfile(value);
+      for (const [v, group] of index.groups) {
+        if (typeof v !== 'string') continue;
+        let profile = table.profiles.get(v);
+        if (!profile) table.profiles.set(v, (profile = charProfile(v)));
+        if (partialRatioReaches(v, profile, value, constraintProfile, this.fuzzyRatio)) for (const i of group) mask[i] = 1;
+      }
+    }
+    let count = 0;
+    for (let i = 0; i < mask.length; i++) count += mask[i]!;
+    const list = new Int32Array(count);
+    for (let i = 0, k = 0; i < mask.length; i++) if (mask[i] === 1) list[k++] = i;
+    const entry = { list, mask };
     table.masks.set(cacheKey, entry);
     return entry;
   }

@@ -121,7 +121,9 @@ export class MultiwozEvaluator {
   private readonly data: MultiwozData;
   private database?: VenueDatabase;
   private readonly responseCache = new Map<string, { text: string; unknown: string[] }>();
-  private readonly valueCache = new Map<string, string>();
+  /** Normalised state values: slot name -> raw value -> value. */
+  private readonly valueCache = new Map<string, Map<string, string>>();
+  private readonly slotNameCache = new Map<string, string>();
 
   constructor(data: MultiwozData, options: EvaluatorOptions = {}) {
     this.data = data;
@@ -166,9 +168,11 @@ export class MultiwozEvaluator {
       const next: Record<string, string> = {};
       for (const slot of Object.keys(slots)) {
         const raw = slots[slot]!;
-        const name = normalizeStateSlotName(slot);
-        const key = `${name}\u0000${raw}`;
-        let value = this.valueCache.get(key);
+        let name = this.slotNameCache.get(slot);
+        if (name === undefined) this.slotNameCache.set(slot, (name = normalizeStateSlotName(slot)));
+        let values = this.valueCache.get(name);
+        if (values === undefined) this.valueCache.set(name, (values = new Map()));
+        let value = values.get(raw);
         if (value === undefined) {
           try {
             value = normalizeStateSlotValue(name, raw, version);
@@ -182,7 +186,7 @@ export class MultiwozEvaluator {
             }
             throw error;
           }
-          this.valueCache.set(key, value);
+          values.set(raw, value);
         }
         setOwn(next, name, value);
       }

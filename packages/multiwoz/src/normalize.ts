@@ -77,7 +77,8 @@ export interface NormalizeResponseOptions {
 export function normalizeResponse(response: string, options: NormalizeResponseOptions = {}): string {
   let r = response.toLowerCase();
   r = r.replace(SLOT_RE, (_m, name: string) => normalizeSlotName(name, options.onUnknownSlot));
-  r = r.split('-s').join('').split('-ly').join('');
+  if (r.includes('-s')) r = r.split('-s').join('');
+  if (r.includes('-ly')) r = r.split('-ly').join('');
   return mosesDetokenize(mosesTokenize(r));
 }
 

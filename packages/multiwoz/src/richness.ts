@@ -31,7 +31,17 @@ export function msttr(tokens: ReadonlyArray<string | number>, windowLength = 50)
   const k = Math.floor(tokens.length / windowLength);
   // statistics.mean-free: lexical_diversity sums the TTRs in a Python float loop and divides by the count.
   let sum = 0;
-  for (let j = 0; j < k; j++) sum += new Set(tokens.slice(j * windowLength, (j + 1) * windowLength)).size / windowLength;
+  const seen = new Map<string | number, number>(); // token -> last window it was counted in
+  for (let j = 0; j < k; j++) {
+    let distinct = 0;
+    for (let i = j * windowLength; i < (j + 1) * windowLength; i++) {
+      if (seen.get(tokens[i]!) !== j) {
+        seen.set(tokens[i]!, j);
+        distinct++;
+      }
+    }
+    sum += distinct / windowLength;
+  }
   return sum / k;
 }
 
