@@ -68,7 +68,20 @@ export interface VenueDatabaseOptions {
 /** Raw database files: domain -> the JSON array of `<domain>_db.json`. */
 export type RawDatabase = Record<DbDomain, unknown[]>;
 
+let lookup: (db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>) => readonly string[];
+
+/** {@link VenueDatabase.query} without the copy: the memoised array itself, shared by equal queries (never mutate it). */
+export function querySharedResult(db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+  return lookup(db, domain, constraints);
+}
+
+const NO_VENUES: readonly string[] = Object.freeze([]);
+
 export class VenueDatabase {
+  static {
+    lookup = (db, domain, constraints) => db.lookup(domain, constraints);
+  }
+
   readonly normalization: NormalizationVersion;
   readonly fuzzyRatio: number;
   private readonly tables = new Map<DbDomain, Table>();
@@ -88,9 +101,9 @@ export class VenueDatabase {
           throw new EvalError('invalid_data', `database ${domain}_db.json: item ${i} is not an object`);
         }
         const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(row)) {
+        for (const k of Object.keys(row)) {
           if (ignore.includes(k)) continue;
-          out[normalizeColumnName(k)] = v;
+          out[normalizeColumnName(k)] = (row as Record<string, unknown>)[k];
         }
         return out;
       });
@@ -195,18 +208,25 @@ export class VenueDatabase {
    * Returns [] for domains without a database. Throws `PythonValueError` where the reference's time parsing raises.
    */
   query(domain: string, constraints: Readonly<Record<string, string>>): string[] {
-    if (!isDbDomain(domain)) return [];
+    return this.lookup(domain, constraints).slice();
+  }
+
+  private lookup(domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+    if (!isDbDomain(domain)) return NO_VENUES;
     const table = this.tables.get(domain)!;
     // Memoised on the raw values of the constrained columns (normalisation is a pure function of them).
+    const keys = table.keys;
     let rawKey = domain;
-    for (const key of table.keys) {
+    for (let c = 0; c < keys.length; c++) {
+      const key = keys[c]!;
       if (Object.prototype.hasOwnProperty.call(constraints, key)) rawKey += `\u0001${key}\u0000${constraints[key]}`;
     }
     const cached = this.queryCache.get(rawKey);
-    if (cached) return cached.slice();
+    if (cached) return cached;
     const lists: Array<{ list: Int32Array; mask: Uint8Array }> = [];
     const times: Array<['arrive' | 'leave', number]> = [];
-    for (const key of table.keys) {
+    for (let c = 0; c < keys.length; c++) {
+      const key = keys[c]!;
       if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
@@ -215,7 +235,7 @@ export class VenueDatabase {
       else lists.push(this.matching(domain, table, key, v));
     }
     // candidates: the shortest index list (or every item), filtered by the other constraints
-    lists.sort((a, b) => a.list.length - b.list.length);
+    if (lists.length > 1) lists.sort((a, b) => a.list.length - b.list.length);
     const n = table.items.length;
     const first = lists[0]?.list;
     const rest = lists.slice(1).map((l) => l.mask);
@@ -224,11 +244,11 @@ export class VenueDatabase {
     const count = first ? first.length : n;
     outer: for (let k = 0; k < count; k++) {
       const i = first ? first[k]! : k;
-      for (const m of rest) if (m[i] === 0) continue outer;
+      for (let r = 0; r < rest.length; r++) if (rest[r]![i] === 0) continue outer;
       for (let t = 0; t < times.length; t++) if (!this.timeOk(table, times[t]![0], minutes[t]!, i, times[t]![1])) continue outer;
       out.push(table.ids[i]!);
     }
     this.queryCache.set(rawKey, out);
-    return out.slice();
+    return out;
   }
 }

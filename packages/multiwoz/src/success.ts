@@ -3,7 +3,7 @@
  * Spec: shared/specs/multiwoz.md § 7.
  */
 import { pythonRound } from '@eval/core';
-import type { VenueDatabase } from './database';
+import { type VenueDatabase, querySharedResult } from './database';
 import type { BeliefState } from './normalize';
 
 /** A user goal as in mwzeval's goals.json: domain -> informable constraints, requestable slots (upper case), booking. */
@@ -108,7 +108,7 @@ export function dialogSuccess(
 ): DialogSuccess {
   const goalDomains = Object.keys(goal);
   const requested = new Map(goalDomains.map((d) => [d, new Set(goal[d]!.requestable)]));
-  const offered = new Map<string, string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
+  const offered = new Map<string, readonly string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
   const provided = new Map(goalDomains.map((d) => [d, new Set<string>()]));
   const namedTurns = new Map(goalDomains.map((d) => [d, 0])); // turns naming a venue while the domain was active
   const turns = Math.min(utterances.length, states.length, booked.length, activeDomains.length);
@@ -121,10 +121,11 @@ export function dialogSuccess(
       if (!doms.includes(d)) continue;
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
         namedTurns.set(d, namedTurns.get(d)! + 1);
-        const venues = Object.prototype.hasOwnProperty.call(state, d) ? db.query(d, state[d]!) : [];
-        const prev = offered.get(d) as string[];
+        // (the database's memoised arrays, shared: equal queries give the same array; copied below when reported)
+        const venues = Object.prototype.hasOwnProperty.call(state, d) ? querySharedResult(db, d, state[d]!) : [];
+        const prev = offered.get(d) as readonly string[];
         if (prev.length === 0) offered.set(d, venues);
-        else {
+        else if (prev !== venues) {
           const now = new Set(venues);
           if (prev.some((v) => !now.has(v))) offered.set(d, venues);
         }
