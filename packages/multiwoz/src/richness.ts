@@ -16,11 +16,18 @@ export interface RichnessResult {
   num_trigrams: number;
 }
 
-const PUNCTUATION = ['``', "''", "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', '-LRB-', '-RRB-', 'SYM', ':', ';'];
+// lexical_diversity removes, in turn: `` '' ' . , ? ! ) ( % / - _ -LRB- -RRB- SYM : ;
+// Removing single characters commutes, '' goes with ', and -LRB-/-RRB- cannot remain once - is gone, so the same text
+// results from: ``, then the single characters ' . , ? ! ) ( % / - _ together, then SYM, then : and ;.
+const SINGLE_PUNCTUATION = /['.,?!)(%/_-]/g;
+const COLON_SEMICOLON = /[:;]/g;
 
 /** `lexical_diversity.lex_div.tokenize(text)`: punctuation removed, whitespace collapsed, lower-cased, split on " ". */
 export function richnessTokenize(text: string): string[] {
-  for (const p of PUNCTUATION) if (text.includes(p)) text = text.split(p).join('');
+  if (text.includes('``')) text = text.split('``').join('');
+  text = text.replace(SINGLE_PUNCTUATION, '');
+  if (text.includes('SYM')) text = text.split('SYM').join('');
+  text = text.replace(COLON_SEMICOLON, '');
   text = pyCollapseWhitespace(text, ' ');
   return text.toLowerCase().split(' ');
 }
