@@ -235,7 +235,16 @@ export class VenueDatabase {
       else lists.push(this.matching(domain, table, key, v));
     }
     // candidates: the shortest index list (or every item), filtered by the other constraints
-    if (lists.length > 1) lists.sort((a, b) => a.list.length - b.list.length);
+    // stable insertion sort by length (a few lists)
+    for (let x = 1; x < lists.length; x++) {
+      const item = lists[x]!;
+      let y = x - 1;
+      while (y >= 0 && lists[y]!.list.length > item.list.length) {
+        lists[y + 1] = lists[y]!;
+        y--;
+      }
+      lists[y + 1] = item;
+    }
     const n = table.items.length;
     const first = lists[0]?.list;
     const rest = lists.slice(1).map((l) => l.mask);
