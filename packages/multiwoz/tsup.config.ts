@@ -1,3 +1,3 @@
 import { evalTsupConfig } from '../../tsup.shared.ts';
 
-export default evalTsupConfig();
+export default evalTsupConfig({ entry: ['src/index.ts', 'src/schemas.ts'] });

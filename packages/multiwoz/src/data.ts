@@ -4,11 +4,11 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, ResourceMissingError, readJson, resolveResourceDir, validate } from '@eval/core';
-import { z } from 'zod';
+import { InputError, ResourceMissingError, readJson, resolveResourceDir } from '@eval/core';
 import { DB_DOMAINS, type RawDatabase } from './database';
-import { beliefStateSchema, isBeliefState } from './input';
+import { beliefStateShape, isBeliefState } from './input';
 import type { BeliefState, NormalizationVersion } from './normalize';
+import { type Shape, array, looseObject, record, string, validateShape } from './shape';
 import type { Goal } from './success';
 
 /** Name of the resource set (`dialeval resources fetch multiwoz`). */
@@ -27,16 +27,11 @@ export const DATA_FILES = {
   goldStatesV2023: 'gold_states.v2023.json',
 } as const;
 
-const goalSchema = z.record(
-  z.string(),
-  z.looseObject({
-    informable: z.record(z.string(), z.string()),
-    requestable: z.array(z.string()),
-  }),
-);
-const bookedSchema = z.array(z.array(z.string()));
-const referencesSchema = z.array(z.string());
-const goldStatesSchema = z.array(beliefStateSchema);
+// The shapes of goalSchema, bookedDomainsSchema, referencesSchema, goldStatesSchema (`@eval/multiwoz/schemas`)
+export const goalShape = record(looseObject({ informable: record(string), requestable: array(string) })) as Shape<Goal>;
+export const bookedShape = array(array(string));
+export const referencesShape = array(string);
+export const goldStatesShape = array(beliefStateShape);
 
 /**
  * A dialogue-keyed table whose entries are validated when first used (only the dialogues being evaluated are checked,
@@ -46,10 +41,10 @@ export class DialogueTable<T> {
   private readonly cache = new Map<string, T>();
   constructor(
     private readonly raw: Record<string, unknown>,
-    private readonly schema: z.ZodType<T>,
+    private readonly shape: Shape<T>,
     /** File (or label) named in errors. */
     readonly source: string,
-    /** Fast check of the valid case; zod validates (and reports) only what it rejects. */
+    /** Fast check of the valid case; the shape validates (and reports) only what it rejects. */
     private readonly check?: (value: unknown) => boolean,
   ) {}
 
@@ -62,7 +57,7 @@ export class DialogueTable<T> {
     if (hit !== undefined) return hit;
     if (!this.has(id)) return undefined;
     const raw = this.raw[id];
-    const value = this.check?.(raw) ? (raw as T) : (validate(this.schema, raw, { file: this.source, record: id }) as T);
+    const value = this.check?.(raw) ? (raw as T) : validateShape(this.shape, raw, { file: this.source, record: id });
     this.cache.set(id, value);
     return value;
   }
@@ -80,23 +75,23 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
 const CHECKS = new Map<unknown, (v: unknown) => boolean>([
   [
-    goalSchema,
+    goalShape,
     (v) =>
       isObject(v) &&
       Object.values(v).every(
         (d) => isObject(d) && isObject(d.informable) && Object.values(d.informable).every((x) => typeof x === 'string') && isStrings(d.requestable),
       ),
   ],
-  [bookedSchema, (v) => Array.isArray(v) && v.every(isStrings)],
-  [referencesSchema, isStrings],
-  [goldStatesSchema, (v) => Array.isArray(v) && v.every(isBeliefState)],
+  [bookedShape, (v) => Array.isArray(v) && v.every(isStrings)],
+  [referencesShape, isStrings],
+  [goldStatesShape, (v) => Array.isArray(v) && v.every(isBeliefState)],
 ]);
 
-function table<T>(value: unknown, schema: z.ZodType<T>, source: string): DialogueTable<T> {
+function table<T>(value: unknown, shape: Shape<T>, source: string): DialogueTable<T> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InputError('expected a JSON object keyed by dialogue id', { file: source });
   }
-  return new DialogueTable(value as Record<string, unknown>, schema, source, CHECKS.get(schema));
+  return new DialogueTable(value as Record<string, unknown>, shape, source, CHECKS.get(shape));
 }
 
 /** Everything the evaluator may need; each part is only required by the metrics that use it. */
@@ -123,12 +118,12 @@ export function multiwozDataFrom(parts: {
 }): MultiwozData {
   return {
     database: parts.database,
-    goals: parts.goals ? table(parts.goals, goalSchema as z.ZodType<Goal>, 'goals') : undefined,
-    bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedSchema, 'booked domains') : undefined,
+    goals: parts.goals ? table(parts.goals, goalShape, 'goals') : undefined,
+    bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedShape, 'booked domains') : undefined,
     references: parts.references
-      ? Object.fromEntries(Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesSchema, `references ${k}`)]))
+      ? Object.fromEntries(Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesShape, `references ${k}`)]))
       : undefined,
-    goldStates: parts.goldStates ? table(parts.goldStates, goldStatesSchema as z.ZodType<BeliefState[]>, 'gold states') : undefined,
+    goldStates: parts.goldStates ? table(parts.goldStates, goldStatesShape, 'gold states') : undefined,
   };
 }
 
@@ -186,19 +181,19 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
       database[d] = rows;
     }
     data.database = database;
-    data.goals = table(await read(DATA_FILES.goals), goalSchema as z.ZodType<Goal>, join(dir, DATA_FILES.goals));
-    data.bookedDomains = table(await read(DATA_FILES.bookedDomains), bookedSchema, join(dir, DATA_FILES.bookedDomains));
+    data.goals = table(await read(DATA_FILES.goals), goalShape, join(dir, DATA_FILES.goals));
+    data.bookedDomains = table(await read(DATA_FILES.bookedDomains), bookedShape, join(dir, DATA_FILES.bookedDomains));
   }
   if (options.bleu) {
     data.references = {};
     for (const r of options.references ?? ['mwz22']) {
-      data.references[r] = table(await read(DATA_FILES.references(r)), referencesSchema, join(dir, DATA_FILES.references(r)));
+      data.references[r] = table(await read(DATA_FILES.references(r)), referencesShape, join(dir, DATA_FILES.references(r)));
     }
   }
   if (options.goldStates) {
     const rel =
       options.normalization === '2023' && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates;
-    data.goldStates = table(await read(rel), goldStatesSchema as z.ZodType<BeliefState[]>, join(dir, rel));
+    data.goldStates = table(await read(rel), goldStatesShape, join(dir, rel));
   }
   return data;
 }

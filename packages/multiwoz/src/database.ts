@@ -49,6 +49,13 @@ interface Table {
   profiles: Map<string, CharProfile>;
   /** Minutes of the `arrive`/`leave` columns (time_str_to_minutes), computed once. */
   minutes: Map<string, Float64Array>;
+  /** Per column: the items of each distinct value, and the items without a constraint there (column missing or "?"). */
+  columns: Map<string, ColumnIndex>;
+}
+
+interface ColumnIndex {
+  groups: Map<unknown, number[]>;
+  free: number[];
 }
 
 export interface VenueDatabaseOptions {
@@ -61,7 +68,20 @@ export interface VenueDatabaseOptions {
 /** Raw database files: domain -> the JSON array of `<domain>_db.json`. */
 export type RawDatabase = Record<DbDomain, unknown[]>;
 
+let lookup: (db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>) => readonly string[];
+
+/** {@link VenueDatabase.query} without the copy: the memoised array itself, shared by equal queries (never mutate it). */
+export function querySharedResult(db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+  return lookup(db, domain, constraints);
+}
+
+const NO_VENUES: readonly string[] = Object.freeze([]);
+
 export class VenueDatabase {
+  static {
+    lookup = (db, domain, constraints) => db.lookup(domain, constraints);
+  }
+
   readonly normalization: NormalizationVersion;
   readonly fuzzyRatio: number;
   private readonly tables = new Map<DbDomain, Table>();
@@ -81,9 +101,9 @@ export class VenueDatabase {
           throw new EvalError('invalid_data', `database ${domain}_db.json: item ${i} is not an object`);
         }
         const out: Record<string, unknown> = {};
-        for (const [k, v] of Object.entries(row)) {
+        for (const k of Object.keys(row)) {
           if (ignore.includes(k)) continue;
-          out[normalizeColumnName(k)] = v;
+          out[normalizeColumnName(k)] = (row as Record<string, unknown>)[k];
         }
         return out;
       });
@@ -95,7 +115,7 @@ export class VenueDatabase {
         }
         return String(id);
       });
-      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map() });
+      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map(), columns: new Map() });
     }
   }
 
@@ -122,43 +142,52 @@ export class VenueDatabase {
     return out;
   }
 
+  private columnIndex(table: Table, key: string): ColumnIndex {
+    let index = table.columns.get(key);
+    if (!index) {
+      index = { groups: new Map(), free: [] };
+      for (let i = 0; i < table.items.length; i++) {
+        const item = table.items[i]!;
+        // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
+        if (!(key in item) || item[key] === '?') {
+          index.free.push(i);
+          continue;
+        }
+        const v = item[key];
+        const group = index.groups.get(v);
+        if (group) group.push(i);
+        else index.groups.set(v, [i]);
+      }
+      table.columns.set(key, index);
+    }
+    return index;
+  }
+
   /** Item indices (ascending) that pass an exact or fuzzy column constraint; "?" and missing columns always pass. */
   private matching(domain: DbDomain, table: Table, key: string, value: string): { list: Int32Array; mask: Uint8Array } {
     const cacheKey = `${key}\u0000${value}`;
     const hit = table.masks.get(cacheKey);
     if (hit) return hit;
-    const fuzzy = FUZZY_KEYS[domain].has(key);
-    const constraintProfile = fuzzy ? charProfile(value) : undefined;
-    const perValue = new Map<unknown, boolean>();
-    const out: number[] = [];
-    for (let i = 0; i < table.items.length; i++) {
-      const item = table.items[i]!;
-      // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
-      if (!(key in item)) {
-        out.push(i);
-        continue;
-      }
-      const v = item[key];
-      if (v === '?') {
-        out.push(i);
-        continue;
-      }
-      let keep = perValue.get(v);
-      if (keep === undefined) {
-        if (!fuzzy) keep = v === value;
-        else if (typeof v !== 'string') keep = false;
-        else {
-          let profile = table.profiles.get(v);
-          if (!profile) table.profiles.set(v, (profile = charProfile(v)));
-          keep = partialRatioReaches(v, profile, value, constraintProfile!, this.fuzzyRatio);
-        }
-        perValue.set(v, keep);
-      }
-      if (keep) out.push(i);
-    }
+    const index = this.columnIndex(table, key);
     const mask = new Uint8Array(table.items.length);
-    for (const i of out) mask[i] = 1;
-    const entry = { list: Int32Array.from(out), mask };
+    for (const i of index.free) mask[i] = 1;
+    if (!FUZZY_KEYS[domain].has(key)) {
+      for (const i of index.groups.get(value) ?? []) mask[i] = 1;
+    } else {
+      // each distinct database value is scored once
+      const constraintProfile = charProfile(value);
+      for (const [v, group] of index.groups) {
+        if (typeof v !== 'string') continue;
+        let profile = table.profiles.get(v);
+        if (!profile) table.profiles.set(v, (profile = charProfile(v)));
+        if (partialRatioReaches(v, profile, value, constraintProfile, this.fuzzyRatio)) for (const i of group) mask[i] = 1;
+      }
+    }
+    let count = 0;
+    for (let i = 0; i < mask.length; i++) count += mask[i]!;
+    const list = new Int32Array(count);
+    for (let i = 0, k = 0; i < mask.length; i++) if (mask[i] === 1) list[k++] = i;
+    const entry = { list, mask };
     table.masks.set(cacheKey, entry);
     return entry;
   }
@@ -179,18 +208,25 @@ export class VenueDatabase {
    * Returns [] for domains without a database. Throws `PythonValueError` where the reference's time parsing raises.
    */
   query(domain: string, constraints: Readonly<Record<string, string>>): string[] {
-    if (!isDbDomain(domain)) return [];
+    return this.lookup(domain, constraints).slice();
+  }
+
+  private lookup(domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+    if (!isDbDomain(domain)) return NO_VENUES;
     const table = this.tables.get(domain)!;
     // Memoised on the raw values of the constrained columns (normalisation is a pure function of them).
+    const keys = table.keys;
     let rawKey = domain;
-    for (const key of table.keys) {
+    for (let c = 0; c < keys.length; c++) {
+      const key = keys[c]!;
       if (Object.prototype.hasOwnProperty.call(constraints, key)) rawKey += `\u0001${key}\u0000${constraints[key]}`;
     }
     const cached = this.queryCache.get(rawKey);
-    if (cached) return cached.slice();
+    if (cached) return cached;
     const lists: Array<{ list: Int32Array; mask: Uint8Array }> = [];
     const times: Array<['arrive' | 'leave', number]> = [];
-    for (const key of table.keys) {
+    for (let c = 0; c < keys.length; c++) {
+      const key = keys[c]!;
       if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
@@ -199,7 +235,16 @@ export class VenueDatabase {
       else lists.push(this.matching(domain, table, key, v));
     }
     // candidates: the shortest index list (or every item), filtered by the other constraints
-    lists.sort((a, b) => a.list.length - b.list.length);
+    // stable insertion sort by length (a few lists)
+    for (let x = 1; x < lists.length; x++) {
+      const item = lists[x]!;
+      let y = x - 1;
+      while (y >= 0 && lists[y]!.list.length > item.list.length) {
+        lists[y + 1] = lists[y]!;
+        y--;
+      }
+      lists[y + 1] = item;
+    }
     const n = table.items.length;
     const first = lists[0]?.list;
     const rest = lists.slice(1).map((l) => l.mask);
@@ -208,11 +253,11 @@ export class VenueDatabase {
     const count = first ? first.length : n;
     outer: for (let k = 0; k < count; k++) {
       const i = first ? first[k]! : k;
-      for (const m of rest) if (m[i] === 0) continue outer;
+      for (let r = 0; r < rest.length; r++) if (rest[r]![i] === 0) continue outer;
       for (let t = 0; t < times.length; t++) if (!this.timeOk(table, times[t]![0], minutes[t]!, i, times[t]![1])) continue outer;
       out.push(table.ids[i]!);
     }
     this.queryCache.set(rawKey, out);
-    return out.slice();
+    return out;
   }
 }

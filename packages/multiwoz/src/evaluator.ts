@@ -121,7 +121,10 @@ export class MultiwozEvaluator {
   private readonly data: MultiwozData;
   private database?: VenueDatabase;
   private readonly responseCache = new Map<string, { text: string; unknown: string[] }>();
-  private readonly valueCache = new Map<string, string>();
+  /** Normalised state values: slot name -> raw value -> value. */
+  private readonly valueCache = new Map<string, Map<string, string>>();
+  private readonly slotNameCache = new Map<string, string>();
+  private readonly slotResult: [string, string] = ['', ''];
 
   constructor(data: MultiwozData, options: EvaluatorOptions = {}) {
     this.data = data;
@@ -158,33 +161,57 @@ export class MultiwozEvaluator {
     return hit;
   }
 
+  /** The normalised slot name and value (memoised); a time the reference cannot parse is an InputError. */
+  private normalizeSlot(domain: string, slot: string, raw: string, id: string, turn: number, file?: string): [string, string] {
+    let name = this.slotNameCache.get(slot);
+    if (name === undefined) this.slotNameCache.set(slot, (name = normalizeStateSlotName(slot)));
+    let values = this.valueCache.get(name);
+    if (values === undefined) this.valueCache.set(name, (values = new Map()));
+    let value = values.get(raw);
+    if (value === undefined) {
+      try {
+        value = normalizeStateSlotValue(name, raw, this.normalization);
+      } catch (error) {
+        if (error instanceof PythonValueError) {
+          throw new InputError(`dialogue ${JSON.stringify(id)}, turn ${turn}, field state.${domain}.${slot}: cannot parse time ${JSON.stringify(raw)} (${error.message})`, {
+            file,
+            record: id,
+            field: [turn, 'state', domain, slot],
+          });
+        }
+        throw error;
+      }
+      values.set(raw, value);
+    }
+    this.slotResult[0] = name;
+    this.slotResult[1] = value;
+    return this.slotResult;
+  }
+
   private normalizeTurnState(state: BeliefState, id: string, turn: number, file?: string): BeliefState {
-    const version = this.normalization;
+    // Most predicted states are already normalised: then the state itself is used (it is only read, never changed).
+    let changed = false;
+    for (const domain in state) {
+      if (!Object.prototype.hasOwnProperty.call(state, domain)) continue;
+      const slots = state[domain]!;
+      for (const slot in slots) {
+        if (!Object.prototype.hasOwnProperty.call(slots, slot)) continue;
+        const r = this.normalizeSlot(domain, slot, slots[slot]!, id, turn, file);
+        if (r[0] !== slot || r[1] !== slots[slot]) {
+          changed = true;
+          break;
+        }
+      }
+      if (changed) break;
+    }
+    if (!changed) return state;
     const out: BeliefState = {};
     for (const domain of Object.keys(state)) {
       const slots = state[domain]!;
       const next: Record<string, string> = {};
       for (const slot of Object.keys(slots)) {
-        const raw = slots[slot]!;
-        const name = normalizeStateSlotName(slot);
-        const key = `${name}\u0000${raw}`;
-        let value = this.valueCache.get(key);
-        if (value === undefined) {
-          try {
-            value = normalizeStateSlotValue(name, raw, version);
-          } catch (error) {
-            if (error instanceof PythonValueError) {
-              throw new InputError(`dialogue ${JSON.stringify(id)}, turn ${turn}, field state.${domain}.${slot}: cannot parse time ${JSON.stringify(raw)} (${error.message})`, {
-                file,
-                record: id,
-                field: [turn, 'state', domain, slot],
-              });
-            }
-            throw error;
-          }
-          this.valueCache.set(key, value);
-        }
-        setOwn(next, name, value);
+        const r = this.normalizeSlot(domain, slot, slots[slot]!, id, turn, file);
+        setOwn(next, r[0], r[1]);
       }
       setOwn(out, domain, next);
     }
@@ -352,7 +379,7 @@ export class MultiwozEvaluator {
         res.match = r.match;
         res.successByDomain = r.success;
         res.domains = r.domains;
-        res.activeDomains = domains.map((d) => [...d]);
+        res.activeDomains = domains.map((d) => d.slice());
         return r;
       });
       report.success = aggregateSuccess(perDialog);

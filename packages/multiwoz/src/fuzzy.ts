@@ -19,9 +19,11 @@ let opType = new Uint8Array(64);
 let opSpos = new Int32Array(64);
 let opDpos = new Int32Array(64);
 let row = new Uint32Array(64);
+/** The matching blocks of the last blocksOf call, flat (reused: read before the next call). */
+let blockBuf = new Int32Array(96);
 
-/** Writes the code points of `s` into `buf` (grown as needed); returns the buffer and the length. */
-function codesInto(s: string, which: 0 | 1): [Int32Array, number] {
+/** Writes the code points of `s` into bufA (which 0) or bufB (which 1), grown as needed; returns the length. */
+function codesInto(s: string, which: 0 | 1): number {
   let buf = which === 0 ? bufA : bufB;
   if (buf.length < s.length) {
     buf = new Int32Array(Math.max(s.length, buf.length * 2));
@@ -41,7 +43,7 @@ function codesInto(s: string, which: 0 | 1): [Int32Array, number] {
     }
     buf[n++] = c;
   }
-  return [buf, n];
+  return n;
 }
 
 /**
@@ -151,12 +153,15 @@ function editops(a: Int32Array, aLen: number, b: Int32Array, bLen: number): numb
 }
 
 /**
- * Matching blocks from the edit operations (editops -> opcodes -> KEEP blocks), sentinel included, as a flat list
- * `[a0, b0, size0, a1, b1, size1, ...]`.
+ * Matching blocks from the edit operations (editops -> opcodes -> KEEP blocks), sentinel included, written flat into
+ * blockBuf (`[a0, b0, size0, a1, b1, size1, ...]`); returns the number of values written.
  */
-function blocksOf(a: Int32Array, aLen: number, b: Int32Array, bLen: number): number[] {
+function blocksOf(a: Int32Array, aLen: number, b: Int32Array, bLen: number): number {
   const n = editops(a, aLen, b, bLen);
-  const blocks: number[] = [];
+  // at most one block per operation, one after the last and the sentinel
+  if (blockBuf.length < 3 * (n + 2)) blockBuf = new Int32Array(Math.max(3 * (n + 2), blockBuf.length * 2));
+  const blocks = blockBuf;
+  let m = 0;
   let sp = 0;
   let dp = 0;
   let k = 0;
@@ -165,7 +170,9 @@ function blocksOf(a: Int32Array, aLen: number, b: Int32Array, bLen: number): num
     const os = opSpos[k]!;
     const od = opDpos[k]!;
     if (sp < os || dp < od) {
-      blocks.push(sp, dp, os - sp);
+      blocks[m++] = sp;
+      blocks[m++] = dp;
+      blocks[m++] = os - sp;
       sp = os;
       dp = od;
     }
@@ -178,18 +185,25 @@ function blocksOf(a: Int32Array, aLen: number, b: Int32Array, bLen: number): num
       k++;
     } while (k < n && opType[k] === t && opSpos[k] === sp && opDpos[k] === dp);
   }
-  if (sp < aLen || dp < bLen) blocks.push(sp, dp, aLen - sp);
-  blocks.push(aLen, bLen, 0);
-  return blocks;
+  if (sp < aLen || dp < bLen) {
+    blocks[m++] = sp;
+    blocks[m++] = dp;
+    blocks[m++] = aLen - sp;
+  }
+  blocks[m++] = aLen;
+  blocks[m++] = bLen;
+  blocks[m++] = 0;
+  return m;
 }
 
 /** `Levenshtein.matching_blocks(Levenshtein.opcodes(s1, s2), s1, s2)` of python-Levenshtein 0.12. */
 export function matchingBlocks(s1: string, s2: string): MatchingBlock[] {
-  const [a, aLen] = codesInto(s1, 0);
-  const [b, bLen] = codesInto(s2, 1);
-  const flat = blocksOf(a, aLen, b, bLen);
+  const aLen = codesInto(s1, 0);
+  const bLen = codesInto(s2, 1);
+  const m = blocksOf(bufA, aLen, bufB, bLen);
+  const flat = blockBuf;
   const out: MatchingBlock[] = [];
-  for (let i = 0; i < flat.length; i += 3) out.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
+  for (let i = 0; i < m; i += 3) out.push([flat[i]!, flat[i + 1]!, flat[i + 2]!]);
   return out;
 }
 
@@ -236,9 +250,9 @@ function ratioOfCodes(a: Int32Array, aFrom: number, aLen: number, b: Int32Array,
 
 /** `Levenshtein.ratio(s1, s2)`: `(L - d) / L` with `L = len1 + len2` and substitutions costing 2; 1.0 for two empties. */
 export function levenshteinRatio(s1: string, s2: string): number {
-  const [a, aLen] = codesInto(s1, 0);
-  const [b, bLen] = codesInto(s2, 1);
-  return ratioOfCodes(a, 0, aLen, b, 0, bLen);
+  const aLen = codesInto(s1, 0);
+  const bLen = codesInto(s2, 1);
+  return ratioOfCodes(bufA, 0, aLen, bufB, 0, bLen);
 }
 
 /** Python 3 `round(x)` for a float (half to even), as an integer. */
@@ -258,16 +272,18 @@ function roundHalfEven(x: number): number {
 export function partialRatio(s1: string, s2: string): number {
   if (s1 === s2) return 100;
   if (s1.length === 0 || s2.length === 0) return 0;
-  let [a, aLen] = codesInto(s1, 0);
-  let [b, bLen] = codesInto(s2, 1);
-  if (aLen > bLen) {
-    [a, b] = [b, a];
-    [aLen, bLen] = [bLen, aLen];
-  }
+  const len1 = codesInto(s1, 0);
+  const len2 = codesInto(s2, 1);
+  const swap = len1 > len2;
+  const a = swap ? bufB : bufA;
+  const b = swap ? bufA : bufB;
+  const aLen = swap ? len2 : len1;
+  const bLen = swap ? len1 : len2;
   // a = shorter, b = longer (s1 when the lengths are equal)
-  const blocks = blocksOf(a, aLen, b, bLen);
+  const m = blocksOf(a, aLen, b, bLen);
+  const blocks = blockBuf;
   let best = 0;
-  for (let k = 0; k < blocks.length; k += 3) {
+  for (let k = 0; k < m; k += 3) {
     const start = Math.max(blocks[k + 1]! - blocks[k]!, 0);
     const end = Math.min(start + aLen, bLen);
     const r = ratioOfCodes(a, 0, aLen, b, start, end - start);
@@ -282,6 +298,9 @@ export interface CharProfile {
   /** Length in code points. */
   length: number;
   counts: Map<number, number>;
+  /** The distinct code points and their counts (the entries of `counts`, as arrays). */
+  codes: Int32Array;
+  freqs: Int32Array;
 }
 
 export function charProfile(s: string): CharProfile {
@@ -299,7 +318,14 @@ export function charProfile(s: string): CharProfile {
     counts.set(c, (counts.get(c) ?? 0) + 1);
     length++;
   }
-  return { length, counts };
+  const codes = new Int32Array(counts.size);
+  const freqs = new Int32Array(counts.size);
+  let k = 0;
+  counts.forEach((n, c) => {
+    codes[k] = c;
+    freqs[k++] = n;
+  });
+  return { length, counts, codes, freqs };
 }
 
 /**
@@ -311,10 +337,12 @@ export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2:
   if (s1 === s2) return 100 >= minimum;
   if (p1.length === 0 || p2.length === 0) return 0 >= minimum;
   const m = Math.min(p1.length, p2.length);
-  const [small, large] = p1.counts.size <= p2.counts.size ? [p1.counts, p2.counts] : [p2.counts, p1.counts];
+  const small = p1.counts.size <= p2.counts.size ? p1 : p2;
+  const large = small === p1 ? p2.counts : p1.counts;
   let K = 0;
-  for (const [c, n] of small) {
-    const o = large.get(c);
+  for (let i = 0; i < small.codes.length; i++) {
+    const n = small.freqs[i]!;
+    const o = large.get(small.codes[i]!);
     if (o !== undefined) K += n < o ? n : o;
   }
   // score = round(100 r) with r <= 2K/(m+K); it cannot reach `minimum` when 200K/(m+K) < minimum - 1/2 by a margin

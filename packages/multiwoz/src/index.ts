@@ -25,7 +25,6 @@ export {
   hasDomainPredictions,
   hasStatePredictions,
   parsePredictions,
-  predictionsSchema,
   type PredictionTurn,
   type Predictions,
 } from './input';

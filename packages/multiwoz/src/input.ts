@@ -1,24 +1,24 @@
 /**
- * mwzeval's predictions format (spec § 2), validated with zod: dialogue id -> list of system turns
- * `{response, state?, active_domains?}`. Errors name the dialogue id, the turn index and the field.
+ * mwzeval's predictions format (spec § 2): dialogue id -> list of system turns `{response, state?, active_domains?}`.
+ * Errors name the dialogue id, the turn index and the field. Checked without zod (`shape.ts`: the issues of
+ * `predictionsSchema` in `@eval/multiwoz/schemas`).
  */
 import { InputError, formatFieldPath } from '@eval/core';
 import { PY_WHITESPACE } from '@eval/core/python';
-import { z } from 'zod';
 import type { BeliefState } from './normalize';
+import { array, looseObject, optional, parseShape, record, string } from './shape';
 
-export const beliefStateSchema = z.record(z.string(), z.record(z.string(), z.string()));
+export const beliefStateShape = record(record(string));
 
-export const turnSchema = z.looseObject({
-  /** Delexicalised system response with `[slot]` placeholders. */
-  response: z.string(),
-  /** Predicted belief state before this response: domain -> slot -> value (strings). */
-  state: beliefStateSchema.optional(),
-  /** Domains the response is about. */
-  active_domains: z.array(z.string()).optional(),
-});
-
-export const predictionsSchema = z.record(z.string(), z.array(turnSchema));
+export const predictionsShape = record(
+  array(
+    looseObject({
+      response: string,
+      state: optional(beliefStateShape),
+      active_domains: optional(array(string)),
+    }),
+  ),
+);
 
 export interface PredictionTurn {
   response: string;
@@ -48,14 +48,11 @@ function describe(path: ReadonlyArray<PropertyKey>): string {
  */
 export function parsePredictions(value: unknown, file?: string): Predictions {
   if (typeof value === 'object' && value !== null && validated.has(value)) return value as Predictions;
-  // Fast structural check for the common (valid) case; zod produces the messages when something is wrong.
+  // Fast structural check for the common (valid) case; the full check produces the messages when something is wrong.
   if (isPredictions(value)) return checked(value as Predictions, file);
-  const result = predictionsSchema.safeParse(value);
-  if (!result.success) {
-    const issues = result.error.issues.map((i) => ({
-      path: i.path.map((p) => (typeof p === 'symbol' ? p.toString() : p)) as Array<string | number>,
-      message: i.message,
-    }));
+  const result = parseShape(predictionsShape, value);
+  if (result.issues.length > 0) {
+    const issues = result.issues;
     const shown = issues.slice(0, 10).map((i) => (i.path.length > 0 ? `${describe(i.path)}: ${i.message}` : i.message));
     if (issues.length > 10) shown.push(`... and ${issues.length - 10} more`);
     const message = `invalid predictions (${issues.length} issue${issues.length === 1 ? '' : 's'}): ${shown.join('; ')}`;

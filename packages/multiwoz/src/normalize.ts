@@ -77,7 +77,8 @@ export interface NormalizeResponseOptions {
 export function normalizeResponse(response: string, options: NormalizeResponseOptions = {}): string {
   let r = response.toLowerCase();
   r = r.replace(SLOT_RE, (_m, name: string) => normalizeSlotName(name, options.onUnknownSlot));
-  r = r.split('-s').join('').split('-ly').join('');
+  if (r.includes('-s')) r = r.split('-s').join('');
+  if (r.includes('-ly')) r = r.split('-ly').join('');
   return mosesDetokenize(mosesTokenize(r));
 }
 
@@ -171,8 +172,9 @@ function lookup(table: Record<string, string>, key: string): string | undefined 
 /** `name_to_canonical(name)` with `domain=None` (all three blocks, in order). */
 export function nameToCanonical(value: string, version: NormalizationVersion = '2022'): string {
   let name = pyStrip(value).toLowerCase();
-  name = name.split(' & ').join(' and ').split('&').join(' and ').split(" '").join("'");
-  if (version === '2023') name = name.split('bed and breakfast').join('b and b');
+  if (name.includes('&')) name = name.split(' & ').join(' and ').split('&').join(' and ');
+  if (name.includes(" '")) name = name.split(" '").join("'");
+  if (version === '2023' && name.includes('bed and breakfast')) name = name.split('bed and breakfast').join('b and b');
   return (
     lookup(NAMES_RESTAURANT, name) ??
     lookup(version === '2023' ? NAMES_HOTEL_2023 : NAMES_HOTEL_2022, name) ??
@@ -258,12 +260,14 @@ export function normalizeStateSlotValue(slot: string, value: string, version: No
   }
 }
 
+const HH_MM = /^[0-9][0-9]:[0-9][0-9]/;
+
 /**
  * `time_str_to_minutes`: 0 unless the string starts with `DD:DD`; else hours * 60 + minutes, where the minutes are
  * everything after the first colon up to the next one (so `"12:34abc"` raises in the reference, and here).
  */
 export function timeStrToMinutes(s: string): number {
-  if (!/^[0-9][0-9]:[0-9][0-9]/.test(s)) return 0;
+  if (!HH_MM.test(s)) return 0;
   const parts = s.split(':');
   return pyIntNumber(parts[0]!) * 60 + pyIntNumber(parts[1]!);
 }

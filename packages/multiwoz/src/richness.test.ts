@@ -1,3 +1,4 @@
+import { pyCollapseWhitespace } from '@eval/core/python';
 import { describe, expect, it } from 'vitest';
 import { msttr, richness, richnessTokenize } from './richness';
 
@@ -7,6 +8,20 @@ describe('lexical_diversity tokenisation (spec § 6)', () => {
     expect(richnessTokenize('see you :)')).toEqual(['see', 'you', '']);
     expect(richnessTokenize('')).toEqual(['']);
     expect(richnessTokenize('it\'s "great" & NAME.')).toEqual(['its', '"great"', '&', 'name']);
+  });
+
+  it('equals removing each punctuation string in turn, as lexical_diversity does', () => {
+    const PUNCTUATION = ['``', "''", "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', '-LRB-', '-RRB-', 'SYM', ':', ';'];
+    const reference = (text: string) => {
+      for (const p of PUNCTUATION) text = text.split(p).join('');
+      return pyCollapseWhitespace(text, ' ').toLowerCase().split(' ');
+    };
+    let seed = 7;
+    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
+    const alphabet = ['`', "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', 'L', 'R', 'B', 'S', 'Y', 'M', ':', ';', ' ', 'a', 'é', '\t'];
+    const cases = ["S.YM", "SY:M", "-L-RB-", "`'`", "``'", "-LRB- x -RRB-", "a``b", "S-Y_M:;"];
+    for (let n = 0; n < 5000; n++) cases.push(Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    for (const c of cases) expect(richnessTokenize(c), JSON.stringify(c)).toEqual(reference(c));
   });
 });
 

@@ -16,11 +16,18 @@ export interface RichnessResult {
   num_trigrams: number;
 }
 
-const PUNCTUATION = ['``', "''", "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', '-LRB-', '-RRB-', 'SYM', ':', ';'];
+// lexical_diversity removes, in turn: `` '' ' . , ? ! ) ( % / - _ -LRB- -RRB- SYM : ;
+// Removing single characters commutes, '' goes with ', and -LRB-/-RRB- cannot remain once - is gone, so the same text
+// results from: ``, then the single characters ' . , ? ! ) ( % / - _ together, then SYM, then : and ;.
+const SINGLE_PUNCTUATION = /['.,?!)(%/_-]/g;
+const COLON_SEMICOLON = /[:;]/g;
 
 /** `lexical_diversity.lex_div.tokenize(text)`: punctuation removed, whitespace collapsed, lower-cased, split on " ". */
 export function richnessTokenize(text: string): string[] {
-  for (const p of PUNCTUATION) if (text.includes(p)) text = text.split(p).join('');
+  if (text.includes('``')) text = text.split('``').join('');
+  text = text.replace(SINGLE_PUNCTUATION, '');
+  if (text.includes('SYM')) text = text.split('SYM').join('');
+  text = text.replace(COLON_SEMICOLON, '');
   text = pyCollapseWhitespace(text, ' ');
   return text.toLowerCase().split(' ');
 }
@@ -31,7 +38,17 @@ export function msttr(tokens: ReadonlyArray<string | number>, windowLength = 50)
   const k = Math.floor(tokens.length / windowLength);
   // statistics.mean-free: lexical_diversity sums the TTRs in a Python float loop and divides by the count.
   let sum = 0;
-  for (let j = 0; j < k; j++) sum += new Set(tokens.slice(j * windowLength, (j + 1) * windowLength)).size / windowLength;
+  const seen = new Map<string | number, number>(); // token -> last window it was counted in
+  for (let j = 0; j < k; j++) {
+    let distinct = 0;
+    for (let i = j * windowLength; i < (j + 1) * windowLength; i++) {
+      if (seen.get(tokens[i]!) !== j) {
+        seen.set(tokens[i]!, j);
+        distinct++;
+      }
+    }
+    sum += distinct / windowLength;
+  }
   return sum / k;
 }
 

@@ -3,7 +3,7 @@
  * Spec: shared/specs/multiwoz.md § 7.
  */
 import { pythonRound } from '@eval/core';
-import type { VenueDatabase } from './database';
+import { type VenueDatabase, querySharedResult } from './database';
 import type { BeliefState } from './normalize';
 
 /** A user goal as in mwzeval's goals.json: domain -> informable constraints, requestable slots (upper case), booking. */
@@ -15,6 +15,15 @@ const VENUE_DOMAINS = new Set(['restaurant', 'hotel', 'attraction']);
 const DB_DOMAINS = new Set(['restaurant', 'hotel', 'attraction', 'train']);
 const AUTO_MATCHED = new Set(['taxi', 'police', 'hospital']);
 
+const EMPTY_SLOTS: Readonly<Record<string, string>> = Object.freeze({});
+
+/** `len(d)` of a dict: the number of own enumerable string keys (`Object.keys(o).length`). */
+function ownKeyCount(o: object): number {
+  let n = 0;
+  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) n++;
+  return n;
+}
+
 /**
  * `get_domain_estimates_from_state(dialog)`: the active domain of each turn, estimated from the changes of the state,
  * with the reference's quirks (a turn without changes before any domain keeps the previous state stale; ties go to
@@ -25,13 +34,18 @@ export function estimateActiveDomains(states: readonly BeliefState[]): string[][
   let current: string | null = null;
   let oldState: BeliefState = {};
   let oldChanged: string[] = [];
-  for (const state of states) {
+  const own = Object.prototype.hasOwnProperty;
+  for (let s = 0; s < states.length; s++) {
+    const state = states[s]!;
     const changed: string[] = [];
-    for (const domain of Object.keys(state)) {
+    // (for-in over own keys: the order of Object.keys, without the arrays)
+    for (const domain in state) {
+      if (!own.call(state, domain)) continue;
       const now = state[domain]!;
-      const before = Object.prototype.hasOwnProperty.call(oldState, domain) ? oldState[domain]! : {};
-      for (const slot of Object.keys(now)) {
-        if (!Object.prototype.hasOwnProperty.call(before, slot) || before[slot] !== now[slot]) {
+      const before = own.call(oldState, domain) ? oldState[domain]! : EMPTY_SLOTS;
+      for (const slot in now) {
+        if (!own.call(now, slot)) continue;
+        if (!own.call(before, slot) || before[slot] !== now[slot]) {
           changed.push(domain);
           break;
         }
@@ -49,9 +63,10 @@ export function estimateActiveDomains(states: readonly BeliefState[]): string[][
       }
     } else if (current === null || !changed.includes(current)) {
       let best = changed[0]!;
-      let bestLen = Object.keys(state[best]!).length;
-      for (const d of changed.slice(1)) {
-        const len = Object.keys(state[d]!).length;
+      let bestLen = ownKeyCount(state[best]!);
+      for (let c = 1; c < changed.length; c++) {
+        const d = changed[c]!;
+        const len = ownKeyCount(state[d]!);
         if (len > bestLen) {
           best = d;
           bestLen = len;
@@ -108,7 +123,7 @@ export function dialogSuccess(
 ): DialogSuccess {
   const goalDomains = Object.keys(goal);
   const requested = new Map(goalDomains.map((d) => [d, new Set(goal[d]!.requestable)]));
-  const offered = new Map<string, string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
+  const offered = new Map<string, readonly string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
   const provided = new Map(goalDomains.map((d) => [d, new Set<string>()]));
   const namedTurns = new Map(goalDomains.map((d) => [d, 0])); // turns naming a venue while the domain was active
   const turns = Math.min(utterances.length, states.length, booked.length, activeDomains.length);
@@ -117,19 +132,22 @@ export function dialogSuccess(
     const state = states[t]!;
     const bookedNow = booked[t]!;
     const doms = activeDomains[t]!;
-    for (const d of goalDomains) {
+    for (let g = 0; g < goalDomains.length; g++) {
+      const d = goalDomains[g]!;
       if (!doms.includes(d)) continue;
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
         namedTurns.set(d, namedTurns.get(d)! + 1);
-        const venues = Object.prototype.hasOwnProperty.call(state, d) ? db.query(d, state[d]!) : [];
-        const prev = offered.get(d) as string[];
+        // (the database's memoised arrays, shared: equal queries give the same array; copied below when reported)
+        const venues = Object.prototype.hasOwnProperty.call(state, d) ? querySharedResult(db, d, state[d]!) : [];
+        const prev = offered.get(d) as readonly string[];
         if (prev.length === 0) offered.set(d, venues);
-        else {
+        else if (prev !== venues) {
           const now = new Set(venues);
           if (prev.some((v) => !now.has(v))) offered.set(d, venues);
         }
       }
-      for (const r of REQUESTABLE_SLOTS) {
+      for (let q = 0; q < REQUESTABLE_SLOTS.length; q++) {
+        const r = REQUESTABLE_SLOTS[q]!;
         if (!utt.includes(r)) continue;
         if (r === 'REFERENCE') {
           if (bookedNow.includes(d)) provided.get(d)!.add('REFERENCE');

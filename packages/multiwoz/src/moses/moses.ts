@@ -58,6 +58,8 @@ function compileTokenizer(asciiOnly: boolean) {
   const flags = asciiOnly ? 'g' : 'gu';
   return {
     DEDUPLICATE_SPACE: new RegExp(`[${WS}]+`, flags),
+    /** Whether DEDUPLICATE_SPACE would change the text: a whitespace run longer than one, or other than " ". */
+    NEEDS_DEDUPLICATE: new RegExp(`[${WS}]{2}|(?! )[${WS}]`, asciiOnly ? '' : 'u'),
     PAD_NOT_ISALNUM: new RegExp(`([^${ALNUM}${WS}.'\`,\\-])`, flags),
     COMMA_SEPARATE_1: new RegExp(`([^${NUM}])[,]`, flags),
     COMMA_SEPARATE_2: new RegExp(`[,]([^${NUM}])`, flags),
@@ -147,7 +149,9 @@ function handleNonbreakingPrefixes(text: string): string {
 /** `MosesTokenizer(lang="en").tokenize(text)` of sacremoses 0.1.1 (escape on, no aggressive dash splits). */
 export function mosesTokenize(text: string): string[] {
   const re = isAscii(text) ? ASCII_RE : UNICODE_RE;
-  text = text.replace(re.DEDUPLICATE_SPACE, ' ').replace(ASCII_JUNK, '');
+  // (replacing every single space by a space would only copy the text)
+  if (re.NEEDS_DEDUPLICATE.test(text)) text = text.replace(re.DEDUPLICATE_SPACE, ' ');
+  text = text.replace(ASCII_JUNK, '');
   text = pyStrip(text);
   text = text.replace(re.PAD_NOT_ISALNUM, ' $1 ');
   // (each substitution below only applies when its literal character is present: skipped otherwise, for speed)
@@ -157,7 +161,7 @@ export function mosesTokenize(text: string): string[] {
   }
   if (text.includes("'")) for (const [r, sub] of re.EN_APOSTROPHE) text = text.replace(r, sub);
   text = handleNonbreakingPrefixes(text);
-  text = pyStrip(text.replace(re.DEDUPLICATE_SPACE, ' '));
+  text = pyStrip(re.NEEDS_DEDUPLICATE.test(text) ? text.replace(re.DEDUPLICATE_SPACE, ' ') : text);
   if (text.includes("'")) text = text.replace(TRAILING_DOT_APOSTROPHE, " . ' ");
   if (text.includes('DOTMULTI')) text = restoreMultidots(text);
   if (ESCAPED_CHARS.test(text)) for (const [r, sub] of ESCAPE_XML) text = text.replace(r, sub);
@@ -201,43 +205,80 @@ function lastCodePoint(s: string): number {
   return c;
 }
 
-const CURRENCY_OR_OPENING = new RegExp(`^[${classBody(IsSc)}([{¿¡]+$`, 'u');
-const PUNCTUATION = /^[,.?!:;\\%}\])]+$/u;
-const CONTRACTION = new RegExp(`^'[${classBody(IsAlpha)}]`, 'u');
-const QUOTES = /^['"„“`]+$/u;
-const DOUBLE_QUOTES = /^[„“”]+$/u;
+// The detokenizer's token classes, tested code point by code point (a regular expression test per token allocates):
+// CURRENCY_OR_OPENING /^[\p{IsSc}([{¿¡]+$/u, PUNCTUATION /^[,.?!:;\\%}\])]+$/u, QUOTES /^['"„“`]+$/u,
+// DOUBLE_QUOTES /^[„“”]+$/u, CONTRACTION /^'\p{IsAlpha}/u.
+const isScCp = rangeTest(IsSc);
+const isCurrencyOrOpening = (cp: number) => cp === 0x28 || cp === 0x5b || cp === 0x7b || cp === 0xbf || cp === 0xa1 || isScCp(cp);
+const isPunctuation = (cp: number) =>
+  cp === 0x2c || cp === 0x2e || cp === 0x3f || cp === 0x21 || cp === 0x3a || cp === 0x3b || cp === 0x5c || cp === 0x25 || cp === 0x7d || cp === 0x5d || cp === 0x29;
+const isQuote = (cp: number) => cp === 0x27 || cp === 0x22 || cp === 0x201e || cp === 0x201c || cp === 0x60;
+const isDoubleQuote = (cp: number) => cp === 0x201e || cp === 0x201c || cp === 0x201d;
+
+/** `/^[class]+$/u.test(s)`: non-empty, and every code point is in the class. */
+function everyCodePoint(s: string, test: (cp: number) => boolean): boolean {
+  if (s.length === 0) return false;
+  for (let i = 0; i < s.length; i++) {
+    const cp = s.codePointAt(i)!;
+    if (!test(cp)) return false;
+    if (cp > 0xffff) i++;
+  }
+  return true;
+}
+
+function isContraction(s: string): boolean {
+  return s.length > 1 && s.charCodeAt(0) === 0x27 && isAlphaCp(s.codePointAt(1)!);
+}
+
+/** Tokens that the detokenizer's whitespace split would give back unchanged: non-empty printable ASCII, no space. */
+function plainTokens(tokens: readonly string[]): boolean {
+  for (const t of tokens) {
+    if (t.length === 0) return false;
+    for (let i = 0; i < t.length; i++) {
+      const c = t.charCodeAt(i);
+      if (c <= 0x20 || c >= 0x7f) return false;
+    }
+  }
+  return true;
+}
 
 /** `MosesDetokenizer(lang="en").detokenize(tokens)` of sacremoses 0.1.1 (unescape on). */
 export function mosesDetokenize(tokens: readonly string[]): string {
-  let text = ` ${tokens.join(' ')} `;
-  if (text.includes(' @-@ ')) text = text.split(' @-@ ').join('-');
-  if (text.includes('&')) for (const [from, to] of UNESCAPE_XML) if (text.includes(from)) text = text.split(from).join(to);
-  const quoteCounts = new Map<string, number>([
-    ["'", 0],
-    ['"', 0],
-    ['``', 0],
-    ['`', 0],
-    ["''", 0],
-  ]);
+  let toks: readonly string[];
+  if (plainTokens(tokens) && !tokens.includes('@-@') && !tokens.some((t) => t.includes('&'))) {
+    toks = tokens; // joining and splitting again would give the same tokens
+  } else {
+    let text = ` ${tokens.join(' ')} `;
+    if (text.includes(' @-@ ')) text = text.split(' @-@ ').join('-');
+    if (text.includes('&')) for (const [from, to] of UNESCAPE_XML) if (text.includes(from)) text = text.split(from).join(to);
+    toks = pySplit(text);
+  }
+  let quoteCounts: Map<string, number> | undefined;
   let prepend = ' ';
   let out = '';
-  const toks = pySplit(text);
   for (let i = 0; i < toks.length; i++) {
     const tok = toks[i]!;
     if (isCjk(tok.codePointAt(0)!)) {
       out += i > 0 && isCjk(lastCodePoint(toks[i - 1]!)) ? tok : prepend + tok;
       prepend = ' ';
-    } else if (CURRENCY_OR_OPENING.test(tok)) {
+    } else if (everyCodePoint(tok, isCurrencyOrOpening)) {
       out += prepend + tok;
       prepend = '';
-    } else if (PUNCTUATION.test(tok)) {
+    } else if (everyCodePoint(tok, isPunctuation)) {
       out += tok;
       prepend = ' ';
-    } else if (i > 0 && CONTRACTION.test(tok)) {
+    } else if (i > 0 && isContraction(tok)) {
       out += tok;
       prepend = ' ';
-    } else if (QUOTES.test(tok)) {
-      const nq = DOUBLE_QUOTES.test(tok) ? '"' : tok;
+    } else if (everyCodePoint(tok, isQuote)) {
+      const nq = everyCodePoint(tok, isDoubleQuote) ? '"' : tok;
+      quoteCounts ??= new Map<string, number>([
+        ["'", 0],
+        ['"', 0],
+        ['``', 0],
+        ['`', 0],
+        ["''", 0],
+      ]);
       const count = quoteCounts.get(nq) ?? 0;
       quoteCounts.set(nq, count);
       if (count % 2 === 0) {
