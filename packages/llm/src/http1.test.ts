@@ -15,6 +15,7 @@ describe('http1Request (plain http chat calls)', () => {
   let script: Script;
   const connections: Socket[] = [];
   const heads: string[] = [];
+  const seenBodies: string[] = [];
 
   beforeAll(async () => {
     server = createServer((socket) => {
@@ -31,6 +32,7 @@ describe('http1Request (plain http chat calls)', () => {
           const body = Buffer.from(buf.slice(end + 4, end + 4 + length), 'latin1').toString('utf8');
           buf = buf.slice(end + 4 + length);
           heads.push(head);
+          seenBodies.push(body);
           script(socket, { head, body });
         }
       });
@@ -132,6 +134,11 @@ describe('http1Request (plain http chat calls)', () => {
     script = (s) => s.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');
     expect((await http1Request(req(), noCancel)).body.toString()).toBe('ok');
     expect(heads.length).toBe(sent + 2); // the refused request never went out
+    // Header values go out as latin1 (as node:http sends them), the body as UTF-8.
+    const body = '{"q":"é"}';
+    await http1Request({ ...req(body), headers: { 'x-name': 'café', 'content-length': String(Buffer.byteLength(body)) } }, noCancel);
+    expect(heads.at(-1)).toMatch(/\r\nx-name: café\r\n/);
+    expect(seenBodies.at(-1)).toBe(body);
   });
 
   it('serves leanFetchWith with a cancel binding: a Response with decoded body and headers', async () => {

@@ -29,6 +29,7 @@ const MAX_HEAD = 16 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
 /** What node:http refuses in a header value (`ERR_INVALID_CHAR`): control characters other than tab. */
 const INVALID_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
+const NON_ASCII = /[\x80-\xff]/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
 function hangUp(message: string): Error {
@@ -90,8 +91,15 @@ class Conn {
     let head = `${req.method} ${req.path} HTTP/1.1\r\n`;
     if (req.headers.host === undefined) head += `host: ${req.host}\r\n`;
     if (req.headers.connection === undefined) head += 'connection: keep-alive\r\n';
-    for (const name in req.headers) head += `${name}: ${req.headers[name]}\r\n`;
-    this.socket.write(`${head}\r\n${req.body ?? ''}`);
+    let latin1 = false;
+    for (const name in req.headers) {
+      const value = req.headers[name]!;
+      if (NON_ASCII.test(value)) latin1 = true;
+      head += `${name}: ${value}\r\n`;
+    }
+    // As node:http, the head goes out as latin1 and the body as UTF-8 (one string write when the head is ASCII).
+    if (latin1) this.socket.write(Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), Buffer.from(req.body ?? '', 'utf8')]));
+    else this.socket.write(`${head}\r\n${req.body ?? ''}`);
   }
 
   /** Stops the exchange in progress (timeout, abort): the connection is not reused. */
