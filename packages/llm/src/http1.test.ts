@@ -125,10 +125,15 @@ describe('http1Request (plain http chat calls)', () => {
     script = () => {}; // never answers
     const sent = heads.length;
     const why = new Error('timed out');
+    let released = 0;
     await expect(http1Request(req(), (cancel) => {
       const t = setTimeout(() => cancel(why), 20);
-      return () => clearTimeout(t);
+      return () => {
+        released++;
+        clearTimeout(t);
+      };
     })).rejects.toBe(why);
+    expect(released).toBeGreaterThan(0); // a cancelled request leaves no timer behind
     expect(heads.length).toBe(sent + 1);
     await expect(http1Request({ ...req(), headers: { authorization: 'Bearer k\r\nx-injected: 1' } }, noCancel)).rejects.toMatchObject({ code: 'ERR_INVALID_CHAR' });
     script = (s) => s.write('HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok');

@@ -309,6 +309,7 @@ export function http1Request(req: Http1Request, bind: (cancel: (error: unknown) 
     let settled = false;
     const done = bind((error) => {
       conn.destroy();
+      done(); // the binding's own timer and listener go too
       if (!settled) {
         settled = true;
         reject(error);
