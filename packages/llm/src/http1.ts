@@ -29,6 +29,8 @@ const MAX_HEAD = 16 * 1024;
 const CRLF2 = Buffer.from('\r\n\r\n');
 /** What node:http refuses in a header value (`ERR_INVALID_CHAR`): control characters other than tab. */
 const INVALID_HEADER = /[^\t\x20-\x7e\x80-\xff]/;
+/** Where sockets read into (`onread`); every read is copied out before the next one. */
+const readBuffer = Buffer.allocUnsafe(64 * 1024);
 const NON_ASCII = /[\x80-\xff]/;
 const TOKEN = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
 
@@ -71,9 +73,20 @@ class Conn {
 
   constructor(req: Http1Request, key: string) {
     this.key = key;
-    this.socket = connect({ host: req.hostname, port: req.port, noDelay: true });
+    // `onread`: bytes arrive in one shared buffer, copied out at once, without a readable stream's push and 'data'.
+    this.socket = connect({
+      host: req.hostname,
+      port: req.port,
+      noDelay: true,
+      onread: {
+        buffer: readBuffer,
+        callback: (n: number, buf: Uint8Array): boolean => {
+          this.onData(Buffer.from(buf.subarray(0, n)));
+          return true;
+        },
+      },
+    });
     this.socket.setKeepAlive(true, 1000);
-    this.socket.on('data', (chunk: Buffer) => this.onData(chunk));
     this.socket.on('error', (error) => this.fail(error));
     this.socket.on('end', () => this.onEnd());
     this.socket.on('close', () => this.onEnd());
