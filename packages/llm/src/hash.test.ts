@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { canonicalJson } from './hash';
+import { createHash } from 'node:crypto';
+import { canonicalJson, sha256 } from './hash';
 import { buildRequest, requestKey, wireBody } from './request';
 
 describe('canonicalJson', () => {
@@ -23,6 +24,13 @@ describe('cache key', () => {
     );
     expect(requestKey(again)).toBe(requestKey(base));
     expect(requestKey(base)).toMatch(/^[0-9a-f]{64}$/);
+  });
+
+  it('is the key earlier versions wrote (existing caches stay valid)', () => {
+    // sha256 (hex) of this canonical JSON, as computed by earlier versions with createHash('sha256').
+    expect(canonicalJson(base)).toBe('{"messages":[{"content":"You are a judge.","role":"system"},{"content":"Rate this.","role":"user"}],"model":"gpt-4o-mini","params":{"temperature":0}}');
+    expect(requestKey(base)).toBe('7f010deddd4db4b31ab20bbeed3106f415c522b468bae85cfb0053defc26c53f');
+    expect(sha256('é')).toBe(createHash('sha256').update('é', 'utf8').digest('hex'));
   });
 
   it('changes with each thing that determines the answer', () => {

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 
 /** JSON with object keys sorted recursively and `undefined` members dropped: equal values give equal text. */
 export function canonicalJson(value: unknown): string {
@@ -18,6 +18,7 @@ function sortDeep(value: unknown): unknown {
   return value;
 }
 
+/** Hex sha256 of the UTF-8 text (one-shot `crypto.hash`: no `Hash` object per call). */
 export function sha256(text: string): string {
-  return createHash('sha256').update(text).digest('hex');
+  return hash('sha256', text, 'hex');
 }

@@ -2,6 +2,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { urlToHttpOptions } from 'node:url';
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
+import { http1Request } from './http1';
 
 const agents = {
   http: new HttpAgent({ keepAlive: true, maxSockets: Infinity, scheduling: 'lifo' }),
@@ -108,6 +109,20 @@ class BufferedResponse {
   }
 }
 
+/** The response of a whole body: decoded (gzip, br, deflate), `content-encoding` and `content-length` dropped. Throws when decoding fails. */
+function bufferedResponse(status: number, statusText: string, raw: NodeJS.Dict<string | string[]>, body: Buffer, href: string): Response {
+  const h = new ResponseHeaders(raw);
+  const nullBody = status === 204 || status === 205 || status === 304;
+  let data = body;
+  const encoding = (h.get('content-encoding') ?? '').trim().toLowerCase();
+  if (encoding && encoding !== 'identity') {
+    data = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipSync(data) : encoding === 'br' ? brotliDecompressSync(data) : encoding === 'deflate' ? inflateSync(data) : data;
+    h.delete('content-encoding');
+    h.delete('content-length');
+  }
+  return new BufferedResponse(nullBody ? null : data, status, statusText, h, href) as unknown as Response;
+}
+
 function abortError(signal: AbortSignal): unknown {
   const reason = signal.reason;
   if (reason instanceof Error && reason.name === 'AbortError') return reason;
@@ -119,6 +134,8 @@ function abortError(signal: AbortSignal): unknown {
 interface Target {
   isHttps: boolean;
   href: string;
+  /** Host and port, as the `Host` header gives them. */
+  host: string;
   options: ReturnType<typeof urlToHttpOptions>;
 }
 
@@ -131,7 +148,7 @@ function targetOf(input: string | URL): Target | null {
   if (t !== undefined) return t;
   const url = typeof input === 'string' ? new URL(input) : input;
   const isHttps = url.protocol === 'https:';
-  t = isHttps || url.protocol === 'http:' ? { isHttps, href: url.href, options: urlToHttpOptions(url) } : null;
+  t = isHttps || url.protocol === 'http:' ? { isHttps, href: url.href, host: url.host, options: urlToHttpOptions(url) } : null;
   if (targets.size >= 256) targets.clear();
   targets.set(text, t);
   return t;
@@ -171,7 +188,8 @@ export type CancelBinding = (cancel: (error: unknown) => void) => () => void;
  * {@link leanFetch}, with cancellation given by `bind` instead of `init.signal` when `bind` is given: the transport
  * cancels on a timer and on the run's signal without an `AbortController` and an `EventTarget` listener per call
  * (about a tenth of the client's CPU per call at concurrency 200). With `bind`, the URL must be http(s) and the body
- * a string or absent.
+ * a string or absent; a plain http URL then goes over a pooled connection of {@link http1Request}'s rather than
+ * node:http.
  */
 export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: RequestInit, bind?: CancelBinding): Promise<Response> {
   const body = init?.body;
@@ -189,6 +207,20 @@ export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: R
   const headers = plainHeaders(init?.headers);
   if (typeof body === 'string') headers['content-length'] = String(Buffer.byteLength(body));
   headers['accept-encoding'] ??= 'gzip, deflate, br';
+  if (bind && !isHttps) {
+    // The transport's chat calls over plain http: a pooled HTTP/1.1 connection without node:http's per-request
+    // machinery (see http1.ts). https, and every other request, go through node:http(s).
+    const o = target.options;
+    const res = await http1Request(
+      { hostname: o.hostname!, port: Number(o.port) || 80, host: target.host, path: o.path ?? '/', method: init?.method ?? 'GET', headers, body: body ?? undefined },
+      bind,
+    );
+    try {
+      return bufferedResponse(res.status, res.statusText, res.headers, res.body, target.href);
+    } catch (error) {
+      throw new TypeError('fetch failed', { cause: error });
+    }
+  }
   return new Promise<Response>((resolve, reject) => {
     const options = { ...target.options, method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http };
     const req = (isHttps ? httpsRequest : httpRequest)(options);
@@ -228,22 +260,11 @@ export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: R
         done();
         if (settled) return;
         settled = true;
-        const h = new ResponseHeaders(res.headers);
-        const status = res.statusCode ?? 500;
-        const nullBody = status === 204 || status === 205 || status === 304;
-        let data = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
-        const encoding = (h.get('content-encoding') ?? '').trim().toLowerCase();
-        if (encoding && encoding !== 'identity') {
-          try {
-            data = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipSync(data) : encoding === 'br' ? brotliDecompressSync(data) : encoding === 'deflate' ? inflateSync(data) : data;
-            h.delete('content-encoding');
-            h.delete('content-length');
-          } catch (error) {
-            reject(new TypeError('fetch failed', { cause: error }));
-            return;
-          }
+        try {
+          resolve(bufferedResponse(res.statusCode ?? 500, res.statusMessage ?? '', res.headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), target.href));
+        } catch (error) {
+          reject(new TypeError('fetch failed', { cause: error }));
         }
-        resolve(new BufferedResponse(nullBody ? null : data, status, res.statusMessage ?? '', h, target.href) as unknown as Response);
       });
       res.on('aborted', () => {
         done();

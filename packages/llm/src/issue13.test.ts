@@ -122,6 +122,29 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(results[0]).toMatchObject({ id: 'item-0', ok: false, error: expect.stringMatching(/timeout/) });
     });
 
+    it('once the first call is answered, the calls queued behind it go at once, not one by one', async () => {
+      // Each answer is held until 9 requests are in flight at the server (or 1.5 s, below the 2 s first-contact wait).
+      let inFlight = 0;
+      let most = 0;
+      const waiting: Array<() => void> = [];
+      await start({
+        respond: async (req, ctx) => {
+          if (ctx.index > 0) {
+            inFlight++;
+            most = Math.max(most, inFlight);
+            if (inFlight >= 9) for (const w of waiting.splice(0)) w();
+            else await new Promise<void>((r) => (waiting.push(r), setTimeout(r, 1500)));
+            inFlight--;
+          }
+          return `ok ${req.messages[0]!.content}`;
+        },
+      });
+      const { summary } = await make({ concurrency: 16 }).runJobs({ name: 'q', items: items.slice(0, 10), id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      expect(summary).toMatchObject({ done: 10, failed: 0 });
+      expect(server!.chatRequests()).toHaveLength(10);
+      expect(most).toBe(9);
+    });
+
     it('isolated failures do not stop a run: a success resets the count', async () => {
       await start({ rules: [{ match: /item-\d*[05]$/, reply: { status: 404, error: 'no such thing' } }] });
       const { summary, failed } = await echoJobs(make({ itemConcurrency: 1 }));

@@ -636,6 +636,11 @@ export function createLlm(options: LlmOptions): Llm {
       await Promise.race([previous, new Promise<void>((r) => (timer = setTimeout(r, FIRST_CONTACT_WAIT_MS)))]);
       clearTimeout(timer);
       if (configStop) throw configStop;
+      if (reachedEndpoint) {
+        // The call before answered: the calls queued behind this one go now too, all at once (not one by one).
+        release();
+        return await send();
+      }
       const out = await send();
       reachedEndpoint = true;
       release();
