@@ -18,6 +18,12 @@ export interface ReadOptions {
   allowInvalidUtf8?: boolean;
   /** Called once per file that had invalid sequences (only with `allowInvalidUtf8`). */
   onInvalidUtf8?: (info: InvalidUtf8Report) => void;
+  /**
+   * Called by the whole-file readers (`readText`, `readJson`, `readCsv`; not the streaming `readJsonl`) with the
+   * file's bytes as read, before gzip decompression: a run record hashes them (`FileDigests`) instead of reading the
+   * file a second time. The bytes must not be modified.
+   */
+  onRead?: (file: string, bytes: Uint8Array) => void;
 }
 
 export interface InvalidUtf8Report {
@@ -70,6 +76,7 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   } catch (error) {
     notFound(file, error);
   }
+  options?.onRead?.(file, buf);
   const compressed = isGzip(buf);
   if (compressed) buf = gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);

@@ -1,6 +1,6 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
 import { writeFileAtomic, writeJsonAtomic } from '../io';
@@ -15,7 +15,6 @@ import {
   type RunMetric,
   type RunResource,
   type RunStatus,
-  runManifestSchema,
 } from './schema';
 
 /** File names of the run record inside a run directory. */
@@ -59,13 +58,46 @@ export interface RunFinish {
 /** Files up to this size are read whole and hashed off the main thread (WebCrypto); larger ones are streamed. */
 const WHOLE_FILE_HASH_LIMIT = 64 * 1024 * 1024;
 
-/** sha256 (hex) of bytes, computed on libuv's thread pool so that it overlaps the caller's own work. */
-export async function sha256OffThread(data: Uint8Array): Promise<string> {
-  return Buffer.from(await webcrypto.subtle.digest('SHA-256', data)).toString('hex');
+/**
+ * sha256 (hex) of bytes, computed on libuv's thread pool so that it overlaps the caller's own work. WebCrypto copies
+ * the bytes when it is called, so the caller's buffer is not held until the digest is done.
+ */
+export function sha256OffThread(data: Uint8Array): Promise<string> {
+  return webcrypto.subtle.digest('SHA-256', data).then((digest) => Buffer.from(digest).toString('hex'));
+}
+
+/** Size and sha256 (hex) of a file's bytes. */
+export interface FileDigest {
+  size: number;
+  sha256: string;
+}
+
+/**
+ * The size and sha256 of the files a command reads, taken from the bytes it read: pass `onRead` to the readers
+ * (`ReadOptions.onRead`, `readJson(file, schema, { onRead })`), then `RunWriter.addInput(role, path, digests)`. Each
+ * file is hashed on the thread pool as soon as it is read, while the command goes on, and the digest is of exactly
+ * the bytes that were evaluated. A file the command did not read through `onRead` is read and hashed on demand.
+ */
+export class FileDigests {
+  private readonly seen = new Map<string, Promise<FileDigest>>();
+
+  /** The `ReadOptions.onRead` hook: starts hashing the bytes just read (the last read of a path wins). */
+  readonly onRead = (file: string, bytes: Uint8Array): void => {
+    const size = bytes.length;
+    const digest = sha256OffThread(bytes).then((sha256) => ({ size, sha256 }));
+    // awaited (and so reported) by `get`; a digest nobody asks for never becomes an unhandled rejection
+    digest.catch(() => undefined);
+    this.seen.set(resolve(file), digest);
+  };
+
+  /** Size and sha256 of `file`: of the bytes read through `onRead`, else of the file as it is now on disk. */
+  get(file: string): Promise<FileDigest> {
+    return this.seen.get(resolve(file)) ?? hashFile(file);
+  }
 }
 
 /** sha256 and size of a file: read and hashed off the main thread, or streamed when it is large. */
-async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
+async function hashFile(path: string): Promise<FileDigest> {
   const hash = createHash('sha256');
   let size = 0;
   try {
@@ -124,9 +156,12 @@ export class RunWriter {
     this.options = { ...(init.options ?? {}) };
   }
 
-  /** Records an input file: role, the path as given, its size and sha256 (streamed). */
-  async addInput(role: string, path: string): Promise<void> {
-    const { size, sha256 } = await hashFile(path);
+  /**
+   * Records an input file: role, the path as given, its size and sha256 (of the bytes the command read when `digests`
+   * saw it read, else of the file read now).
+   */
+  async addInput(role: string, path: string, digests?: FileDigests): Promise<void> {
+    const { size, sha256 } = await (digests ? digests.get(path) : hashFile(path));
     this.inputs.push({ role, path, size, sha256 });
   }
 
@@ -177,25 +212,114 @@ export class RunWriter {
       },
       command: [...(this.init.command ?? [])],
       inputs: this.inputs,
-      resources: this.resources,
+      resources: this.resources.map((x) => pick(x, RESOURCE_KEYS)),
       options: this.options,
-      ...(r.llm ? { llm: r.llm } : {}),
-      metrics: r.metrics,
+      ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
+      metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
       counts: { items: r.items.length, evaluated: r.items.length - failed.length, failed: failed.length, skipped },
-      failures: r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! })),
+      failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
       artifacts: this.artifacts,
     };
-    // one manifest per process: zod's interpreted path is cheaper than compiling the schema for a single parse
-    const checked = runManifestSchema.safeParse(manifest, { jitless: true });
-    if (!checked.success) {
-      const issue = checked.error.issues[0]!;
-      throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${issue.path.join('.') || '(root)'}: ${issue.message}`);
-    }
+    const problem = manifestProblem(manifest);
+    if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
     await writeFileAtomic(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
-    await writeJsonAtomic(join(this.dir, RUN_FILES.manifest), checked.data);
-    await rm(join(this.dir, RUN_FILES.started), { force: true });
+    await writeJsonAtomic(join(this.dir, RUN_FILES.manifest), manifest);
+    await removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
-    return checked.data;
+    return manifest;
+  }
+}
+
+// The caller's objects as the schema's parse returned them: its keys only, in its order (unknown keys dropped).
+const METRIC_KEYS = ['value', 'n', 'ci', 'ciMethod', 'unit'] as const;
+const RESOURCE_KEYS = ['name', 'commit', 'sha256', 'source'] as const;
+const FAILURE_KEYS = ['id', 'reason'] as const;
+const LLM_KEYS = ['endpointHost', 'model', 'modelReported', 'sampling', 'calls', 'tokens', 'costUsd', 'prices', 'batch', 'cache'] as const;
+
+function pick<T extends object>(x: T, keys: ReadonlyArray<keyof T>): T {
+  if (x === null || typeof x !== 'object') return x;
+  const out = {} as T;
+  for (const k of keys) if (Object.hasOwn(x, k)) out[k] = x[k];
+  return out;
+}
+
+function pickLlm(l: RunLlm): RunLlm {
+  const out = pick(l, LLM_KEYS);
+  if (l.calls) out.calls = pick(l.calls, ['made', 'cached', 'failed', 'retried']);
+  if (l.tokens) out.tokens = pick(l.tokens, ['prompt', 'completion']);
+  return out;
+}
+
+const isCount = (x: unknown) => Number.isSafeInteger(x) && (x as number) >= 0;
+const isFiniteNumber = (x: unknown): x is number => typeof x === 'number' && Number.isFinite(x);
+const STATUSES: ReadonlySet<unknown> = new Set(['complete', 'partial', 'failed']);
+const RESOURCE_SOURCES: ReadonlySet<unknown> = new Set(['option', 'env', 'cache', 'default texts', 'directory']);
+
+/**
+ * What `runManifestSchema` demands of a manifest beyond its TypeScript type (non-empty ids, finite numbers, counts,
+ * enums, the sha256 format), checked by hand: the writer builds the manifest itself from typed parts, and a zod parse
+ * of it cost more than the rest of `finish`. `readRun` validates with the schema, and the tests check that this
+ * function and the schema reject the same manifests.
+ */
+function manifestProblem(m: RunManifest): { path: string; message: string } | undefined {
+  const bad = (path: string, message: string) => ({ path, message });
+  if (typeof m.id !== 'string' || m.id === '') return bad('id', 'an empty id');
+  if (typeof m.benchmark !== 'string' || m.benchmark === '') return bad('benchmark', 'an empty benchmark name');
+  if (typeof m.variant !== 'string') return bad('variant', 'not a string');
+  if (typeof m.system !== 'string') return bad('system', 'not a string');
+  if (!STATUSES.has(m.status)) return bad('status', `not complete, partial or failed: ${JSON.stringify(m.status)}`);
+  if (m.tool.cli !== undefined && typeof m.tool.cli !== 'string') return bad('tool.cli', 'not a string');
+  for (const [name, v] of Object.entries(m.tool.packages)) if (typeof v !== 'string') return bad(`tool.packages.${name}`, 'not a string');
+  for (const [i, arg] of m.command.entries()) if (typeof arg !== 'string') return bad(`command.${i}`, 'not a string');
+  for (const [i, x] of m.inputs.entries()) {
+    if (typeof x.role !== 'string' || typeof x.path !== 'string') return bad(`inputs.${i}`, 'role and path must be strings');
+    if (!isCount(x.size) || !/^[0-9a-f]{64}$/.test(x.sha256)) return bad(`inputs.${i}`, 'size or sha256 malformed');
+  }
+  for (const [i, x] of m.resources.entries()) {
+    if (typeof x.name !== 'string') return bad(`resources.${i}.name`, 'not a string');
+    if (x.commit !== undefined && typeof x.commit !== 'string') return bad(`resources.${i}.commit`, 'not a string');
+    if (x.sha256 !== undefined && typeof x.sha256 !== 'string') return bad(`resources.${i}.sha256`, 'not a string');
+    if (x.source !== undefined && !RESOURCE_SOURCES.has(x.source)) return bad(`resources.${i}.source`, `unknown source ${JSON.stringify(x.source)}`);
+  }
+  for (const [name, x] of Object.entries(m.metrics)) {
+    const at = `metrics.${name}`;
+    if (x === null || typeof x !== 'object') return bad(at, 'not an object');
+    if (x.value !== null && !isFiniteNumber(x.value)) return bad(`${at}.value`, 'not a finite number or null');
+    if (!isCount(x.n)) return bad(`${at}.n`, 'not a non-negative integer');
+    if (x.ci !== undefined && !(Array.isArray(x.ci) && x.ci.length === 2 && isFiniteNumber(x.ci[0]) && isFiniteNumber(x.ci[1]))) {
+      return bad(`${at}.ci`, 'not two finite numbers');
+    }
+    if (x.ciMethod !== undefined && typeof x.ciMethod !== 'string') return bad(`${at}.ciMethod`, 'not a string');
+    if (x.unit !== undefined && typeof x.unit !== 'string') return bad(`${at}.unit`, 'not a string');
+  }
+  if (m.llm) {
+    const l = m.llm;
+    if (typeof l.endpointHost !== 'string' || typeof l.model !== 'string') return bad('llm', 'endpointHost and model must be strings');
+    if (l.modelReported !== undefined && !(Array.isArray(l.modelReported) && l.modelReported.every((x) => typeof x === 'string'))) {
+      return bad('llm.modelReported', 'not a list of strings');
+    }
+    for (const k of ['made', 'cached', 'failed', 'retried'] as const) if (!isCount(l.calls?.[k])) return bad(`llm.calls.${k}`, 'not a non-negative integer');
+    for (const k of ['prompt', 'completion'] as const) {
+      if (!isFiniteNumber(l.tokens?.[k]) || l.tokens[k] < 0) return bad(`llm.tokens.${k}`, 'not a non-negative number');
+    }
+    if (!isFiniteNumber(l.costUsd) || l.costUsd < 0) return bad('llm.costUsd', 'not a non-negative number');
+    if (typeof l.batch !== 'boolean') return bad('llm.batch', 'not a boolean');
+    if (l.cache !== undefined && typeof l.cache !== 'string') return bad('llm.cache', 'not a string');
+    for (const k of ['sampling', 'prices'] as const) {
+      if (l[k] !== undefined && (l[k] === null || typeof l[k] !== 'object' || Array.isArray(l[k]))) return bad(`llm.${k}`, 'not an object');
+    }
+  }
+  for (const [i, f] of m.failures.entries()) if (typeof f.id !== 'string' || typeof f.reason !== 'string') return bad(`failures.${i}`, 'id and reason must be strings');
+  for (const [i, a] of m.artifacts.entries()) if (typeof a.path !== 'string' || typeof a.format !== 'string') return bad(`artifacts.${i}`, 'path and format must be strings');
+  return undefined;
+}
+
+/** Deletes a file; one that is not there is fine (`rm({ force })` without loading its recursive machinery). */
+async function removeIfPresent(file: string): Promise<void> {
+  try {
+    await unlink(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw FileSystemError.from(error, file);
   }
 }
 
@@ -205,22 +329,23 @@ export class RunWriter {
  */
 export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
   try {
-    const s = await stat(dir);
-    if (!s.isDirectory()) throw new InputError('run directory is a file', { file: dir });
+    await mkdir(dir, { recursive: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // EEXIST: `dir` is a file; ENOTDIR: a parent is
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError('run directory is a file', { file: dir, cause: error });
+    throw FileSystemError.from(error, dir, 'cannot create directory');
   }
-  await mkdir(dir, { recursive: true });
-  await rm(join(dir, RUN_FILES.manifest), { force: true });
   const now = new Date();
   const writer = new RunWriter(dir, init, now);
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
-  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
+  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably. The stale
+  // `run.json` goes at the same time: neither file depends on the other.
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
-  try {
-    await writeFile(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
-  } catch (error) {
-    throw FileSystemError.from(error, join(dir, RUN_FILES.started));
-  }
+  const markerFile = join(dir, RUN_FILES.started);
+  const written = writeFile(markerFile, `${JSON.stringify(marker, null, 2)}\n`).catch((error: unknown) => {
+    throw FileSystemError.from(error, markerFile);
+  });
+  await Promise.all([removeIfPresent(join(dir, RUN_FILES.manifest)), written]);
   return writer;
 }
