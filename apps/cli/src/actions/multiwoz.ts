@@ -97,7 +97,7 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
-  // the run record hashes the files as the evaluation reads them (on the thread pool, while it evaluates)
+  // the run record hashes the files from the bytes the evaluation reads (no second read at the end)
   const digests = runRequested(opts) ? new FileDigests() : undefined;
   const report = await evaluateMultiwozFile(predictions, {
     onRead: digests?.onRead,
@@ -221,7 +221,7 @@ async function writeMultiwozRun(
     options,
   });
   if (!run) return;
-  // hashing runs on the thread pool: the inputs, the data files and the native output are done side by side
+  // the digests were taken as the evaluation read the files; the native output is written meanwhile
   const native = join(run.dir, 'mwzeval.json');
   const [, resource] = await Promise.all([
     run.addInput('predictions', predictions, digests),

@@ -75,23 +75,23 @@ export interface FileDigest {
 /**
  * The size and sha256 of the files a command reads, taken from the bytes it read: pass `onRead` to the readers
  * (`ReadOptions.onRead`, `readJson(file, schema, { onRead })`), then `RunWriter.addInput(role, path, digests)`. Each
- * file is hashed on the thread pool as soon as it is read, while the command goes on, and the digest is of exactly
+ * file is hashed when it is read, from the reader's own buffer (no second read, no copy), and the digest is of exactly
  * the bytes that were evaluated. A file the command did not read through `onRead` is read and hashed on demand.
  */
 export class FileDigests {
-  private readonly seen = new Map<string, Promise<FileDigest>>();
+  private readonly seen = new Map<string, FileDigest>();
 
-  /** The `ReadOptions.onRead` hook: starts hashing the bytes just read (the last read of a path wins). */
+  /**
+   * The `ReadOptions.onRead` hook: hashes the bytes just read (the last read of a path wins). On the calling thread:
+   * handing them to the thread pool (WebCrypto) would copy them first, which costs as much as hashing them and adds
+   * the copy to the peak memory.
+   */
   readonly onRead = (file: string, bytes: Uint8Array): void => {
-    const size = bytes.length;
-    const digest = sha256OffThread(bytes).then((sha256) => ({ size, sha256 }));
-    // awaited (and so reported) by `get`; a digest nobody asks for never becomes an unhandled rejection
-    digest.catch(() => undefined);
-    this.seen.set(resolve(file), digest);
+    this.seen.set(resolve(file), { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
   };
 
   /** Size and sha256 of `file`: of the bytes read through `onRead`, else of the file as it is now on disk. */
-  get(file: string): Promise<FileDigest> {
+  async get(file: string): Promise<FileDigest> {
     return this.seen.get(resolve(file)) ?? hashFile(file);
   }
 }
