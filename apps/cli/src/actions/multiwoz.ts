@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '@eval/core';
 import {
   DATA_FILES,
   DB_DOMAINS,
@@ -221,13 +221,11 @@ async function writeMultiwozRun(
     options,
   });
   if (!run) return;
-  // the digests were taken as the evaluation read the files; the native output is written meanwhile
+  // the native output: a small file, written with blocking calls (cheaper than a thread-pool round trip per step)
   const native = join(run.dir, 'mwzeval.json');
-  const [, resource] = await Promise.all([
-    run.addInput('predictions', predictions, digests),
-    multiwozResource(opts.data, report, references, digests),
-    writeFileAtomic(native, `${formatMwzevalJson(report)}\n`),
-  ]);
+  writeFileAtomicSync(native, `${formatMwzevalJson(report)}\n`);
+  // the digests were taken as the evaluation read the files
+  const [, resource] = await Promise.all([run.addInput('predictions', predictions, digests), multiwozResource(opts.data, report, references, digests)]);
   if (resource) run.addResource(resource);
   run.addArtifact(native, 'mwzeval-json');
   if (opts.out) run.addArtifact(opts.out, opts.format === 'json' ? 'mwzeval-json' : 'text');

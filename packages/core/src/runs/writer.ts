@@ -1,9 +1,9 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, stat, unlink, writeFile } from 'node:fs/promises';
+import { createReadStream, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
-import { writeFileAtomic, writeJsonAtomic } from '../io';
+import { writeFileAtomicSync } from '../io';
 import {
   RUN_SCHEMA_VERSION,
   type RunArtifact,
@@ -222,9 +222,10 @@ export class RunWriter {
     };
     const problem = manifestProblem(manifest);
     if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
-    await writeFileAtomic(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
-    await writeJsonAtomic(join(this.dir, RUN_FILES.manifest), manifest);
-    await removeIfPresent(join(this.dir, RUN_FILES.started));
+    // blocking writes: at the end of a command, a thread-pool round trip per step costs more than the steps
+    writeFileAtomicSync(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
+    writeFileAtomicSync(join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+    removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
     return manifest;
   }
@@ -315,9 +316,9 @@ function manifestProblem(m: RunManifest): { path: string; message: string } | un
 }
 
 /** Deletes a file; one that is not there is fine (`rm({ force })` without loading its recursive machinery). */
-async function removeIfPresent(file: string): Promise<void> {
+function removeIfPresent(file: string): void {
   try {
-    await unlink(file);
+    unlinkSync(file);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw FileSystemError.from(error, file);
   }
@@ -328,24 +329,25 @@ async function removeIfPresent(file: string): Promise<void> {
  * looks complete, and leaves a marker that makes `listRuns` show the directory as `unfinished` until `finish`.
  */
 export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
+  // blocking calls: three small steps at a command's start, each cheaper than a thread-pool round trip
   try {
-    await mkdir(dir, { recursive: true });
+    mkdirSync(dir, { recursive: true });
   } catch (error) {
     // EEXIST: `dir` is a file; ENOTDIR: a parent is
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError('run directory is a file', { file: dir, cause: error });
     throw FileSystemError.from(error, dir, 'cannot create directory');
   }
+  removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
   const writer = new RunWriter(dir, init, now);
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
-  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably. The stale
-  // `run.json` goes at the same time: neither file depends on the other.
+  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
-  const markerFile = join(dir, RUN_FILES.started);
-  const written = writeFile(markerFile, `${JSON.stringify(marker, null, 2)}\n`).catch((error: unknown) => {
-    throw FileSystemError.from(error, markerFile);
-  });
-  await Promise.all([removeIfPresent(join(dir, RUN_FILES.manifest)), written]);
+  try {
+    writeFileSync(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
+  } catch (error) {
+    throw FileSystemError.from(error, join(dir, RUN_FILES.started));
+  }
   return writer;
 }
