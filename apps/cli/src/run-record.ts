@@ -81,7 +81,8 @@ export function scrubOptions(options: Record<string, unknown>): Record<string, u
 
 function scrubWord(arg: string): string {
   if (SECRET_VALUE.test(arg)) return '***';
-  // URLs: drop user info and query (either can carry a key)
+  // URLs: drop user info and query (either can carry a key); most arguments are no URL
+  if (!arg.includes('://')) return arg;
   return arg.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^/\s@]*@)?([^\s?#]*)(\?[^\s#]*)?/gi, (_m, scheme: string, user: string | undefined, rest: string, query: string | undefined) =>
     `${scheme}${user ? '***@' : ''}${rest}${query ? '?***' : ''}`,
   );
@@ -125,6 +126,11 @@ export function systemFromInput(input: string): string {
 
 function timestamp(now = new Date()): string {
   return now.toISOString().replace(/[-:]/g, '');
+}
+
+/** Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs. */
+export function runRequested(opts: RunFlags): boolean {
+  return opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
 }
 
 /**

@@ -3,7 +3,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { compareRuns, readRun } from '@eval/core';
+import { compareRuns, readRun, resourceFileListSha256 } from '@eval/core';
 import { runBenchmark } from '@eval/multiwoz';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithReferenceData, hasReferenceData, runCli } from './cli';
@@ -47,7 +47,9 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     expect(m.inputs).toEqual([{ role: 'predictions', path: augpt, size: readFileSync(augpt).length, sha256: sha256(augpt) }]);
     expect(m.resources).toHaveLength(1);
     expect(m.resources[0]).toMatchObject({ name: 'multiwoz', source: 'option' });
-    expect(m.resources[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // hashed from the bytes the evaluation read: the same digest as the data files on disk (v2022: its restaurant database)
+    const used = ['references/mwz22.json', 'database/attraction_db.json', 'database/hotel_db.json', 'database/restaurant_db.v2022.json', 'database/train_db.json', 'goals.json', 'booked_domains.json', 'gold_states.json'];
+    expect(m.resources[0]!.sha256).toBe(resourceFileListSha256(used.map((path) => ({ path, sha256: sha256(join(data, path)) }))));
     expect(m.options).toMatchObject({ bleu: true, success: true, richness: true, dst: true, normalization: '2022', references: ['mwz22'], addSlotDomains: false, strictDst: false, samples: 100 });
     expect(m.artifacts).toEqual([
       { path: 'mwzeval.json', format: 'mwzeval-json' },

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FileSystemError, InputError } from './errors';
-import { readCsv, readJson, readJsonlAll, readText, removeStaleTempFiles, writeFileAtomic, type InvalidUtf8Report } from './io';
+import { readCsv, readJson, readJsonlAll, readText, removeStaleTempFiles, writeFileAtomic, writeFileAtomicSync, type InvalidUtf8Report } from './io';
 import { Utf8Validator } from './utf8';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-core-io-faults-'));
@@ -104,9 +104,14 @@ function countValidFffd(bytes: Uint8Array): number {
   return n;
 }
 
-describe('stale temporary files', () => {
+const WRITERS = [
+  ['writeFileAtomic', writeFileAtomic],
+  ['writeFileAtomicSync', async (file: string, data: string | Uint8Array) => writeFileAtomicSync(file, data)],
+] as const;
+
+describe.each(WRITERS)('stale temporary files: %s', (writer, write) => {
   it('the first atomic write into a directory removes the temporary files of dead processes, not of live ones', async () => {
-    const out = join(dir, 'stale');
+    const out = join(dir, `stale-${writer}`);
     mkdirSync(out, { recursive: true });
     // a pid that surely belongs to no process any more: a child that has exited
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
@@ -114,7 +119,7 @@ describe('stale temporary files', () => {
     const staleNoCounter = `.results.json.${dead}.1764000000000.tmp`;
     const live = `.results.json.${process.pid}.1764000000000.7.tmp`;
     for (const name of [stale, staleNoCounter, live, 'keep.tmp', '.other']) writeFileSync(join(out, name), 'x');
-    await writeFileAtomic(join(out, 'results.json'), '{}');
+    await write(join(out, 'results.json'), '{}');
     expect(readdirSync(out).sort()).toEqual(['.other', live, 'keep.tmp', 'results.json'].sort());
     // removeStaleTempFiles on its own reports what it removed
     writeFileSync(join(out, stale), 'x');
@@ -122,26 +127,28 @@ describe('stale temporary files', () => {
   });
 });
 
-describe('filesystem errors name the path', () => {
+describe.each(WRITERS)('filesystem errors name the path: %s', (name, write) => {
   it('ENOTDIR: an output directory under a file', async () => {
-    const file = join(dir, 'plain-file');
+    const file = join(dir, `plain-file-${name}`);
     writeFileSync(file, 'x');
-    const error = await writeFileAtomic(join(file, 'sub', 'out.json'), '{}').catch((e: unknown) => e);
+    const error = await write(join(file, 'sub', 'out.json'), '{}').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FileSystemError);
     expect(error).toMatchObject({ code: 'fs_error', path: join(file, 'sub') });
     expect((error as Error).message).toMatch(new RegExp(`^cannot create directory ${join(file, 'sub')}.*: (a component of the path is not a directory \\(ENOTDIR\\)|already exists and is not a directory \\(EEXIST\\))$`));
   });
 
   it('EISDIR: the output path is a directory', async () => {
-    const target = join(dir, 'a-directory');
+    const target = join(dir, `a-directory-${name}`);
     mkdirSync(target, { recursive: true });
-    const error = await writeFileAtomic(target, '{}').catch((e: unknown) => e);
+    const error = await write(target, '{}').catch((e: unknown) => e);
     expect(error).toMatchObject({ code: 'fs_error', path: target, errno: 'EISDIR' });
     expect((error as Error).message).toBe(`cannot write ${target}: is a directory, expected a file (EISDIR)`);
     // nothing half-written is left behind
-    expect(readdirSync(dir).filter((n) => n.startsWith('.a-directory'))).toEqual([]);
+    expect(readdirSync(dir).filter((n) => n.startsWith(`.a-directory-${name}`))).toEqual([]);
   });
+});
 
+describe('FileSystemError', () => {
   it('FileSystemError.from leaves other errors alone', () => {
     const plain = new Error('not a system error');
     expect(FileSystemError.from(plain, '/x')).toBe(plain);

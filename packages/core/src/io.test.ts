@@ -5,7 +5,7 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EvalError, InputError, formatFieldPath } from './errors';
-import { parseCsv, parseJson, readCsv, readJson, readJsonl, readJsonlAll, readText, validate, writeFileAtomic } from './io';
+import { parseCsv, parseJson, readCsv, readJson, readJsonl, readJsonlAll, readText, validate, writeFileAtomic, writeFileAtomicSync } from './io';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-core-io-'));
 
@@ -97,12 +97,17 @@ describe('readers', () => {
   });
 });
 
-describe('writeFileAtomic', () => {
+describe.each([
+  ['writeFileAtomic', writeFileAtomic],
+  ['writeFileAtomicSync', async (file: string, data: string | Uint8Array) => writeFileAtomicSync(file, data)],
+] as const)('%s', (name, write) => {
   it('writes through a temporary file and leaves no residue', async () => {
-    const sub = join(dir, 'atomic');
-    await writeFileAtomic(join(sub, 'out.json'), 'one');
-    await writeFileAtomic(join(sub, 'out.json'), 'two');
+    const sub = join(dir, `atomic-${name}`);
+    await write(join(sub, 'out.json'), 'one');
+    await write(join(sub, 'out.json'), 'two');
     expect(readFileSync(join(sub, 'out.json'), 'utf8')).toBe('two');
-    expect(readdirSync(sub)).toEqual(['out.json']);
+    await write(join(sub, 'bytes.bin'), Uint8Array.from([0, 1, 2, 255]));
+    expect([...readFileSync(join(sub, 'bytes.bin'))]).toEqual([0, 1, 2, 255]);
+    expect(readdirSync(sub).sort()).toEqual(['bytes.bin', 'out.json']);
   });
 });

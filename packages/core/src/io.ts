@@ -1,4 +1,4 @@
-import { createReadStream } from 'node:fs';
+import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -18,6 +18,12 @@ export interface ReadOptions {
   allowInvalidUtf8?: boolean;
   /** Called once per file that had invalid sequences (only with `allowInvalidUtf8`). */
   onInvalidUtf8?: (info: InvalidUtf8Report) => void;
+  /**
+   * Called by the whole-file readers (`readText`, `readJson`, `readCsv`; not the streaming `readJsonl`) with the
+   * file's bytes as read, before gzip decompression: a run record hashes them (`FileDigests`) instead of reading the
+   * file a second time. The bytes must not be modified.
+   */
+  onRead?: (file: string, bytes: Uint8Array) => void;
 }
 
 export interface InvalidUtf8Report {
@@ -70,6 +76,7 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   } catch (error) {
     notFound(file, error);
   }
+  options?.onRead?.(file, buf);
   const compressed = isGzip(buf);
   if (compressed) buf = gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);
@@ -351,9 +358,7 @@ export async function removeStaleTempFiles(dir: string): Promise<string[]> {
     return [];
   }
   const removed: string[] = [];
-  for (const name of names) {
-    const m = TMP_NAME.exec(name);
-    if (!m || processAlive(Number(m[1]))) continue;
+  for (const name of staleTempFiles(names)) {
     try {
       await rm(join(dir, name), { force: true });
       removed.push(name);
@@ -362,6 +367,29 @@ export async function removeStaleTempFiles(dir: string): Promise<string[]> {
     }
   }
   return removed;
+}
+
+function staleTempFiles(names: string[]): string[] {
+  return names.filter((name) => {
+    const m = TMP_NAME.exec(name);
+    return m !== null && !processAlive(Number(m[1]));
+  });
+}
+
+function sweepSync(dir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return;
+  }
+  for (const name of staleTempFiles(names)) {
+    try {
+      rmSync(join(dir, name), { force: true });
+    } catch {
+      // as removeStaleTempFiles
+    }
+  }
 }
 
 /**
@@ -401,6 +429,52 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true });
+    throw FileSystemError.from(error, file);
+  }
+}
+
+/**
+ * {@link writeFileAtomic} with blocking calls: the same temporary file, fsync, rename, sweep and errors, without a
+ * thread-pool round trip per step (seven of them), which costs more than the steps themselves for the small files a
+ * command writes as it starts or finishes. It blocks the event loop for the write and the fsync: not for large files
+ * while other work is in flight.
+ */
+export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
+  const dir = dirname(file);
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    throw FileSystemError.from(error, dir, 'cannot create directory');
+  }
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    sweepSync(dir);
+  }
+  const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
+  let fd: number;
+  try {
+    fd = openSync(tmp, 'w');
+  } catch (error) {
+    throw FileSystemError.from(error, file);
+  }
+  try {
+    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
+    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
+    fsyncSync(fd);
+  } catch (error) {
+    try {
+      closeSync(fd);
+    } catch {
+      // the write failed already: that is the error to report
+    }
+    rmSync(tmp, { force: true });
+    throw FileSystemError.from(error, file);
+  }
+  closeSync(fd);
+  try {
+    renameSync(tmp, file);
+  } catch (error) {
+    rmSync(tmp, { force: true });
     throw FileSystemError.from(error, file);
   }
 }

@@ -187,21 +187,28 @@ async function main() {
 
 /**
  * Issue 10's target: writing the run record (`--run DIR`: inputs hashed, items.jsonl, run.json) adds at most 5% to the
- * command's wall time. Median of alternating runs with and without it, same process otherwise.
+ * command's wall time. Median of alternating runs with and without it, same process otherwise; with /usr/bin/time also
+ * the medians of CPU time (user + system, every thread: steadier than wall time on a loaded machine) and peak RSS.
  */
 function runRecordOverhead(cli, predictions, dataDir) {
   const reps = Math.max(3, Number(process.env.MULTIWOZ_BENCH_REPS ?? 7));
   const runs = mkdtempSync(join(tmpdir(), 'mwz-bench-runs-'));
   const args = [cli, 'multiwoz', predictions, '--success', '--richness', '--data', dataDir, '--format', 'json'];
-  const plain = [];
-  const withRun = [];
+  const plain = { wall: [], cpu: [], rss: [] };
+  const withRun = { wall: [], cpu: [], rss: [] };
   try {
     for (let i = 0; i < reps; i++) {
       for (const [list, extra] of [[plain, []], [withRun, ['--run', join(runs, String(i))]]]) {
+        const [cmd, argv] = TIME ? [TIME, ['-f', '%U %S %M', process.execPath, ...args, ...extra]] : [process.execPath, [...args, ...extra]];
         const t0 = performance.now();
-        const r = spawnSync(process.execPath, [...args, ...extra], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+        const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
         if (r.status !== 0) throw new Error(`exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
-        list.push(performance.now() - t0);
+        list.wall.push(performance.now() - t0);
+        if (TIME) {
+          const [user, sys, rssKb] = (r.stderr || '').trim().split('\n').pop().split(' ').map(Number);
+          list.cpu.push((user + sys) * 1000);
+          list.rss.push(rssKb);
+        }
       }
     }
   } catch (error) {
@@ -212,13 +219,22 @@ function runRecordOverhead(cli, predictions, dataDir) {
     rmSync(runs, { recursive: true, force: true });
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const a = median(plain);
-  const b = median(withRun);
+  const a = median(plain.wall);
+  const b = median(withRun.wall);
   const pct = ((b - a) / a) * 100;
-  process.stdout.write(
+  const sign = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
+  const mib1 = (kb) => (kb / 1024).toFixed(1);
+  let line =
     `\nrun record overhead (dialeval multiwoz FILE --success --richness, with vs without --run, median of ${reps}): ` +
-      `${a.toFixed(0)} ms -> ${b.toFixed(0)} ms, ${pct >= 0 ? '+' : ''}${pct.toFixed(1)}% (target <= 5%: ${pct <= 5 ? 'met' : 'NOT met'})\n`,
-  );
+    `${a.toFixed(0)} ms -> ${b.toFixed(0)} ms, ${sign(pct)}% (target <= 5%: ${pct <= 5 ? 'met' : 'NOT met'}); load average ${loadavg()[0].toFixed(1)}`;
+  if (TIME) {
+    const ca = median(plain.cpu);
+    const cb = median(withRun.cpu);
+    line +=
+      `\n  CPU time (user + system) ${ca.toFixed(0)} ms -> ${cb.toFixed(0)} ms, ${sign(cb - ca)} ms (${sign(((cb - ca) / ca) * 100)}%); ` +
+      `peak RSS ${mib1(median(plain.rss))} -> ${mib1(median(withRun.rss))} MiB (largest ${mib1(Math.max(...plain.rss))} -> ${mib1(Math.max(...withRun.rss))} MiB)`;
+  }
+  process.stdout.write(`${line}\n`);
 }
 
 await main();

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, ResourceMissingError, readJson, resolveResourceDir } from '@eval/core';
+import { InputError, type ReadOptions, ResourceMissingError, readJson, resolveResourceDir } from '@eval/core';
 import { DB_DOMAINS, type RawDatabase } from './database';
 import { beliefStateShape, isBeliefState } from './input';
 import type { BeliefState, NormalizationVersion } from './normalize';
@@ -144,6 +144,8 @@ export interface LoadDataOptions {
   flag?: string;
   env?: NodeJS.ProcessEnv;
   home?: string;
+  /** Called with each data file's path and bytes as read (`ReadOptions.onRead`: a run record hashes them). */
+  onRead?: ReadOptions['onRead'];
 }
 
 /** The files (relative to the data directory) that a metric selection needs. */
@@ -168,7 +170,7 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
   const required = requiredDataFiles(options);
   const dir = await resolveMultiwozDataDir({ dir: options.dir, required, flag: options.flag, env: options.env, home: options.home });
   const data: MultiwozData = {};
-  const read = (rel: string) => readJson(join(dir, rel));
+  const read = (rel: string) => readJson(join(dir, rel), undefined, options.onRead ? { onRead: options.onRead } : undefined);
   if (options.success) {
     const database = {} as RawDatabase;
     for (const d of DB_DOMAINS) {

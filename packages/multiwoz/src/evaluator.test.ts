@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, symlinkSync } from 'node:fs';
+import { mkdtempSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, ResourceMissingError } from '@eval/core';
@@ -109,8 +109,14 @@ describeMultiwoz('evaluation behaviour', () => {
     const file = join(dir, 'preds.json');
     const { writeFileSync } = await import('node:fs');
     writeFileSync(file, JSON.stringify(subset21Predictions('ubar')));
-    const r = await evaluateMultiwozFile(file, { dir, bleu: true, success: true, richness: true, dst: true });
+    const read: Array<[string, string]> = [];
+    const onRead = (path: string, bytes: Uint8Array) => read.push([path, Buffer.from(bytes).toString('utf8')]);
+    const r = await evaluateMultiwozFile(file, { dir, bleu: true, success: true, richness: true, dst: true, onRead });
     expect(mwzevalResults(r)).toEqual(mwzevalResults(ev.evaluate(subset21Predictions('ubar'))));
+    // onRead saw every file read, the predictions first, each with its bytes
+    const data = ['restaurant_db.v2022', 'attraction_db', 'hotel_db', 'train_db'].map((d) => `database/${d}.json`);
+    expect(read.map(([path]) => path)).toEqual([file, ...[...data, 'goals.json', 'booked_domains.json', 'references/mwz22.json', 'gold_states.json'].map((f) => join(dir, f))]);
+    for (const [path, text] of read) expect(text).toBe(readFileSync(path, 'utf8'));
     // floats within 1e-12 relative of the Python figure (V8's Math.log/exp may differ from glibc in the last bit)
     expect(closeTo(r.bleu!.mwz22, shared<{ bleu: { mwz22: number } }>('expected/subset21/ubar.json').bleu.mwz22)).toBe(true);
     await expect(evaluateMultiwozFile(file, { dir: join(dir, 'nope'), bleu: true })).rejects.toThrow(/dialeval resources fetch multiwoz/);

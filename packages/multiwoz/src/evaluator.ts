@@ -431,14 +431,14 @@ export class MultiwozEvaluator {
   }
 }
 
-export interface EvaluateFileOptions extends EvaluatorOptions, Pick<LoadDataOptions, 'dir' | 'flag' | 'env' | 'home'> {}
+export interface EvaluateFileOptions extends EvaluatorOptions, Pick<LoadDataOptions, 'dir' | 'flag' | 'env' | 'home' | 'onRead'> {}
 
 /**
  * Reads a predictions file and the data it needs (from `dir`, `DIALEVAL_MULTIWOZ_DIR` or the fetched resource set)
- * and evaluates it.
+ * and evaluates it. `onRead` sees the bytes of every file read (the predictions first).
  */
 export async function evaluateMultiwozFile(file: string, options: EvaluateFileOptions = {}): Promise<MultiwozReport> {
-  const input = await readJson(file);
+  const input = await readJson(file, undefined, options.onRead ? { onRead: options.onRead } : undefined);
   const predictions = parsePredictions(input, file);
   const hasState = hasStatePredictions(predictions);
   const data = await loadMultiwozData({
@@ -451,6 +451,7 @@ export async function evaluateMultiwozFile(file: string, options: EvaluateFileOp
     goldStates: Boolean((options.success && !hasState) || (options.dst && (hasState || options.success))),
     references: options.references,
     normalization: options.normalization,
+    onRead: options.onRead,
   });
   return new MultiwozEvaluator(data, options).evaluate(predictions, { file });
 }

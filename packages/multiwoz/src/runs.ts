@@ -52,22 +52,29 @@ function reasonOf(text: string | undefined): Reason | undefined {
 function dialogueDetail(d: DialogueResult): Record<string, unknown> {
   const detail: Record<string, unknown> = { turns: d.turns };
   if (d.domains) {
+    // runs once per dialogue on the command's way out: plain loops and literals, no spreads or entry arrays
     const domains: Record<string, unknown> = {};
     const reasons: Reason[] = [];
     const requestable: Record<string, string[]> = {};
-    for (const [name, o] of Object.entries(d.domains)) {
+    for (const name in d.domains) {
+      const o = d.domains[name]!;
       const reason = reasonOf(o.reason);
-      if (reason && !reasons.includes(reason)) reasons.push(reason);
       requestable[name] = o.requested;
-      domains[name] = {
-        inform: o.inform,
-        success: o.success,
-        ...(reason ? { reason, explanation: o.reason } : {}),
-        offered: o.offered,
-        requested: o.requested,
-        provided: o.provided,
-        missing: o.missing,
-      };
+      if (reason === undefined) {
+        domains[name] = { inform: o.inform, success: o.success, offered: o.offered, requested: o.requested, provided: o.provided, missing: o.missing };
+      } else {
+        if (!reasons.includes(reason)) reasons.push(reason);
+        domains[name] = {
+          inform: o.inform,
+          success: o.success,
+          reason,
+          explanation: o.reason,
+          offered: o.offered,
+          requested: o.requested,
+          provided: o.provided,
+          missing: o.missing,
+        };
+      }
     }
     detail.domains = domains;
     detail.reasons = reasons;

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConfidenceInterval, type RunResource, getResourceSet, resourceFileListSha256, sha256OffThread, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '@eval/core';
 import {
   DATA_FILES,
   DB_DOMAINS,
@@ -21,7 +21,7 @@ import {
   resolveMultiwozDataDir,
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
-import { openRun } from '../run-record';
+import { openRun, runRequested } from '../run-record';
 import { UsageError, emit, formatTable } from '../util';
 
 function version(value: string | undefined): NormalizationVersion {
@@ -97,7 +97,10 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     ?.split(',')
     .map((s) => s.trim())
     .filter(Boolean);
+  // the run record hashes the files from the bytes the evaluation reads (no second read at the end)
+  const digests = runRequested(opts) ? new FileDigests() : undefined;
   const report = await evaluateMultiwozFile(predictions, {
+    onRead: digests?.onRead,
     ...metrics,
     dir: opts.data,
     flag: '--data',
@@ -137,7 +140,13 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
   }
   if (format === 'json') await emit(formatMwzevalJson(report), opts.out);
   else await emit(table(predictions, report, intervals), opts.out);
-  await writeMultiwozRun(predictions, opts, report, intervals, { ...metrics, references: references && references.length > 0 ? references : undefined, samples, seed, confidence });
+  await writeMultiwozRun(predictions, opts, report, intervals, digests ?? new FileDigests(), {
+    ...metrics,
+    references: references && references.length > 0 ? references : undefined,
+    samples,
+    seed,
+    confidence,
+  });
 }
 
 /**
@@ -161,12 +170,12 @@ function dataFilesUsed(dir: string, report: MultiwozReport, references: string[]
 }
 
 /** The resource set as the run records it: where it came from, its pinned commit (fetched set) and the sha256 of the files used. */
-async function multiwozResource(dataFlag: string | undefined, report: MultiwozReport, references: string[]): Promise<RunResource | undefined> {
+async function multiwozResource(dataFlag: string | undefined, report: MultiwozReport, references: string[], digests: FileDigests): Promise<RunResource | undefined> {
   const source = dataFlag ? 'option' : process.env[getResourceSet(MULTIWOZ_RESOURCE).envVar] ? 'env' : 'cache';
   const dir = await resolveMultiwozDataDir({ dir: dataFlag, flag: '--data' });
   const files = dataFilesUsed(dir, report, references);
   if (files.length === 0) return undefined;
-  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: await sha256OffThread(await readFile(join(dir, path))) })));
+  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: (await digests.get(join(dir, path))).sha256 })));
   return {
     name: MULTIWOZ_RESOURCE,
     ...(source === 'cache' ? { commit: getResourceSet(MULTIWOZ_RESOURCE).commit } : {}),
@@ -186,6 +195,7 @@ async function writeMultiwozRun(
   opts: MultiwozCommandOptions,
   report: MultiwozReport,
   intervals: ReturnType<typeof bootstrapMultiwoz> | undefined,
+  digests: FileDigests,
   settings: { bleu: boolean; success: boolean; richness: boolean; dst: boolean; references?: string[]; samples: number; seed: number; confidence: number },
 ): Promise<void> {
   const references = settings.bleu ? (settings.references ?? Object.keys(report.bleu ?? {})) : [];
@@ -211,13 +221,11 @@ async function writeMultiwozRun(
     options,
   });
   if (!run) return;
-  // hashing runs on the thread pool: the inputs, the data files and the native output are done side by side
+  // the native output: a small file, written with blocking calls (cheaper than a thread-pool round trip per step)
   const native = join(run.dir, 'mwzeval.json');
-  const [, resource] = await Promise.all([
-    run.addInput('predictions', predictions),
-    multiwozResource(opts.data, report, references),
-    writeFileAtomic(native, `${formatMwzevalJson(report)}\n`),
-  ]);
+  writeFileAtomicSync(native, `${formatMwzevalJson(report)}\n`);
+  // the digests were taken as the evaluation read the files
+  const [, resource] = await Promise.all([run.addInput('predictions', predictions, digests), multiwozResource(opts.data, report, references, digests)]);
   if (resource) run.addResource(resource);
   run.addArtifact(native, 'mwzeval-json');
   if (opts.out) run.addArtifact(opts.out, opts.format === 'json' ? 'mwzeval-json' : 'text');

@@ -37,7 +37,7 @@ const valid: RunManifest = {
   artifacts: [{ path: 'out.json', format: 'mwzeval-json' }],
 };
 
-const candidates: unknown[] = [undefined, null, '', 'x', 'complete', 'a'.repeat(64), 'A'.repeat(64), 0, 1, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY, true, [], [1, 2], ['s'], {}, { a: 1 }, { a: 's' }];
+const candidates: unknown[] = [undefined, null, '', 'x', 'complete', 'a'.repeat(64), 'A'.repeat(64), 0, 1, -1, 1.5, 2 ** 53, -(2 ** 60), 1e300, Number.NaN, Number.POSITIVE_INFINITY, true, [], [1, 2], ['s'], {}, { a: 1 }, { a: 's' }];
 
 /** Every path of `value` (objects and arrays), with its parent and key. */
 function* paths(value: unknown, path: string[] = []): Generator<string[]> {

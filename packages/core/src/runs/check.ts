@@ -21,7 +21,7 @@ export function checkRunManifest(m: RunManifest): { path: string; message: strin
   };
   const count = (v: unknown, path: string, integer = true) => {
     if (typeof v !== 'number' || !Number.isFinite(v)) at(path, 'expected a finite number');
-    else if (integer && !Number.isInteger(v)) at(path, 'expected an integer');
+    else if (integer && !Number.isSafeInteger(v)) at(path, 'expected a safe integer');
     else if (v < 0) at(path, 'expected a non-negative number');
   };
   const obj = (v: unknown, path: string, fields: (o: Record<string, unknown>) => void) => {

@@ -1,9 +1,28 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, relative } from 'node:path';
+import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors';
-import { RUN_FILES, type RunItem, listRuns, readRun, readRunManifest, resourceFileListSha256, startRun } from './index';
+import { readCsv, readJson } from '../io';
+import {
+  FileDigests,
+  RUN_FILES,
+  type RunFailure,
+  type RunFinish,
+  type RunItem,
+  type RunLlm,
+  type RunManifest,
+  type RunMetric,
+  type RunResource,
+  type RunWriterInit,
+  listRuns,
+  readRun,
+  readRunManifest,
+  resourceFileListSha256,
+  startRun,
+} from './index';
+import { runManifestSchema } from './schema';
 import { createHash } from 'node:crypto';
 
 const work = mkdtempSync(join(tmpdir(), 'eval-runs-'));
@@ -187,5 +206,143 @@ describe('listRuns', () => {
   it('names a missing directory', async () => {
     const error = await caught(listRuns(join(work, 'nowhere')));
     expect(error.message).toMatch(/nowhere: directory not found/);
+  });
+});
+
+describe('FileDigests: inputs hashed from the bytes the command read', () => {
+  const sha = (bytes: Uint8Array | string) => createHash('sha256').update(bytes).digest('hex');
+
+  it('readJson/readText/readCsv hand the bytes as read (gzip: the compressed file) to onRead', async () => {
+    const json = join(work, 'digest-input.json');
+    const gz = join(work, 'digest-input.json.gz');
+    const csv = join(work, 'digest-input.csv');
+    writeFileSync(json, '{"a": 1}\n');
+    writeFileSync(gz, gzipSync(Buffer.from('{"b": 2}')));
+    writeFileSync(csv, 'x,y\n1,2\n');
+    const seen: Array<[string, string]> = [];
+    const onRead = (file: string, bytes: Uint8Array) => seen.push([file, sha(bytes)]);
+    expect(await readJson(json, undefined, { onRead })).toEqual({ a: 1 });
+    expect(await readJson(gz, undefined, { onRead })).toEqual({ b: 2 });
+    expect(await readCsv(csv, { onRead })).toEqual([{ x: '1', y: '2' }]);
+    expect(seen).toEqual([
+      [json, sha(readFileSync(json))],
+      [gz, sha(readFileSync(gz))],
+      [csv, sha(readFileSync(csv))],
+    ]);
+  });
+
+  it('addInput records the digest of the bytes read, not of the file as it is later', async () => {
+    const input = join(work, 'digest-changed.json');
+    writeFileSync(input, '{"v": 1}');
+    const digests = new FileDigests();
+    await readJson(input, undefined, { onRead: digests.onRead });
+    writeFileSync(input, '{"v": 22}'); // changed after the evaluation read it
+    const w = await startRun(fresh(), { benchmark: 'toy', variant: '', system: 's' });
+    await w.addInput('predictions', input, digests);
+    const m = await w.finish({ items: [], metrics: {} });
+    expect(m.inputs).toEqual([{ role: 'predictions', path: input, size: 8, sha256: sha('{"v": 1}') }]);
+  });
+
+  it('a file not read through onRead is hashed from disk; a relative path finds the bytes read by its absolute path', async () => {
+    const input = join(work, 'digest-unread.txt');
+    writeFileSync(input, 'abc');
+    const digests = new FileDigests();
+    expect(await digests.get(input)).toEqual({ size: 3, sha256: sha('abc') });
+    digests.onRead(input, Buffer.from('other bytes'));
+    expect(await digests.get(relative(process.cwd(), input))).toEqual({ size: 11, sha256: sha('other bytes') });
+    const error = await caught(digests.get(join(work, 'digest-missing.txt')));
+    expect(error.message).toMatch(/digest-missing\.txt: file not found/);
+  });
+});
+
+describe('RunWriter: the manifest check refuses what runManifestSchema refuses', () => {
+  type Case = { name: string; init?: Partial<RunWriterInit>; finish?: Partial<RunFinish>; resource?: RunResource };
+  const llm = {
+    endpointHost: 'api.example.org',
+    model: 'm',
+    calls: { made: 2, cached: 1, failed: 0, retried: 0 },
+    tokens: { prompt: 10, completion: 5 },
+    costUsd: 0.01,
+    batch: false,
+  };
+  const cases: Case[] = [
+    { name: 'valid' },
+    { name: 'valid llm, ci, unit, null value', finish: { llm, metrics: { a: { value: null, n: 0 }, b: { value: 1, n: 3, ci: [0.5, 1.5], ciMethod: 'bootstrap', unit: '%' } } } },
+    { name: 'metric value NaN', finish: { metrics: { a: { value: Number.NaN, n: 1 } } } },
+    { name: 'metric value Infinity', finish: { metrics: { a: { value: Number.POSITIVE_INFINITY, n: 1 } } } },
+    { name: 'metric value a string', finish: { metrics: { a: { value: '1' as unknown as number, n: 1 } } } },
+    { name: 'metric n negative', finish: { metrics: { a: { value: 1, n: -1 } } } },
+    { name: 'metric n fractional', finish: { metrics: { a: { value: 1, n: 1.5 } } } },
+    { name: 'metric ci with NaN', finish: { metrics: { a: { value: 1, n: 1, ci: [0, Number.NaN] } } } },
+    { name: 'metric ci of one number', finish: { metrics: { a: { value: 1, n: 1, ci: [0] as unknown as [number, number] } } } },
+    { name: 'metric unit a number', finish: { metrics: { a: { value: 1, n: 1, unit: 5 as unknown as string } } } },
+    { name: 'empty id', init: { id: '' } },
+    { name: 'empty benchmark', init: { benchmark: '' } },
+    { name: 'status unknown', finish: { status: 'done' as RunFinish['status'] } },
+    { name: 'llm calls negative', finish: { llm: { ...llm, calls: { ...llm.calls, made: -1 } } } },
+    { name: 'llm calls fractional', finish: { llm: { ...llm, calls: { ...llm.calls, retried: 0.5 } } } },
+    { name: 'llm tokens negative', finish: { llm: { ...llm, tokens: { prompt: -1, completion: 0 } } } },
+    { name: 'llm cost NaN', finish: { llm: { ...llm, costUsd: Number.NaN } } },
+    { name: 'llm batch not boolean', finish: { llm: { ...llm, batch: 'no' as unknown as boolean } } },
+    { name: 'llm modelReported numbers', finish: { llm: { ...llm, modelReported: [1] as unknown as string[] } } },
+    { name: 'failure id a number', finish: { failures: [{ id: 1 as unknown as string, reason: 'x' }] } },
+    { name: 'resource source unknown', resource: { name: 'r', source: 'web' as RunResource['source'] } },
+    { name: 'resource commit a number', resource: { name: 'r', commit: 5 as unknown as string } },
+    { name: 'valid resource', resource: { name: 'r', commit: 'abc', sha256: 'def', source: 'cache' } },
+  ];
+
+  it.each(cases)('$name', async (c) => {
+    const base = { benchmark: 'toy', variant: 'v', system: 's' };
+    const w = await startRun(fresh(), { ...base, ...c.init });
+    if (c.resource) w.addResource(c.resource);
+    const finish: RunFinish = { items: [{ id: 'q1', values: { correct: true } }], metrics: { accuracy: { value: 1, n: 1 } }, ...c.finish };
+    let written: RunManifest | undefined;
+    let refused: unknown;
+    try {
+      written = await w.finish(finish);
+    } catch (error) {
+      refused = error;
+    }
+    // what the schema says of the same manifest: the valid one of this test with the case's parts in place
+    const valid = await writeRun(fresh());
+    const candidate = {
+      ...valid,
+      ...(c.init?.id !== undefined ? { id: c.init.id } : {}),
+      ...(c.init?.benchmark !== undefined ? { benchmark: c.init.benchmark } : {}),
+      ...(c.finish?.status !== undefined ? { status: c.finish.status } : {}),
+      ...(c.finish?.llm ? { llm: c.finish.llm } : {}),
+      metrics: finish.metrics,
+      failures: c.finish?.failures ?? [],
+      resources: c.resource ? [c.resource] : [],
+    };
+    const schemaOk = runManifestSchema.safeParse(candidate).success;
+    expect(refused === undefined).toBe(schemaOk);
+    if (refused) {
+      expect((refused as Error).message).toMatch(/invalid manifest at /);
+    } else {
+      // what the writer returns and writes is what the schema's parse gives (unknown keys dropped, its key order)
+      const onDisk = readFileSync(join(w.dir, 'run.json'), 'utf8');
+      expect(onDisk).toBe(`${JSON.stringify(runManifestSchema.parse(written), null, 2)}\n`);
+      expect((await readRun(w.dir)).manifest).toEqual(written);
+    }
+  });
+
+  it('drops keys the schema does not know, as its parse did', async () => {
+    const w = await startRun(fresh(), { benchmark: 'toy', variant: 'v', system: 's' });
+    w.addResource({ name: 'r', extra: 1 } as RunResource);
+    const metric = { unit: '%', n: 1, value: 1, note: 'x' } as RunMetric;
+    const m = await w.finish({ items: [], metrics: { a: metric }, llm: { ...llm, secret: 'no' } as RunLlm, failures: [{ id: 'q', reason: 'r', at: 3 } as RunFailure] });
+    const text = readFileSync(join(w.dir, 'run.json'), 'utf8');
+    expect(text).not.toMatch(/extra|note|secret|"at"/);
+    expect(Object.keys(m.metrics.a!)).toEqual(['value', 'n', 'unit']);
+  });
+});
+
+describe('startRun', () => {
+  it('a run directory that is a file (or under one) is an InputError', async () => {
+    const file = join(work, 'a-file');
+    writeFileSync(file, '');
+    expect((await caught(startRun(file, { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(/a-file: run directory is a file/);
+    expect((await caught(startRun(join(file, 'sub'), { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(/run directory is a file/);
   });
 });

@@ -1,9 +1,9 @@
 import { createHash, randomBytes, webcrypto } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { mkdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { createReadStream, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
-import { writeFileAtomic, writeJsonAtomic } from '../io';
+import { writeFileAtomicSync } from '../io';
 import type {
   RunArtifact,
   RunFailure,
@@ -59,13 +59,46 @@ export interface RunFinish {
 /** Files up to this size are read whole and hashed off the main thread (WebCrypto); larger ones are streamed. */
 const WHOLE_FILE_HASH_LIMIT = 64 * 1024 * 1024;
 
-/** sha256 (hex) of bytes, computed on libuv's thread pool so that it overlaps the caller's own work. */
-export async function sha256OffThread(data: Uint8Array): Promise<string> {
-  return Buffer.from(await webcrypto.subtle.digest('SHA-256', data)).toString('hex');
+/**
+ * sha256 (hex) of bytes, computed on libuv's thread pool so that it overlaps the caller's own work. WebCrypto copies
+ * the bytes when it is called, so the caller's buffer is not held until the digest is done.
+ */
+export function sha256OffThread(data: Uint8Array): Promise<string> {
+  return webcrypto.subtle.digest('SHA-256', data).then((digest) => Buffer.from(digest).toString('hex'));
+}
+
+/** Size and sha256 (hex) of a file's bytes. */
+export interface FileDigest {
+  size: number;
+  sha256: string;
+}
+
+/**
+ * The size and sha256 of the files a command reads, taken from the bytes it read: pass `onRead` to the readers
+ * (`ReadOptions.onRead`, `readJson(file, schema, { onRead })`), then `RunWriter.addInput(role, path, digests)`. Each
+ * file is hashed when it is read, from the reader's own buffer (no second read, no copy), and the digest is of exactly
+ * the bytes that were evaluated. A file the command did not read through `onRead` is read and hashed on demand.
+ */
+export class FileDigests {
+  private readonly seen = new Map<string, FileDigest>();
+
+  /**
+   * The `ReadOptions.onRead` hook: hashes the bytes just read (the last read of a path wins). On the calling thread:
+   * handing them to the thread pool (WebCrypto) would copy them first, which costs as much as hashing them and adds
+   * the copy to the peak memory.
+   */
+  readonly onRead = (file: string, bytes: Uint8Array): void => {
+    this.seen.set(resolve(file), { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+  };
+
+  /** Size and sha256 of `file`: of the bytes read through `onRead`, else of the file as it is now on disk. */
+  async get(file: string): Promise<FileDigest> {
+    return this.seen.get(resolve(file)) ?? hashFile(file);
+  }
 }
 
 /** sha256 and size of a file: read and hashed off the main thread, or streamed when it is large. */
-async function hashFile(path: string): Promise<{ size: number; sha256: string }> {
+async function hashFile(path: string): Promise<FileDigest> {
   const hash = createHash('sha256');
   let size = 0;
   try {
@@ -124,9 +157,12 @@ export class RunWriter {
     this.options = { ...(init.options ?? {}) };
   }
 
-  /** Records an input file: role, the path as given, its size and sha256 (streamed). */
-  async addInput(role: string, path: string): Promise<void> {
-    const { size, sha256 } = await hashFile(path);
+  /**
+   * Records an input file: role, the path as given, its size and sha256 (of the bytes the command read when `digests`
+   * saw it read, else of the file read now).
+   */
+  async addInput(role: string, path: string, digests?: FileDigests): Promise<void> {
+    const { size, sha256 } = await (digests ? digests.get(path) : hashFile(path));
     this.inputs.push({ role, path, size, sha256 });
   }
 
@@ -177,22 +213,53 @@ export class RunWriter {
       },
       command: [...(this.init.command ?? [])],
       inputs: this.inputs,
-      resources: this.resources,
+      resources: this.resources.map((x) => pick(x, RESOURCE_KEYS)),
       options: this.options,
-      ...(r.llm ? { llm: r.llm } : {}),
-      metrics: r.metrics,
+      ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
+      metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
       counts: { items: r.items.length, evaluated: r.items.length - failed.length, failed: failed.length, skipped },
-      failures: r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! })),
+      failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
       artifacts: this.artifacts,
     };
-    // the schema's rules, checked by hand: writing a run loads no zod (the readers validate with the schema)
+    // the schema's rules, checked by hand (check.ts): writing a run loads no zod; the readers validate with the schema
     const problem = checkRunManifest(manifest);
     if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
-    await writeFileAtomic(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
-    await writeJsonAtomic(join(this.dir, RUN_FILES.manifest), manifest);
-    await rm(join(this.dir, RUN_FILES.started), { force: true });
+    // blocking writes: at the end of a command, a thread-pool round trip per step costs more than the steps
+    writeFileAtomicSync(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
+    writeFileAtomicSync(join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+    removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
     return manifest;
+  }
+}
+
+// The caller's objects as the schema's parse returned them: its keys only, in its order (unknown keys dropped).
+const METRIC_KEYS = ['value', 'n', 'ci', 'ciMethod', 'unit'] as const;
+const RESOURCE_KEYS = ['name', 'commit', 'sha256', 'source'] as const;
+const FAILURE_KEYS = ['id', 'reason'] as const;
+const LLM_KEYS = ['endpointHost', 'model', 'modelReported', 'sampling', 'calls', 'tokens', 'costUsd', 'prices', 'batch', 'cache'] as const;
+
+function pick<T extends object>(x: T, keys: ReadonlyArray<keyof T>): T {
+  if (x === null || typeof x !== 'object') return x;
+  const out = {} as T;
+  for (const k of keys) if (Object.hasOwn(x, k)) out[k] = x[k];
+  return out;
+}
+
+function pickLlm(l: RunLlm): RunLlm {
+  const out = pick(l, LLM_KEYS);
+  if (l.calls) out.calls = pick(l.calls, ['made', 'cached', 'failed', 'retried']);
+  if (l.tokens) out.tokens = pick(l.tokens, ['prompt', 'completion']);
+  return out;
+}
+
+
+/** Deletes a file; one that is not there is fine (`rm({ force })` without loading its recursive machinery). */
+function removeIfPresent(file: string): void {
+  try {
+    unlinkSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw FileSystemError.from(error, file);
   }
 }
 
@@ -201,21 +268,23 @@ export class RunWriter {
  * looks complete, and leaves a marker that makes `listRuns` show the directory as `unfinished` until `finish`.
  */
 export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
+  // blocking calls: three small steps at a command's start, each cheaper than a thread-pool round trip
   try {
-    const s = await stat(dir);
-    if (!s.isDirectory()) throw new InputError('run directory is a file', { file: dir });
+    mkdirSync(dir, { recursive: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    // EEXIST: `dir` is a file; ENOTDIR: a parent is
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError('run directory is a file', { file: dir, cause: error });
+    throw FileSystemError.from(error, dir, 'cannot create directory');
   }
-  await mkdir(dir, { recursive: true });
-  await rm(join(dir, RUN_FILES.manifest), { force: true });
+  removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
   const writer = new RunWriter(dir, init, now);
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
   // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
   try {
-    await writeFile(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
+    writeFileSync(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
   } catch (error) {
     throw FileSystemError.from(error, join(dir, RUN_FILES.started));
   }
