@@ -96,14 +96,18 @@ export class VenueDatabase {
         throw new EvalError('invalid_data', `database ${domain}_db.json must be a non-empty JSON array`);
       }
       const ignore = IGNORE_VALUES[domain] ?? [];
+      // raw key -> column name, or null for an ignored key (the rows share a handful of keys)
+      const columnOf = new Map<string, string | null>();
       const items = rows.map((row, i) => {
         if (typeof row !== 'object' || row === null || Array.isArray(row)) {
           throw new EvalError('invalid_data', `database ${domain}_db.json: item ${i} is not an object`);
         }
         const out: Record<string, unknown> = {};
         for (const k of Object.keys(row)) {
-          if (ignore.includes(k)) continue;
-          out[normalizeColumnName(k)] = (row as Record<string, unknown>)[k];
+          let column = columnOf.get(k);
+          if (column === undefined) columnOf.set(k, (column = ignore.includes(k) ? null : normalizeColumnName(k)));
+          if (column === null) continue;
+          out[column] = (row as Record<string, unknown>)[k];
         }
         return out;
       });
