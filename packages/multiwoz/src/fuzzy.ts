@@ -356,26 +356,28 @@ export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2:
   return partialRatio(s1, s2) >= minimum;
 }
 
-// need[c]: count of code point c in the shorter string; have[c]: in the current window (BMP only; reset after use)
-let need: Int32Array | undefined;
-let have: Int32Array | undefined;
+// need[c]: count of code point c in the shorter string; have[c]: in the current window (BMP only, shorter string of at
+// most 255 code points, so that a byte holds every count; reset after use)
+let need: Uint8Array | undefined;
+let have: Uint8Array | undefined;
 
 /**
  * The largest multiset intersection of the shorter string with a window of the longer one of the shorter's length
- * (code points), or -1 when not computed (equal lengths, or a code point beyond the BMP).
+ * (code points), or -1 when not computed (equal lengths, a shorter string of more than 255 code points, or a code
+ * point beyond the BMP).
  */
 function bestWindowCommon(s1: string, s2: string): number {
   const len1 = codesInto(s1, 0);
   const len2 = codesInto(s2, 1);
-  if (len1 === len2) return -1;
+  if (len1 === len2 || Math.min(len1, len2) > 255) return -1;
   const a = len1 < len2 ? bufA : bufB;
   const b = len1 < len2 ? bufB : bufA;
   const m = len1 < len2 ? len1 : len2;
   const n = len1 < len2 ? len2 : len1;
   for (let i = 0; i < m; i++) if (a[i]! > 0xffff) return -1;
   for (let i = 0; i < n; i++) if (b[i]! > 0xffff) return -1;
-  need ??= new Int32Array(0x10000);
-  have ??= new Int32Array(0x10000);
+  need ??= new Uint8Array(0x10000);
+  have ??= new Uint8Array(0x10000);
   for (let i = 0; i < m; i++) need[a[i]!]!++;
   let common = 0;
   for (let i = 0; i < m; i++) {
