@@ -86,6 +86,8 @@ export class VenueDatabase {
   readonly fuzzyRatio: number;
   private readonly tables = new Map<DbDomain, Table>();
   private readonly queryCache = new Map<string, string[]>();
+  /** Column -> raw constraint value -> normalised value (normalizeStateSlotValue is a pure function of both). */
+  private readonly valueCache = new Map<string, Map<string, string>>();
 
   constructor(raw: RawDatabase, options: VenueDatabaseOptions = {}) {
     this.normalization = options.normalization ?? '2022';
@@ -229,7 +231,10 @@ export class VenueDatabase {
       if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
-      const v = normalizeStateSlotValue(key, raw, this.normalization);
+      let values = this.valueCache.get(key);
+      if (values === undefined) this.valueCache.set(key, (values = new Map()));
+      let v = values.get(raw);
+      if (v === undefined) values.set(raw, (v = normalizeStateSlotValue(key, raw, this.normalization)));
       if (key === 'arrive' || key === 'leave') times.push([key, timeStrToMinutes(v)]);
       else lists.push(this.matching(domain, table, key, v));
     }
