@@ -34,6 +34,9 @@ export const bookedShape = array(array(string));
 export const referencesShape = array(string);
 export const goldStatesShape = array(beliefStateShape);
 
+/** A table over a scanned JSON object whose entries are parsed (then validated) when first used (not public). */
+let lazyTable: <T>(lazy: LazyJsonObject, shape: Shape<T>, source: string) => DialogueTable<T>;
+
 /**
  * A dialogue-keyed table whose entries are validated when first used (only the dialogues being evaluated are checked,
  * and errors name the file and the dialogue id).
@@ -71,14 +74,15 @@ export class DialogueTable<T> {
     return this.lazy ? this.lazy.keys() : Object.keys(this.raw);
   }
 
-  /** Entries parsed on first use instead of `raw` (set by {@link lazyTable}). */
+  /** Entries parsed on first use instead of `raw` (set by {@link readLazyTable}). */
   private lazy?: LazyJsonObject;
 
-  /** @internal A table over a scanned JSON object whose entries are parsed (then validated) when first used. */
-  static fromLazy<T>(lazy: LazyJsonObject, shape: Shape<T>, source: string): DialogueTable<T> {
-    const t = new DialogueTable<T>({}, shape, source, CHECKS.get(shape));
-    t.lazy = lazy;
-    return t;
+  static {
+    lazyTable = (lazy, shape, source) => {
+      const t = new DialogueTable(Object.create(null) as Record<string, unknown>, shape, source, CHECKS.get(shape));
+      t.lazy = lazy;
+      return t;
+    };
   }
 }
 
@@ -113,7 +117,7 @@ function table<T>(value: unknown, shape: Shape<T>, source: string): DialogueTabl
 async function readLazyTable<T>(file: string, shape: Shape<T>, options: ReadOptions | undefined): Promise<DialogueTable<T>> {
   const text = await readText(file, options);
   const lazy = scanJsonObject(text);
-  if (lazy) return DialogueTable.fromLazy(lazy, shape, file);
+  if (lazy) return lazyTable(lazy, shape, file);
   return table(parseJson(text, file), shape, file);
 }
 
