@@ -1,13 +1,16 @@
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { dirname, basename, join } from 'node:path';
-import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
-import { createGunzip, gunzipSync } from 'node:zlib';
 import type { z } from 'zod';
 import { EvalError, FileSystemError, InputError, type InputLocation } from './errors';
 import { PythonJsonError, parsePythonJson } from './python/json';
 import { Utf8Validator } from './utf8';
+
+// zlib and readline are loaded on first use (gzip input, JSONL streaming): most commands never need them, and loading
+// them at start-up costs time.
+const zlib = () => process.getBuiltinModule('node:zlib');
+const readline = () => process.getBuiltinModule('node:readline');
 
 /** How the readers treat bytes that are not valid UTF-8. */
 export interface ReadOptions {
@@ -78,7 +81,7 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   }
   options?.onRead?.(file, buf);
   const compressed = isGzip(buf);
-  if (compressed) buf = gunzipSync(buf);
+  if (compressed) buf = zlib().gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);
   let text = buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
@@ -202,7 +205,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
   }
   const raw = createReadStream(file);
   const compressed = isGzip(head);
-  const decoded = compressed ? raw.pipe(createGunzip()) : raw;
+  const decoded = compressed ? raw.pipe(zlib().createGunzip()) : raw;
   // Bytes are checked as UTF-8 on their way to the line reader (which would replace invalid ones silently).
   const validator = new Utf8Validator();
   const input = decoded.pipe(
@@ -220,7 +223,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
     }),
   );
   decoded.on('error', (error: Error) => input.destroy(error));
-  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = readline().createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
     for await (const text of lines) {

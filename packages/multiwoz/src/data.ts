@@ -4,9 +4,10 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, type ReadOptions, ResourceMissingError, readJson, resolveResourceDir } from '@eval/core';
+import { InputError, type ReadOptions, ResourceMissingError, parseJson, readJson, readText, resolveResourceDir } from '@eval/core';
 import { DB_DOMAINS, type RawDatabase } from './database';
 import { beliefStateShape, isBeliefState } from './input';
+import { type LazyJsonObject, scanJsonObject } from './lazyjson';
 import type { BeliefState, NormalizationVersion } from './normalize';
 import { type Shape, array, looseObject, record, string, validateShape } from './shape';
 import type { Goal } from './success';
@@ -33,6 +34,9 @@ export const bookedShape = array(array(string));
 export const referencesShape = array(string);
 export const goldStatesShape = array(beliefStateShape);
 
+/** A table over a scanned JSON object whose entries are parsed (then validated) when first used (not public). */
+let lazyTable: <T>(lazy: LazyJsonObject, shape: Shape<T>, source: string) => DialogueTable<T>;
+
 /**
  * A dialogue-keyed table whose entries are validated when first used (only the dialogues being evaluated are checked,
  * and errors name the file and the dialogue id).
@@ -49,25 +53,36 @@ export class DialogueTable<T> {
   ) {}
 
   has(id: string): boolean {
-    return Object.prototype.hasOwnProperty.call(this.raw, id);
+    return this.lazy ? this.lazy.has(id) : Object.prototype.hasOwnProperty.call(this.raw, id);
   }
 
   get(id: string): T | undefined {
     const hit = this.cache.get(id);
     if (hit !== undefined) return hit;
     if (!this.has(id)) return undefined;
-    const raw = this.raw[id];
+    const raw = this.lazy ? this.lazy.get(id) : this.raw[id];
     const value = this.check?.(raw) ? (raw as T) : validateShape(this.shape, raw, { file: this.source, record: id });
     this.cache.set(id, value);
     return value;
   }
 
   get size(): number {
-    return Object.keys(this.raw).length;
+    return this.lazy ? this.lazy.size : Object.keys(this.raw).length;
   }
 
   ids(): string[] {
-    return Object.keys(this.raw);
+    return this.lazy ? this.lazy.keys() : Object.keys(this.raw);
+  }
+
+  /** Entries parsed on first use instead of `raw` (set by {@link readLazyTable}). */
+  private lazy?: LazyJsonObject;
+
+  static {
+    lazyTable = (lazy, shape, source) => {
+      const t = new DialogueTable(Object.create(null) as Record<string, unknown>, shape, source, CHECKS.get(shape));
+      t.lazy = lazy;
+      return t;
+    };
   }
 }
 
@@ -92,6 +107,18 @@ function table<T>(value: unknown, shape: Shape<T>, source: string): DialogueTabl
     throw new InputError('expected a JSON object keyed by dialogue id', { file: source });
   }
   return new DialogueTable(value as Record<string, unknown>, shape, source, CHECKS.get(shape));
+}
+
+/**
+ * Reads a JSON file keyed by dialogue id whose entries are parsed only when used (the evaluated dialogues): the whole
+ * text is still checked as JSON, and anything the scanner does not accept (a syntax error, a top-level value that is
+ * not an object) goes through the full parser, which reports it exactly as before.
+ */
+async function readLazyTable<T>(file: string, shape: Shape<T>, options: ReadOptions | undefined): Promise<DialogueTable<T>> {
+  const text = await readText(file, options);
+  const lazy = scanJsonObject(text);
+  if (lazy) return lazyTable(lazy, shape, file);
+  return table(parseJson(text, file), shape, file);
 }
 
 /** Everything the evaluator may need; each part is only required by the metrics that use it. */
@@ -184,7 +211,7 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
     }
     data.database = database;
     data.goals = table(await read(DATA_FILES.goals), goalShape, join(dir, DATA_FILES.goals));
-    data.bookedDomains = table(await read(DATA_FILES.bookedDomains), bookedShape, join(dir, DATA_FILES.bookedDomains));
+    data.bookedDomains = await readLazyTable(join(dir, DATA_FILES.bookedDomains), bookedShape, options.onRead ? { onRead: options.onRead } : undefined);
   }
   if (options.bleu) {
     data.references = {};

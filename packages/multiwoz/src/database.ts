@@ -47,7 +47,7 @@ interface Table {
   masks: Map<string, { list: Int32Array; mask: Uint8Array }>;
   /** Character profiles of the values of fuzzy columns, computed once. */
   profiles: Map<string, CharProfile>;
-  /** Minutes of the `arrive`/`leave` columns (time_str_to_minutes), computed once. */
+  /** Minutes of the `arrive`/`leave` columns (time_str_to_minutes), computed once; NaN for unconstrained items. */
   minutes: Map<string, Float64Array>;
   /** Per column: the items of each distinct value, and the items without a constraint there (column missing or "?"). */
   columns: Map<string, ColumnIndex>;
@@ -86,6 +86,8 @@ export class VenueDatabase {
   readonly fuzzyRatio: number;
   private readonly tables = new Map<DbDomain, Table>();
   private readonly queryCache = new Map<string, string[]>();
+  /** Column -> raw constraint value -> normalised value (normalizeStateSlotValue is a pure function of both). */
+  private readonly valueCache = new Map<string, Map<string, string>>();
 
   constructor(raw: RawDatabase, options: VenueDatabaseOptions = {}) {
     this.normalization = options.normalization ?? '2022';
@@ -96,14 +98,18 @@ export class VenueDatabase {
         throw new EvalError('invalid_data', `database ${domain}_db.json must be a non-empty JSON array`);
       }
       const ignore = IGNORE_VALUES[domain] ?? [];
+      // raw key -> column name, or null for an ignored key (the rows share a handful of keys)
+      const columnOf = new Map<string, string | null>();
       const items = rows.map((row, i) => {
         if (typeof row !== 'object' || row === null || Array.isArray(row)) {
           throw new EvalError('invalid_data', `database ${domain}_db.json: item ${i} is not an object`);
         }
         const out: Record<string, unknown> = {};
         for (const k of Object.keys(row)) {
-          if (ignore.includes(k)) continue;
-          out[normalizeColumnName(k)] = (row as Record<string, unknown>)[k];
+          let column = columnOf.get(k);
+          if (column === undefined) columnOf.set(k, (column = ignore.includes(k) ? null : normalizeColumnName(k)));
+          if (column === null) continue;
+          out[column] = (row as Record<string, unknown>)[k];
         }
         return out;
       });
@@ -129,14 +135,18 @@ export class VenueDatabase {
     return this.tables.get(domain)!.items.length;
   }
 
+  /** Minutes of a time column per item; NaN where the item does not constrain (column missing or "?"), which passes every comparison. */
   private columnMinutes(table: Table, key: string): Float64Array {
     let out = table.minutes.get(key);
     if (!out) {
       out = new Float64Array(table.items.length);
-      table.items.forEach((item, i) => {
+      for (let i = 0; i < table.items.length; i++) {
+        const item = table.items[i]!;
         const v = item[key];
-        out![i] = typeof v === 'string' ? timeStrToMinutes(v) : Number.NaN;
-      });
+        // (computed for "?" too, as before: the same errors, if any)
+        out[i] = typeof v === 'string' ? timeStrToMinutes(v) : Number.NaN;
+        if (!(key in item) || v === '?') out[i] = Number.NaN;
+      }
       table.minutes.set(key, out);
     }
     return out;
@@ -192,15 +202,6 @@ export class VenueDatabase {
     return entry;
   }
 
-  /** Whether item i passes an `arrive` (at most) or `leave` (at least) constraint in minutes. */
-  private timeOk(table: Table, key: 'arrive' | 'leave', minutes: Float64Array, i: number, value: number): boolean {
-    const item = table.items[i]!;
-    if (!(key in item) || item[key] === '?') return true;
-    const t = minutes[i]!;
-    // the reference compares time_str_to_minutes(item) with the constraint's minutes
-    return key === 'arrive' ? !(t > value) : !(t < value);
-  }
-
   /**
    * `query(domain, constraints)`: ids (train ids for trains) of the items that satisfy every constraint on a database
    * column, in database order. Constraint values are normalised again (as the reference does); `dontcare`-like values
@@ -230,7 +231,10 @@ export class VenueDatabase {
       if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
-      const v = normalizeStateSlotValue(key, raw, this.normalization);
+      let values = this.valueCache.get(key);
+      if (values === undefined) this.valueCache.set(key, (values = new Map()));
+      let v = values.get(raw);
+      if (v === undefined) values.set(raw, (v = normalizeStateSlotValue(key, raw, this.normalization)));
       if (key === 'arrive' || key === 'leave') times.push([key, timeStrToMinutes(v)]);
       else lists.push(this.matching(domain, table, key, v));
     }
@@ -249,12 +253,18 @@ export class VenueDatabase {
     const first = lists[0]?.list;
     const rest = lists.slice(1).map((l) => l.mask);
     const minutes = times.map(([key]) => this.columnMinutes(table, key));
+    const atMost = times.map(([key]) => key === 'arrive');
     const out: string[] = [];
     const count = first ? first.length : n;
     outer: for (let k = 0; k < count; k++) {
       const i = first ? first[k]! : k;
       for (let r = 0; r < rest.length; r++) if (rest[r]![i] === 0) continue outer;
-      for (let t = 0; t < times.length; t++) if (!this.timeOk(table, times[t]![0], minutes[t]!, i, times[t]![1])) continue outer;
+      // the reference compares time_str_to_minutes(item) with the constraint's minutes: `arrive` at most, `leave` at
+      // least; unconstrained items (NaN) pass
+      for (let t = 0; t < times.length; t++) {
+        const m = minutes[t]![i]!;
+        if (atMost[t] ? m > times[t]![1] : m < times[t]![1]) continue outer;
+      }
       out.push(table.ids[i]!);
     }
     this.queryCache.set(rawKey, out);

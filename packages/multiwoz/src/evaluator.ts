@@ -379,7 +379,8 @@ export class MultiwozEvaluator {
         res.match = r.match;
         res.successByDomain = r.success;
         res.domains = r.domains;
-        res.activeDomains = domains.map((d) => d.slice());
+        // (estimated domains are fresh arrays that nothing else holds; given ones are the input's, so copied)
+        res.activeDomains = hasDomains ? domains.map((d) => d.slice()) : domains;
         return r;
       });
       report.success = aggregateSuccess(perDialog);

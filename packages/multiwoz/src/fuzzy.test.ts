@@ -39,6 +39,19 @@ describe('partial_ratio = fuzzywuzzy 0.18 + python-Levenshtein 0.12 (fixtures/pa
     expect(matchingBlocks('abc', 'abc')).toEqual([[0, 0, 3], [3, 3, 0]]);
   });
 
+  it('the pruned test (whole-string and best-window bounds) agrees with the full score on random pairs', () => {
+    let seed = 11;
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const alphabet = ['a', 'b', 'c', 'e', ' ', 'r', 't', "'", 'é', '😀'];
+    const word = (n: number) => Array.from({ length: n }, () => alphabet[Math.floor(random() * alphabet.length)]).join('');
+    for (let k = 0; k < 3000; k++) {
+      const a = word(1 + Math.floor(random() * 12));
+      // the longer string often contains (a near copy of) the shorter one, so that scores near the minimum occur
+      const b = random() < 0.5 ? word(Math.floor(random() * 8)) + a.slice(0, a.length - Math.floor(random() * 2)) + word(Math.floor(random() * 8)) : word(1 + Math.floor(random() * 20));
+      for (const min of [90, 80, 60]) expect(partialRatioAtLeast(a, b, min), `${a} | ${b} | ${min}`).toBe(partialRatio(a, b) >= min);
+    }
+  });
+
   itWithCases('the pruned test partialRatioAtLeast(a, b, m) agrees with the reference score >= m on every fixture pair', () => {
     const all: Array<[string, string, number]> = [...cases.db_pairs, ...cases.random.map(([a, b, s]) => [a, b, s] as [string, string, number])];
     for (const min of [90, 95, 50]) {

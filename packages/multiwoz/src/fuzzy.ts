@@ -331,7 +331,8 @@ export function charProfile(s: string): CharProfile {
 /**
  * Whether `partialRatio(s1, s2) >= minimum`, given both strings' character profiles, skipping the computation when a
  * bound rules it out: every window's ratio is at most `2K / (m + K)`, where `m` is the shorter length and `K` the size
- * of the two character multisets' intersection (an upper bound of any LCS with a window).
+ * of the two character multisets' intersection (an upper bound of any LCS with a window), first over the whole
+ * strings, then over the best window of length `m`.
  */
 export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2: CharProfile, minimum: number): boolean {
   if (s1 === s2) return 100 >= minimum;
@@ -348,7 +349,55 @@ export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2:
   // score = round(100 r) with r <= 2K/(m+K); it cannot reach `minimum` when 200K/(m+K) < minimum - 1/2 by a margin
   // far above float error: 400K <= (2 minimum - 1)(m + K) - 1.
   if (400 * K <= (2 * minimum - 1) * (m + K) - 1) return false;
+  // The same bound with the best window instead of the whole longer string (every window partial_ratio scores is a
+  // substring of the longer string of at most m code points, so within one of its windows of exactly m).
+  const W = bestWindowCommon(s1, s2);
+  if (W >= 0 && 400 * W <= (2 * minimum - 1) * (m + W) - 1) return false;
   return partialRatio(s1, s2) >= minimum;
+}
+
+// need[c]: count of code point c in the shorter string; have[c]: in the current window (BMP only, shorter string of at
+// most 255 code points, so that a byte holds every count; reset after use)
+let need: Uint8Array | undefined;
+let have: Uint8Array | undefined;
+
+/**
+ * The largest multiset intersection of the shorter string with a window of the longer one of the shorter's length
+ * (code points), or -1 when not computed (equal lengths, a shorter string of more than 255 code points, or a code
+ * point beyond the BMP).
+ */
+function bestWindowCommon(s1: string, s2: string): number {
+  const len1 = codesInto(s1, 0);
+  const len2 = codesInto(s2, 1);
+  if (len1 === len2 || Math.min(len1, len2) > 255) return -1;
+  const a = len1 < len2 ? bufA : bufB;
+  const b = len1 < len2 ? bufB : bufA;
+  const m = len1 < len2 ? len1 : len2;
+  const n = len1 < len2 ? len2 : len1;
+  for (let i = 0; i < m; i++) if (a[i]! > 0xffff) return -1;
+  for (let i = 0; i < n; i++) if (b[i]! > 0xffff) return -1;
+  need ??= new Uint8Array(0x10000);
+  have ??= new Uint8Array(0x10000);
+  for (let i = 0; i < m; i++) need[a[i]!]!++;
+  let common = 0;
+  for (let i = 0; i < m; i++) {
+    const c = b[i]!;
+    if (have[c]! < need[c]!) common++;
+    have[c]!++;
+  }
+  let best = common;
+  for (let i = m; i < n; i++) {
+    const out = b[i - m]!;
+    have[out]!--;
+    if (have[out]! < need[out]!) common--;
+    const c = b[i]!;
+    if (have[c]! < need[c]!) common++;
+    have[c]!++;
+    if (common > best) best = common;
+  }
+  for (let i = 0; i < m; i++) need[a[i]!] = 0;
+  for (let i = 0; i < n; i++) have[b[i]!] = 0;
+  return best;
 }
 
 /** Whether `partialRatio(s1, s2) >= minimum` (see {@link partialRatioReaches}; this one profiles both strings). */

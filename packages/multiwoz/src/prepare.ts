@@ -8,7 +8,6 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as zlib from 'node:zlib';
 import { EvalError, InputError, parseJson, pythonJsonDumps, readJson, writeFileAtomic } from '@eval/core';
 import type { z } from 'zod';
 import { DATA_FILES } from './data';
@@ -219,6 +218,8 @@ export function readZip(buf: Uint8Array, label = 'zip'): Map<string, Buffer> {
     if (b.readUInt32LE(local) !== 0x04034b50) throw new InputError(`corrupt ZIP local header for ${name}`, { file: label });
     const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
     const raw = b.subarray(start, start + csize);
+    // (node:zlib loaded here, on first use: evaluating never needs it)
+    const zlib = process.getBuiltinModule('node:zlib');
     let data: Buffer;
     if (method === 0) data = Buffer.from(raw);
     else if (method === 8) data = zlib.inflateRawSync(raw);

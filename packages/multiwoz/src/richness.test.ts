@@ -41,6 +41,22 @@ describe('richness figures', () => {
     expect(msttr([])).toBe(0);
   });
 
+  it('a repeated response counts as the same text written anew (no shortcut changes a figure)', () => {
+    // "x." tokenises as "x" but is a different string, so the second list has no repeated response
+    const base = ['the hotel is in the north', 'ok', '', 'the hotel is cheap', 'is there anything else', 'ok ok', 'the north'];
+    const repeats: string[] = [];
+    const fresh: string[] = [];
+    let seed = 3;
+    for (let n = 0; n < 400; n++) {
+      seed = (seed * 1103515245 + 12345) % 2147483648;
+      const r = base[seed % base.length]!;
+      repeats.push(r);
+      fresh.push(`${r}${'.'.repeat(n + 1)}`);
+    }
+    expect(new Set(fresh).size).toBe(fresh.length);
+    expect(richness(repeats)).toEqual(richness(fresh));
+  });
+
   it('an empty input is an error (the reference divides by zero)', () => {
     expect(() => richness([])).toThrow(/at least one response/);
   });

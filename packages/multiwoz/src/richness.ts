@@ -76,7 +76,23 @@ export function richness(responses: Iterable<string>): RichnessResult {
   let lengths = 0;
   let t: number[] = [];
   let b: number[] = [];
+  // A response seen before (responses repeat a lot) has the same token and bigram numbers, and adds no new bigram or
+  // trigram: only its counts are added again.
+  const repeated = new Map<string, { tokens: number[]; bigrams: number[] }>();
   for (const response of responses) {
+    const hit = repeated.get(response);
+    if (hit !== undefined) {
+      const ts = hit.tokens;
+      for (let i = 0; i < ts.length; i++) {
+        uniCount[ts[i]!]!++;
+        all.push(ts[i]!);
+      }
+      const bs = hit.bigrams;
+      for (let i = 0; i < bs.length; i++) biCount[bs[i]!]!++;
+      lengths += ts.length;
+      count++;
+      continue;
+    }
     const tokens = richnessTokenize(response);
     t.length = tokens.length;
     for (let i = 0; i < tokens.length; i++) {
@@ -114,6 +130,7 @@ export function richness(responses: Iterable<string>): RichnessResult {
         triCount++;
       }
     }
+    repeated.set(response, { tokens: t.slice(0, tokens.length), bigrams: b.slice(0, Math.max(tokens.length - 1, 0)) });
   }
   if (count === 0) throw new EvalError('empty_data', 'richness needs at least one response');
   const total = all.length;

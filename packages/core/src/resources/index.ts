@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -116,7 +115,7 @@ export interface FetchResourceResult {
 }
 
 export function sha256Hex(data: Uint8Array): string {
-  return createHash('sha256').update(data).digest('hex');
+  return process.getBuiltinModule('node:crypto').createHash('sha256').update(data).digest('hex');
 }
 
 export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = DEFAULT_RESOURCE_MIRROR): string {
@@ -127,7 +126,7 @@ export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = D
 
 /** Git blob id of `data` (sha1 of `"blob <size>\0" + data`, as `git hash-object` computes it). */
 export function gitBlobSha1(data: Uint8Array): string {
-  return createHash('sha1').update(`blob ${data.byteLength}\0`).update(data).digest('hex');
+  return process.getBuiltinModule('node:crypto').createHash('sha1').update(`blob ${data.byteLength}\0`).update(data).digest('hex');
 }
 
 /** Throws when a file of the set has no checksum to verify it against (nothing is downloaded then). */

@@ -1,4 +1,3 @@
-import { createHash, randomBytes, webcrypto } from 'node:crypto';
 import { createReadStream, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -17,6 +16,9 @@ import type {
 } from './schema';
 import { checkRunManifest } from './check';
 import { RUN_SCHEMA_VERSION } from './version';
+
+// node:crypto is loaded on first use: commands that write no run record never need it.
+const nodeCrypto = () => process.getBuiltinModule('node:crypto');
 
 /** File names of the run record inside a run directory. */
 export const RUN_FILES = {
@@ -64,7 +66,7 @@ const WHOLE_FILE_HASH_LIMIT = 64 * 1024 * 1024;
  * the bytes when it is called, so the caller's buffer is not held until the digest is done.
  */
 export function sha256OffThread(data: Uint8Array): Promise<string> {
-  return webcrypto.subtle.digest('SHA-256', data).then((digest) => Buffer.from(digest).toString('hex'));
+  return nodeCrypto().webcrypto.subtle.digest('SHA-256', data).then((digest) => Buffer.from(digest).toString('hex'));
 }
 
 /** Size and sha256 (hex) of a file's bytes. */
@@ -88,7 +90,7 @@ export class FileDigests {
    * the copy to the peak memory.
    */
   readonly onRead = (file: string, bytes: Uint8Array): void => {
-    this.seen.set(resolve(file), { size: bytes.length, sha256: createHash('sha256').update(bytes).digest('hex') });
+    this.seen.set(resolve(file), { size: bytes.length, sha256: nodeCrypto().createHash('sha256').update(bytes).digest('hex') });
   };
 
   /** Size and sha256 of `file`: of the bytes read through `onRead`, else of the file as it is now on disk. */
@@ -99,7 +101,7 @@ export class FileDigests {
 
 /** sha256 and size of a file: read and hashed off the main thread, or streamed when it is large. */
 async function hashFile(path: string): Promise<FileDigest> {
-  const hash = createHash('sha256');
+  const hash = nodeCrypto().createHash('sha256');
   let size = 0;
   try {
     const { size: bytes } = await stat(path);
@@ -125,11 +127,11 @@ async function hashFile(path: string): Promise<FileDigest> {
  */
 export function resourceFileListSha256(files: Array<{ path: string; sha256: string }>): string {
   const lines = files.map((f) => `${f.path} ${f.sha256}\n`).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  return createHash('sha256').update(lines.join(''), 'utf8').digest('hex');
+  return nodeCrypto().createHash('sha256').update(lines.join(''), 'utf8').digest('hex');
 }
 
 function defaultRunId(now: Date): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${randomBytes(4).toString('hex')}`;
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${nodeCrypto().randomBytes(4).toString('hex')}`;
 }
 
 /**

@@ -195,6 +195,7 @@ const CJK_RANGES: ReadonlyArray<readonly [number, number]> = [
 ];
 
 function isCjk(cp: number): boolean {
+  if (cp < 4352) return false; // below the first range (every ASCII token)
   for (const [lo, hi] of CJK_RANGES) if (cp >= lo && cp <= hi) return true;
   return false;
 }
