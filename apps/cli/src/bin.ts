@@ -6,7 +6,8 @@ import { setFlagsFromString } from 'node:v8';
 // `--min-semi-space-size` are read at start-up and ignored here; `--single-threaded-gc` set now crashes V8 at the first
 // full GC). Measured on the full test set (Success + richness, ubar / augpt / galaxy-e2e, medians of 5, node 20.20):
 // V8's default lets the semi-spaces grow to 16 MiB and peaks at 117-121 MiB RSS; a factor of 3 at 114-118 MiB; a
-// factor of 1 (semi-spaces kept at their initial size) at 88-93 MiB, with the same CPU time within noise (more
+// factor of 1 (semi-spaces kept at their initial size) at 88-93 MiB (79-84 MiB since neither `@eval/core` nor
+// `@eval/multiwoz` loads zod; a factor of 2 then peaks at ~114 MiB, same CPU), with the same CPU time within noise (more
 // scavenges, each cheap; adding `--no-minor-gc-task` changed nothing). So the factor is set to 1, before anything
 // else is loaded. Other commands keep V8's defaults.
 if (process.argv[2] === 'multiwoz') setFlagsFromString('--semi-space-growth-factor=1');

@@ -2,7 +2,7 @@
  * The zod-free shapes report exactly what the zod schemas of `@eval/multiwoz/schemas` report (issue paths and
  * messages, in order) and return the same value, on valid inputs and on many mutated ones.
  */
-import { InputError, validate } from '@eval/core';
+import { InputError, seededRandom, validate } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import type { z } from 'zod';
 import { bookedShape, goalShape, goldStatesShape, referencesShape } from './data';
@@ -11,17 +11,8 @@ import { goal21DomainShape } from './prepare';
 import { bookedDomainsSchema, goal21DomainSchema, goalSchema, goldStatesSchema, predictionsSchema, referencesSchema } from './schemas';
 import { type Shape, parseShape, validateShape } from './shape';
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** Deterministic PRNG: `@eval/core`'s mulberry32. */
+const rng = seededRandom;
 
 const ODD_VALUES: unknown[] = [null, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, true, false, 'x', '', [], ['a'], [1], {}, { a: 'b' }, { a: 1 }, undefined, new Date(0), Object.create(null), new Map()];
 
