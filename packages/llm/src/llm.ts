@@ -957,10 +957,14 @@ export function createLlm(options: LlmOptions): Llm {
       let done = 0;
       let failed = 0;
       let skipped = 0;
-      let notRun = 0;
       let stoppedByBudget = false;
       /** A filesystem error that stops the run (rethrown after the summary). */
       let fatal: unknown;
+      const stopWithFatal = (error: unknown) => {
+        if (fatal !== undefined) return;
+        fatal = error;
+        controller.abort(error);
+      };
       const todo: number[] = [];
       const resultOf = (j: number, rec: JournalRecord, extra: { code?: string; status?: number } = {}): JobResult<R> => {
         const job = jobs[j]!;
@@ -1023,7 +1027,7 @@ export function createLlm(options: LlmOptions): Llm {
           done,
           failed,
           skipped,
-          notRun,
+          notRun: notRunKeys.length,
           stoppedByBudget,
           ...(stopped ? { stopped } : {}),
           ...(stopped === 'config' && configStop ? { configError: { cause: configStop.cause, message: configStop.message, fix: configStop.fix } } : {}),
@@ -1088,7 +1092,6 @@ export function createLlm(options: LlmOptions): Llm {
             // answered complete from the cache, the others stop at their first uncached call).
             if (((stoppedByBudget || budgetHit) && !resolved.batch) || controller.signal.aborted) {
               if (budgetHit) stoppedByBudget = true;
-              notRun++;
               notRunKeys.push(job.key);
               continue;
             }
@@ -1101,17 +1104,12 @@ export function createLlm(options: LlmOptions): Llm {
             } catch (error) {
               if (isCode(error, 'budget_exceeded')) {
                 stoppedByBudget = true;
-                notRun++;
                 notRunKeys.push(job.key);
                 continue;
               }
               if (isCode(error, 'fs_error')) {
                 // The disk refuses (no space, no permission): stop rather than fail every item the same way.
-                if (fatal === undefined) {
-                  fatal = error;
-                  controller.abort(error);
-                }
-                notRun++;
+                stopWithFatal(error);
                 notRunKeys.push(job.key);
                 continue;
               }
@@ -1120,7 +1118,6 @@ export function createLlm(options: LlmOptions): Llm {
               const ownFailure = error instanceof LlmCallError || isCode(error, 'cache_miss');
               if (isCode(error, 'request_deferred') || LlmConfigError.isInstance(error) || (controller.signal.aborted && !ownFailure)) {
                 if (isCode(error, 'request_deferred')) deferredJobs.push(j);
-                notRun++;
                 notRunKeys.push(job.key);
                 continue;
               }
@@ -1132,11 +1129,7 @@ export function createLlm(options: LlmOptions): Llm {
               try {
                 await writer.append({ ...rec, t: new Date().toISOString() });
               } catch (error) {
-                if (fatal === undefined) {
-                  fatal = error;
-                  controller.abort(error);
-                }
-                notRun++;
+                stopWithFatal(error);
                 notRunKeys.push(job.key);
                 continue;
               }
@@ -1185,7 +1178,7 @@ export function createLlm(options: LlmOptions): Llm {
             `  upper bound: ${nCalls(u.calls)}, ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
         );
       }
-      if (stoppedByBudget) log(`"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRun} item(s) not run; finished items are kept`);
+      if (stoppedByBudget) log(`"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRunKeys.length} item(s) not run; finished items are kept`);
       finishedSummaries.push(summary);
       const summaryFile = spec.summaryFile ?? options.summaryFile;
       if (summaryFile) await writeJsonAtomic(resolve(summaryFile), summary);
