@@ -1,16 +1,23 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
 
-// `dialeval multiwoz` holds a few MB of data and makes many short-lived strings. Of the heap settings, only the
-// young generation's growth factor still takes effect once V8 is running (`--max-semi-space-size` and
-// `--min-semi-space-size` are read at start-up and ignored here; `--single-threaded-gc` set now crashes V8 at the first
-// full GC). Measured on the full test set (Success + richness, ubar / augpt / galaxy-e2e, medians of 5, node 20.20):
-// V8's default lets the semi-spaces grow to 16 MiB and peaks at 117-121 MiB RSS; a factor of 3 at 114-118 MiB; a
-// factor of 1 (semi-spaces kept at their initial size) at 88-93 MiB (79-84 MiB since neither `@eval/core` nor
-// `@eval/multiwoz` loads zod; a factor of 2 then peaks at ~114 MiB, same CPU), with the same CPU time within noise (more
-// scavenges, each cheap; adding `--no-minor-gc-task` changed nothing). So the factor is set to 1, before anything
-// else is loaded. Other commands keep V8's defaults.
-if (process.argv[2] === 'multiwoz') setFlagsFromString('--semi-space-growth-factor=1');
+// `dialeval multiwoz` is a short process (a fraction of a second on the full test set) that holds a few MB of data and
+// makes many short-lived strings; two kinds of V8 settings, set before anything else is loaded, make it faster:
+// - Heap: of the heap settings, only the young generation's growth factor still takes effect once V8 is running
+//   (`--max-semi-space-size` and `--min-semi-space-size` are read at start-up and ignored here; `--single-threaded-gc`
+//   set now crashes V8 at the first full GC). A factor of 1 keeps the semi-spaces at their initial size: V8's default
+//   lets them grow to 16 MiB and peaks ~35 MiB higher, with the same CPU time within noise (more scavenges, each cheap).
+// - Optimising compiler: most of the process runs before TurboFan's optimised code arrives, and TurboFan's jobs
+//   compete with the main thread for the cores. Without inlining (of functions and of array builtins) and loop peeling
+//   the jobs are much cheaper and finish sooner; the code they make is a little slower, which only a process running
+//   for seconds pays back (`multiwoz compare` with many resamples: it keeps the defaults). These are compile-time
+//   settings, read by each job, so setting them now takes effect.
+// `pnpm bench` (packages/multiwoz/bench) measures the command as this file runs it. Other commands keep V8's defaults.
+const SHORT_RUN_V8_FLAGS = ['--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling'];
+if (process.argv[2] === 'multiwoz') {
+  setFlagsFromString('--semi-space-growth-factor=1');
+  if (process.argv[3] !== 'compare') for (const flag of SHORT_RUN_V8_FLAGS) setFlagsFromString(flag);
+}
 
 // `dialeval ... | head`: a closed pipe is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {

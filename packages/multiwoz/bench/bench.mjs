@@ -109,10 +109,12 @@ async function main() {
     const version = spawnSync(python, ['--version'], { encoding: 'utf8' });
     process.stdout.write(`reference: mwzeval ${MWZEVAL_COMMIT.slice(0, 7)} at ${src}, ${(version.stdout || version.stderr).trim()} (${python}); runs use PYTHONHASHSEED=0..${reps - 1}\n`);
   }
-  // the V8 setting `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
-  const v8 = ['--semi-space-growth-factor=1'];
+  // the V8 settings `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
+  const v8 = ['--semi-space-growth-factor=1', '--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling'];
   const nodeArgs = built ? [...v8, fileURLToPath(import.meta.url)] : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
-  const cliBin = join(root, '..', '..', 'apps', 'cli', 'dist', 'bin.js');
+  // the file the installed `dialeval` runs (the CLI package's `bin`)
+  const cliDir = join(root, '..', '..', 'apps', 'cli');
+  const cliBin = join(cliDir, JSON.parse(readFileSync(join(cliDir, 'package.json'), 'utf8')).bin.dialeval);
   const cli = built && existsSync(cliBin) ? cliBin : undefined;
   let data;
   // mwzeval's data/ layout from the reference data (the reconstructed test goals), as links

@@ -388,11 +388,9 @@ export class MultiwozEvaluator {
 
     // Richness (§ 6)
     if (opts.richness) {
-      report.richness = richness(
-        (function* () {
-          for (const id of ids) for (const t of norm.get(id)!) yield t.response;
-        })(),
-      );
+      const responses: string[] = [];
+      for (const id of ids) for (const t of norm.get(id)!) responses.push(t.response);
+      report.richness = richness(responses);
     }
 
     // DST (§ 8)

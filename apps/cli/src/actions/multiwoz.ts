@@ -138,9 +138,11 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
       options: { ...metrics, normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains), strictDst: Boolean(opts.strictDst) },
     });
   }
-  if (format === 'json') await emit(formatMwzevalJson(report), opts.out);
+  // mwzeval's output JSON: printed with --format json, and the run's mwzeval.json (formatted once)
+  const mwzevalJson = format === 'json' || digests ? formatMwzevalJson(report) : '';
+  if (format === 'json') await emit(mwzevalJson, opts.out);
   else await emit(table(predictions, report, intervals), opts.out);
-  await writeMultiwozRun(predictions, opts, report, intervals, digests ?? new FileDigests(), {
+  await writeMultiwozRun(predictions, opts, report, mwzevalJson, intervals, digests ?? new FileDigests(), {
     ...metrics,
     references: references && references.length > 0 ? references : undefined,
     samples,
@@ -194,6 +196,7 @@ async function writeMultiwozRun(
   predictions: string,
   opts: MultiwozCommandOptions,
   report: MultiwozReport,
+  mwzevalJson: string,
   intervals: ReturnType<typeof bootstrapMultiwoz> | undefined,
   digests: FileDigests,
   settings: { bleu: boolean; success: boolean; richness: boolean; dst: boolean; references?: string[]; samples: number; seed: number; confidence: number },
@@ -223,7 +226,7 @@ async function writeMultiwozRun(
   if (!run) return;
   // the native output: a small file, written with blocking calls (cheaper than a thread-pool round trip per step)
   const native = join(run.dir, 'mwzeval.json');
-  writeFileAtomicSync(native, `${formatMwzevalJson(report)}\n`);
+  writeFileAtomicSync(native, `${mwzevalJson}\n`);
   // the digests were taken as the evaluation read the files
   const [, resource] = await Promise.all([run.addInput('predictions', predictions, digests), multiwozResource(opts.data, report, references, digests)]);
   if (resource) run.addResource(resource);

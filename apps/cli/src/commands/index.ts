@@ -11,8 +11,19 @@ import { registerRuns } from './runs';
 import { registerScorekeeping } from './scorekeeping';
 
 /**
- * Every subcommand registers itself here. A registrar only declares arguments and options; the code that
- * imports a metric package lives in `../actions/*` and is loaded with `import()` when the subcommand runs,
- * so `dialeval --help` imports no metric package.
+ * Every subcommand registers itself here, under the name it registers. A registrar only declares arguments and
+ * options; the code that imports a metric package lives in `../actions/*` and is loaded with `import()` when the
+ * subcommand runs, so `dialeval --help` imports no metric package.
  */
-export const commands: Array<(program: Command) => void> = [registerDemo, registerResources, registerCgt, registerMemory, registerScorekeeping, registerLlmJudge, registerMultiwoz, registerCompare, registerRuns, registerReport];
+export const commands: Readonly<Record<string, (program: Command) => void>> = {
+  demo: registerDemo,
+  resources: registerResources,
+  cgt: registerCgt,
+  memory: registerMemory,
+  scorekeeping: registerScorekeeping,
+  'llm-judge': registerLlmJudge,
+  multiwoz: registerMultiwoz,
+  compare: registerCompare,
+  runs: registerRuns,
+  report: registerReport,
+};
