@@ -55,6 +55,9 @@ interface Table {
 
 interface ColumnIndex {
   groups: Map<unknown, number[]>;
+  /** The distinct values and their items, in the order of `groups` (iterated without an iterator). */
+  values: unknown[];
+  items: number[][];
   free: number[];
 }
 
@@ -155,7 +158,7 @@ export class VenueDatabase {
   private columnIndex(table: Table, key: string): ColumnIndex {
     let index = table.columns.get(key);
     if (!index) {
-      index = { groups: new Map(), free: [] };
+      index = { groups: new Map(), values: [], items: [], free: [] };
       for (let i = 0; i < table.items.length; i++) {
         const item = table.items[i]!;
         // A missing column is treated like "?" (unconstrained); the reference raises KeyError there.
@@ -166,7 +169,12 @@ export class VenueDatabase {
         const v = item[key];
         const group = index.groups.get(v);
         if (group) group.push(i);
-        else index.groups.set(v, [i]);
+        else {
+          const items = [i];
+          index.groups.set(v, items);
+          index.values.push(v);
+          index.items.push(items);
+        }
       }
       table.columns.set(key, index);
     }
@@ -180,17 +188,23 @@ export class VenueDatabase {
     if (hit) return hit;
     const index = this.columnIndex(table, key);
     const mask = new Uint8Array(table.items.length);
-    for (const i of index.free) mask[i] = 1;
+    const free = index.free;
+    for (let k = 0; k < free.length; k++) mask[free[k]!] = 1;
     if (!FUZZY_KEYS[domain].has(key)) {
-      for (const i of index.groups.get(value) ?? []) mask[i] = 1;
+      const group = index.groups.get(value);
+      if (group) for (let k = 0; k < group.length; k++) mask[group[k]!] = 1;
     } else {
       // each distinct database value is scored once
       const constraintProfile = charProfile(value);
-      for (const [v, group] of index.groups) {
+      for (let g = 0; g < index.values.length; g++) {
+        const v = index.values[g];
         if (typeof v !== 'string') continue;
         let profile = table.profiles.get(v);
         if (!profile) table.profiles.set(v, (profile = charProfile(v)));
-        if (partialRatioReaches(v, profile, value, constraintProfile, this.fuzzyRatio)) for (const i of group) mask[i] = 1;
+        if (partialRatioReaches(v, profile, value, constraintProfile, this.fuzzyRatio)) {
+          const group = index.items[g]!;
+          for (let k = 0; k < group.length; k++) mask[group[k]!] = 1;
+        }
       }
     }
     let count = 0;

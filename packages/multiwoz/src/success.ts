@@ -17,6 +17,9 @@ const AUTO_MATCHED = new Set(['taxi', 'police', 'hospital']);
 
 const EMPTY_SLOTS: Readonly<Record<string, string>> = Object.freeze({});
 
+/** No venue offered (yet): the reference's `[]`. */
+const NO_OFFER: readonly string[] = Object.freeze([]);
+
 /** `len(d)` of a dict: the number of own enumerable string keys (`Object.keys(o).length`). */
 function ownKeyCount(o: object): number {
   let n = 0;
@@ -110,6 +113,17 @@ export interface DialogSuccess {
 }
 
 /**
+ * The venues of a memoised query result as a set, built once per result: equal queries share one array (see
+ * {@link querySharedResult}), and offers are compared with the same few results again and again.
+ */
+const venueSets = new WeakMap<readonly string[], ReadonlySet<string>>();
+function venueSet(venues: readonly string[]): ReadonlySet<string> {
+  let set = venueSets.get(venues);
+  if (set === undefined) venueSets.set(venues, (set = new Set(venues)));
+  return set;
+}
+
+/**
  * `get_dialog_success(goal, booked, utterances, states, domain_estimates, db)` for one dialogue, with the outcome of
  * each domain. `utterances` are normalised responses; the turns used are the shortest of the four lists.
  */
@@ -121,95 +135,124 @@ export function dialogSuccess(
   activeDomains: readonly (readonly string[])[],
   db: VenueDatabase,
 ): DialogSuccess {
+  // per goal domain, by its position in the goal (a dialogue has a handful)
   const goalDomains = Object.keys(goal);
-  const requested = new Map(goalDomains.map((d) => [d, new Set(goal[d]!.requestable)]));
-  const offered = new Map<string, readonly string[] | 'MATCHED'>(goalDomains.map((d) => [d, []]));
-  const provided = new Map(goalDomains.map((d) => [d, new Set<string>()]));
-  const namedTurns = new Map(goalDomains.map((d) => [d, 0])); // turns naming a venue while the domain was active
+  const n = goalDomains.length;
+  const requested: Array<Set<string>> = [];
+  const offered: Array<readonly string[] | 'MATCHED'> = [];
+  const provided: Array<Set<string>> = [];
+  const namedTurns: number[] = []; // turns naming a venue while the domain was active
+  for (let g = 0; g < n; g++) {
+    requested.push(new Set(goal[goalDomains[g]!]!.requestable));
+    offered.push(NO_OFFER);
+    provided.push(new Set<string>());
+    namedTurns.push(0);
+  }
   const turns = Math.min(utterances.length, states.length, booked.length, activeDomains.length);
   for (let t = 0; t < turns; t++) {
     const utt = utterances[t]!;
     const state = states[t]!;
     const bookedNow = booked[t]!;
     const doms = activeDomains[t]!;
-    for (let g = 0; g < goalDomains.length; g++) {
+    for (let g = 0; g < n; g++) {
       const d = goalDomains[g]!;
       if (!doms.includes(d)) continue;
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
-        namedTurns.set(d, namedTurns.get(d)! + 1);
+        namedTurns[g]!++;
         // (the database's memoised arrays, shared: equal queries give the same array; copied below when reported)
-        const venues = Object.prototype.hasOwnProperty.call(state, d) ? querySharedResult(db, d, state[d]!) : [];
-        const prev = offered.get(d) as readonly string[];
-        if (prev.length === 0) offered.set(d, venues);
+        const venues = Object.prototype.hasOwnProperty.call(state, d) ? querySharedResult(db, d, state[d]!) : NO_OFFER;
+        const prev = offered[g] as readonly string[];
+        if (prev.length === 0) offered[g] = venues;
         else if (prev !== venues) {
-          const now = new Set(venues);
-          if (prev.some((v) => !now.has(v))) offered.set(d, venues);
+          const now = venueSet(venues);
+          for (let i = 0; i < prev.length; i++) {
+            if (!now.has(prev[i]!)) {
+              offered[g] = venues;
+              break;
+            }
+          }
         }
       }
       for (let q = 0; q < REQUESTABLE_SLOTS.length; q++) {
         const r = REQUESTABLE_SLOTS[q]!;
         if (!utt.includes(r)) continue;
         if (r === 'REFERENCE') {
-          if (bookedNow.includes(d)) provided.get(d)!.add('REFERENCE');
-        } else provided.get(d)!.add(r);
+          if (bookedNow.includes(d)) provided[g]!.add('REFERENCE');
+        } else provided[g]!.add(r);
       }
     }
   }
-  for (const d of goalDomains) {
-    if (Object.prototype.hasOwnProperty.call(goal[d]!.informable, 'name')) offered.set(d, 'MATCHED');
-    if (AUTO_MATCHED.has(d)) offered.set(d, 'MATCHED');
+  for (let g = 0; g < n; g++) {
+    const d = goalDomains[g]!;
+    if (Object.prototype.hasOwnProperty.call(goal[d]!.informable, 'name')) offered[g] = 'MATCHED';
+    if (AUTO_MATCHED.has(d)) offered[g] = 'MATCHED';
     if (d === 'train') {
-      const o = offered.get('train')!;
-      if (o !== 'MATCHED' && o.length === 0 && !requested.get('train')!.has('TRAINID')) offered.set(d, 'MATCHED');
+      const o = offered[g]!;
+      if (o !== 'MATCHED' && o.length === 0 && !requested[g]!.has('TRAINID')) offered[g] = 'MATCHED';
     }
   }
   const match: Record<string, boolean> = {};
   const domains: Record<string, DomainOutcome> = {};
-  for (const d of goalDomains) {
-    const o = offered.get(d)!;
+  for (let g = 0; g < n; g++) {
+    const d = goalDomains[g]!;
+    const o = offered[g]!;
     let m = false;
     let goalVenues: string[] | undefined;
     let reason: string | undefined;
     if (o === 'MATCHED') m = true;
     else if (DB_DOMAINS.has(d) && o.length > 0) {
-      goalVenues = db.query(d, goal[d]!.informable);
-      const goalSet = new Set(goalVenues);
-      const wrong = o.filter((v) => !goalSet.has(v));
-      m = wrong.length === 0;
-      if (!m) reason = `offered venues not matching the goal: ${[...new Set(wrong)].join(', ')}`;
+      const shared = querySharedResult(db, d, goal[d]!.informable);
+      const goalSet = venueSet(shared);
+      goalVenues = shared.slice();
+      let wrong: string[] | undefined;
+      for (let i = 0; i < o.length; i++) {
+        if (goalSet.has(o[i]!)) continue;
+        wrong ??= [];
+        if (!wrong.includes(o[i]!)) wrong.push(o[i]!);
+      }
+      m = wrong === undefined;
+      if (wrong !== undefined) reason = `offered venues not matching the goal: ${wrong.join(', ')}`;
     } else if (!DB_DOMAINS.has(d)) {
       reason = 'no venue offered';
-    } else if (namedTurns.get(d) === 0) {
+    } else if (namedTurns[g] === 0) {
       reason = `no venue offered: no ${d === 'train' ? 'TRAINID' : 'NAME'} placeholder in a turn where the domain was active`;
     } else {
-      reason = `no venue offered: the state matched no database entry in the ${namedTurns.get(d)} turn(s) naming one`;
+      reason = `no venue offered: the state matched no database entry in the ${namedTurns[g]} turn(s) naming one`;
     }
     match[d] = m;
-    const req = [...requested.get(d)!];
-    const prov = [...provided.get(d)!].filter((s) => requested.get(d)!.has(s));
-    domains[d] = {
-      inform: m,
-      success: null,
-      offered: o === 'MATCHED' ? 'MATCHED' : o.slice(),
-      ...(goalVenues ? { goalVenues } : {}),
-      requested: req,
-      provided: prov,
-      missing: req.filter((s) => !provided.get(d)!.has(s)),
-      ...(reason ? { reason } : {}),
-    };
+    const req = requested[g]!;
+    const prov = provided[g]!;
+    const requestedList = [...req];
+    const providedList: string[] = [];
+    for (const s of prov) if (req.has(s)) providedList.push(s);
+    const missing: string[] = [];
+    for (let i = 0; i < requestedList.length; i++) if (!prov.has(requestedList[i]!)) missing.push(requestedList[i]!);
+    const offers = o === 'MATCHED' ? 'MATCHED' : o.slice();
+    // (keys in the order the per-dialogue output has always shown)
+    const outcome: DomainOutcome = goalVenues
+      ? { inform: m, success: null, offered: offers, goalVenues, requested: requestedList, provided: providedList, missing }
+      : { inform: m, success: null, offered: offers, requested: requestedList, provided: providedList, missing };
+    if (reason) outcome.reason = reason;
+    domains[d] = outcome;
   }
-  match.total = goalDomains.every((d) => match[d]);
+  let total = true;
+  for (let g = 0; g < n; g++) if (!match[goalDomains[g]!]) total = false;
+  match.total = total;
   const success: Record<string, boolean> = {};
   if (match.total) {
-    for (const d of goalDomains) {
-      const req = requested.get(d)!;
-      let n = 0;
-      for (const s of provided.get(d)!) if (req.has(s)) n++;
-      success[d] = n === req.size;
-      domains[d]!.success = success[d]!;
-      if (!success[d]) domains[d]!.reason = `requested slot(s) not provided: ${domains[d]!.missing.join(', ')}`;
+    let all = true;
+    for (let g = 0; g < n; g++) {
+      const d = goalDomains[g]!;
+      const req = requested[g]!;
+      let k = 0;
+      for (const s of provided[g]!) if (req.has(s)) k++;
+      const ok = k === req.size;
+      success[d] = ok;
+      if (!ok) all = false;
+      domains[d]!.success = ok;
+      if (!ok) domains[d]!.reason = `requested slot(s) not provided: ${domains[d]!.missing.join(', ')}`;
     }
-    success.total = goalDomains.every((d) => success[d]);
+    success.total = all;
   }
   return { match, success, domains };
 }
