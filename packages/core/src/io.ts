@@ -1,5 +1,6 @@
 import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
+import { isAscii } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import type { z } from 'zod';
@@ -83,7 +84,8 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   const compressed = isGzip(buf);
   if (compressed) buf = zlib().gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);
-  let text = buf.toString('utf8');
+  // ASCII (most JSON files) reads the same as Latin-1, whose decoding is a plain copy
+  let text = isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
 }

@@ -110,7 +110,8 @@ async function main() {
     process.stdout.write(`reference: mwzeval ${MWZEVAL_COMMIT.slice(0, 7)} at ${src}, ${(version.stdout || version.stderr).trim()} (${python}); runs use PYTHONHASHSEED=0..${reps - 1}\n`);
   }
   // the V8 settings `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
-  const v8 = ['--semi-space-growth-factor=1', '--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling'];
+  const v8 = ['--semi-space-growth-factor=1'];
+  if (process.versions.v8.startsWith('11.')) v8.push('--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling');
   const nodeArgs = built ? [...v8, fileURLToPath(import.meta.url)] : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
   // the file the installed `dialeval` runs (the CLI package's `bin`)
   const cliDir = join(root, '..', '..', 'apps', 'cli');
