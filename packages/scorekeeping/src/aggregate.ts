@@ -101,14 +101,29 @@ function isModelPairName(name: string | undefined): name is string {
   return name !== undefined && /^.+-t[\d.]+--.+-t[\d.]+$/.test(name);
 }
 
-async function recordedEpisode(scoresFile: string): Promise<{ model?: string; errored?: string }> {
+/**
+ * An episode's transcript (`interactions.json`), parsed once for both the model name and abort reason (here) and the
+ * run record's items (`loadRunEpisodes`). `JSON.parse` first: it gives the same strings, numbers and key order for
+ * standard JSON and is many times faster on these large files; Python-only JSON (NaN, Infinity) and syntax errors go
+ * through {@link parsePyJson}, which parses the first and names file, line and column for the second.
+ */
+async function readInteractions(file: string): Promise<unknown> {
+  const text = await readText(file);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return parsePyJson(text, file);
+  }
+}
+
+async function recordedEpisode(scoresFile: string, keep: boolean): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');
   if (!existsSync(file)) return {};
-  const logs = parsePyJson(await readText(file), file) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
+  const logs = (await readInteractions(file)) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
   const player = logs?.players?.['Player 1'];
   const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
   const reason = logs?.['Abort Reason'];
-  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined };
+  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined, ...(keep ? { interactions: logs } : {}) };
 }
 
 async function erroredMarker(file: string): Promise<{ model?: string; errored?: string }> {
@@ -125,10 +140,19 @@ async function erroredMarker(file: string): Promise<{ model?: string; errored?: 
  * are refused (an `InputError`), never pooled.
  */
 export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> {
+  return loadScoreRecords(dir, false);
+}
+
+/**
+ * {@link loadRunScores}; with `keepInteractions`, each record that has an `interactions.json` carries it, parsed (the
+ * file is read once for both).
+ * @internal `loadRunEpisodes` uses it
+ */
+export async function loadScoreRecords(dir: string, keepInteractions: boolean): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
   const files = await findEpisodeFiles(dir, 'scores.json');
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
-  const out: EpisodeScoreRecord[] = [];
+  const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];
   for (const file of [...files, ...markers]) {
     const parts = relative(dir, file).split(sep);
     const tail = parts.slice(-5);
@@ -140,7 +164,9 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
       game = 'privateshared';
     }
     const marker = basename(file) === 'errored.json';
-    const recorded = marker ? await erroredMarker(file) : await recordedEpisode(file);
+    const recorded: { model?: string; errored?: string; interactions?: unknown } = marker ? await erroredMarker(file) : await recordedEpisode(file, keepInteractions);
+    // a stopped episode's partial transcript, where one was written beside its marker
+    if (marker && keepInteractions && existsSync(join(dirname(file), 'interactions.json'))) recorded.interactions = await readInteractions(join(dirname(file), 'interactions.json'));
     if (model === '') {
       const own = basename(resolve(dir, ...parts.slice(0, Math.max(0, parts.length - 4))));
       if (isModelPairName(own)) model = own;
@@ -149,9 +175,10 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
       if (game === '') game = 'privateshared';
     }
     const scores = marker ? ({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : await readScoresFile(file);
-    const record: EpisodeScoreRecord = { model, game, experiment, episode, file, scores };
+    const record: EpisodeScoreRecord & { interactions?: unknown } = { model, game, experiment, episode, file, scores };
     if (recorded.model !== undefined) record.recordedModel = recorded.model;
     if (recorded.errored !== undefined) record.errored = recorded.errored;
+    if (recorded.interactions !== undefined) record.interactions = recorded.interactions;
     out.push(record);
   }
   const names = new Map<string, Set<string>>();

@@ -3,10 +3,9 @@
  * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
 import { dirname, join, relative, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
-import { aggregateScores, loadRunScores, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import { aggregateScores, loadScoreRecords, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
 import type { Interactions } from './types';
 
 /** An episode's scores with, where available, its transcript (`interactions.json` beside `scores.json`). */
@@ -14,15 +13,13 @@ export interface RunEpisode extends EpisodeScoreRecord {
   interactions?: Interactions;
 }
 
-/** Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json`. */
+/**
+ * Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json` (read once:
+ * the records' model names and abort reasons come from the same parse). A `RunEpisode` is an `EpisodeScoreRecord`:
+ * `aggregateScores` takes them as they are.
+ */
 export async function loadRunEpisodes(dir: string): Promise<RunEpisode[]> {
-  const records = await loadRunScores(dir);
-  const out: RunEpisode[] = [];
-  for (const r of records) {
-    const file = join(dirname(r.file), 'interactions.json');
-    out.push(existsSync(file) ? { ...r, interactions: JSON.parse(await readFile(file, 'utf8')) as Interactions } : r);
-  }
-  return out;
+  return (await loadScoreRecords(dir, true)) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

@@ -39,6 +39,8 @@ import {
   type BenchmarkReport,
   type EpisodeOutcome,
   type EpisodeRef,
+  type EpisodeScoreRecord,
+  type RunEpisode,
   type GameInstance,
   type GameMasterOptions,
   type GameResources,
@@ -52,7 +54,7 @@ import { llmOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { spread, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
-import { openRun, type RunFlags } from '../run-record';
+import { openRun, runRequested, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
 import { csvLine, emit, formatTable, UsageError } from '../util';
 
@@ -357,11 +359,13 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     llmUsage = outcome.llmUsage;
   }
 
-  const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
+  // the run record below needs the transcripts too: one read of the results directory serves both
+  const loaded = await loadRunEpisodes(outDir);
+  const records = loaded.filter((r) => r.model === summary.modelPair);
   const report = aggregateScores(records);
   const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}), ...(repeatStats ? { repeats: repeatStats } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
-  await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord });
+  await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord, loaded });
   await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
 }
 
@@ -494,7 +498,8 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const format = flags.format;
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
-  const records = await loadRunScores(dir);
+  // with a run record, the episodes with their transcripts (the items' detail), read once for the report and the run
+  const records: EpisodeScoreRecord[] = runRequested(flags) ? await loadRunEpisodes(dir) : await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
   if (report.errored.length > 0) {
@@ -505,7 +510,7 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
     }
     process.stderr.write(`PARTIAL: ${what}\n`);
   }
-  await writeResultsRun(flags, dir, {});
+  await writeResultsRun(flags, dir, {}, records as RunEpisode[]);
   const partialLine = report.errored.length > 0 ? `PARTIAL: ${report.errored.length} errored episode(s) left out until played again\n\n` : '';
   const text =
     format === 'json'
@@ -525,9 +530,9 @@ async function fileDigest(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 12);
 }
 
-/** The episodes of `dir` (every scores.json below it, or only those of `modelPair`) as items, metrics and artifacts. */
-async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof openRun>>>, dir: string, modelPair?: string, llm?: RunLlm): Promise<void> {
-  const episodes = (await loadRunEpisodes(dir)).filter((e) => modelPair === undefined || e.model === modelPair);
+/** The episodes (every scores.json below the results directory, or only those of `modelPair`) as items, metrics and artifacts. */
+async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof openRun>>>, all: RunEpisode[], modelPair?: string, llm?: RunLlm): Promise<void> {
+  const episodes = all.filter((e) => modelPair === undefined || e.model === modelPair);
   for (const e of episodes) {
     run.addArtifact(join(dirname(e.file), 'interactions.json'), 'clembench-interactions');
     run.addArtifact(e.file, 'clembench-scores');
@@ -538,7 +543,7 @@ async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof open
 /** `scorekeeping play`: the model pair's results directory (`<out>/<model-pair>`, or `--run DIR`) becomes a run. */
 async function writePlayRun(
   flags: ScorekeepingPlayFlags,
-  p: { outDir: string; modelPair: string; resourceDir?: string; isDefault: boolean; experiments?: string[]; episodes?: number[]; game: Omit<GameMasterOptions, 'signal' | 'modelName'>; llm?: RunLlm },
+  p: { outDir: string; modelPair: string; resourceDir?: string; isDefault: boolean; experiments?: string[]; episodes?: number[]; game: Omit<GameMasterOptions, 'signal' | 'modelName'>; llm?: RunLlm; loaded?: RunEpisode[] },
 ): Promise<void> {
   const instancesFile = flags.replay ? undefined : (flags.instances ?? (p.resourceDir ? join(p.resourceDir, 'in', 'instances.json') : undefined));
   const instances = flags.replay
@@ -579,12 +584,16 @@ async function writePlayRun(
   if (!run) return;
   if (instancesFile && existsSync(instancesFile)) await run.addInput('instances', instancesFile);
   run.addResource(await describeResource(RESOURCE_SET, p.resourceDir, flags.resources !== undefined && flags.resources !== 'default'));
-  await finishEpisodesRun(run, p.outDir, p.modelPair, p.llm);
+  await finishEpisodesRun(run, p.loaded ?? (await loadRunEpisodes(p.outDir)), p.modelPair, p.llm);
 }
 
-/** `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`. */
-async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>): Promise<void> {
-  const records = await loadRunScores(dir);
+/**
+ * `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`
+ * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here).
+ */
+async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[]): Promise<void> {
+  if (!runRequested(flags)) return;
+  const records = episodes ?? (await loadRunEpisodes(dir));
   // a model pair's own directory given: the pair is the directory's name
   const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
   const run = await openRun(flags, {
@@ -595,5 +604,5 @@ async function writeResultsRun(flags: RunFlags, dir: string, options: Record<str
     options,
   });
   if (!run) return;
-  await finishEpisodesRun(run, dir);
+  await finishEpisodesRun(run, records);
 }
