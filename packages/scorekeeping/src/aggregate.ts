@@ -131,6 +131,36 @@ async function erroredMarker(file: string): Promise<{ model?: string; errored?: 
   return { errored: typeof value?.reason === 'string' ? value.reason : 'player failure (see errored.json)' };
 }
 
+/** How many episodes ahead `loadRunScores` reads. */
+const READ_AHEAD = 8;
+
+type Settled<T> = { value: T } | { error: unknown };
+
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+function settled<T>(s: Settled<T>): T {
+  if ('error' in s) throw s.error;
+  return s.value;
+}
+
+interface EpisodeFiles {
+  recorded: Settled<{ model?: string; errored?: string; interactions?: unknown }>;
+  partialInteractions: Settled<unknown>;
+  scores: Settled<ScoresJson>;
+}
+
+/** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
+async function readEpisodeFiles(file: string, keepInteractions: boolean): Promise<EpisodeFiles> {
+  const marker = basename(file) === 'errored.json';
+  const partial = join(dirname(file), 'interactions.json');
+  const [recorded, partialInteractions, scores] = await Promise.all([
+    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions)),
+    settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial) : Promise.resolve(undefined)),
+    settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : readScoresFile(file)),
+  ]);
+  return { recorded, partialInteractions, scores };
+}
+
 /**
  * Reads every `scores.json` below a results directory; model, game, experiment and episode are the last four
  * directory names of each path, as clemeval parses them (`<model-pair>/privateshared/<i>_<experiment>/episode_<n>`).
@@ -153,7 +183,19 @@ export async function loadScoreRecords(dir: string, keepInteractions: boolean): 
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
   const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];
-  for (const file of [...files, ...markers]) {
+  const all = [...files, ...markers];
+  // The files are read a few episodes ahead (their thread-pool round trips overlap instead of queueing one by one);
+  // each episode's results are taken in path order, and in the order they were read before, so the first bad file in
+  // path order is still the error reported.
+  const loads: Array<Promise<EpisodeFiles> | undefined> = [];
+  const start = (i: number) => {
+    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions);
+  };
+  for (let i = 0; i < READ_AHEAD; i++) start(i);
+  for (const [i, file] of all.entries()) {
+    start(i + READ_AHEAD);
+    const loaded = await loads[i]!;
+    loads[i] = undefined;
     const parts = relative(dir, file).split(sep);
     const tail = parts.slice(-5);
     while (tail.length < 5) tail.unshift('');
@@ -163,10 +205,10 @@ export async function loadScoreRecords(dir: string, keepInteractions: boolean): 
       model = game;
       game = 'privateshared';
     }
-    const marker = basename(file) === 'errored.json';
-    const recorded: { model?: string; errored?: string; interactions?: unknown } = marker ? await erroredMarker(file) : await recordedEpisode(file, keepInteractions);
+    const recorded = settled(loaded.recorded);
     // a stopped episode's partial transcript, where one was written beside its marker
-    if (marker && keepInteractions && existsSync(join(dirname(file), 'interactions.json'))) recorded.interactions = await readInteractions(join(dirname(file), 'interactions.json'));
+    const partial = settled(loaded.partialInteractions);
+    if (partial !== undefined) recorded.interactions = partial;
     if (model === '') {
       const own = basename(resolve(dir, ...parts.slice(0, Math.max(0, parts.length - 4))));
       if (isModelPairName(own)) model = own;
@@ -174,7 +216,7 @@ export async function loadScoreRecords(dir: string, keepInteractions: boolean): 
       else throw new InputError('cannot tell which model played this episode: no model-pair directory above it and no "Player 1" in its interactions.json', { file });
       if (game === '') game = 'privateshared';
     }
-    const scores = marker ? ({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : await readScoresFile(file);
+    const scores = settled(loaded.scores);
     const record: EpisodeScoreRecord & { interactions?: unknown } = { model, game, experiment, episode, file, scores };
     if (recorded.model !== undefined) record.recordedModel = recorded.model;
     if (recorded.errored !== undefined) record.errored = recorded.errored;
