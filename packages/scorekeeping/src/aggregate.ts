@@ -116,10 +116,11 @@ async function readInteractions(file: string): Promise<unknown> {
   }
 }
 
-async function recordedEpisode(scoresFile: string, keep: boolean): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
+async function recordedEpisode(scoresFile: string, keep: boolean, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');
-  if (!existsSync(file)) return {};
-  const logs = (await readInteractions(file)) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
+  const given = transcripts?.get(resolve(file));
+  if (given === undefined && !existsSync(file)) return {};
+  const logs = (given ?? (await readInteractions(file))) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
   const player = logs?.players?.['Player 1'];
   const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
   const reason = logs?.['Abort Reason'];
@@ -150,11 +151,11 @@ interface EpisodeFiles {
 }
 
 /** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
-async function readEpisodeFiles(file: string, keepInteractions: boolean): Promise<EpisodeFiles> {
+async function readEpisodeFiles(file: string, keepInteractions: boolean, transcripts?: ReadonlyMap<string, unknown>): Promise<EpisodeFiles> {
   const marker = basename(file) === 'errored.json';
   const partial = join(dirname(file), 'interactions.json');
   const [recorded, partialInteractions, scores] = await Promise.all([
-    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions)),
+    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, transcripts)),
     settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial) : Promise.resolve(undefined)),
     settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : readScoresFile(file)),
   ]);
@@ -175,10 +176,14 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
 
 /**
  * {@link loadRunScores}; with `keepInteractions`, each record that has an `interactions.json` carries it, parsed (the
- * file is read once for both).
+ * file is read once for both); `transcripts` are transcripts already parsed, by resolved path (not read again).
  * @internal `loadRunEpisodes` uses it
  */
-export async function loadScoreRecords(dir: string, keepInteractions: boolean): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
+export async function loadScoreRecords(
+  dir: string,
+  keepInteractions: boolean,
+  transcripts?: ReadonlyMap<string, unknown>,
+): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
   const files = await findEpisodeFiles(dir, 'scores.json');
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
@@ -189,7 +194,7 @@ export async function loadScoreRecords(dir: string, keepInteractions: boolean): 
   // path order is still the error reported.
   const loads: Array<Promise<EpisodeFiles> | undefined> = [];
   const start = (i: number) => {
-    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions);
+    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions, transcripts);
   };
   for (let i = 0; i < READ_AHEAD; i++) start(i);
   for (const [i, file] of all.entries()) {

@@ -1,7 +1,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
@@ -92,6 +92,12 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(after.slice(1)).toStrictEqual(before.slice(1));
     // loadRunScores reads the same records, without the transcripts
     expect(await loadRunScores(out)).toStrictEqual(after.map(({ interactions: _, ...r }) => r));
+    // transcripts the caller parsed already are used as given (by path, relative or not), not read again
+    const given = { ...JSON.parse(text), 'Abort Reason': 'player failure: given, not read' };
+    const withGiven = await loadRunEpisodes(out, { transcripts: new Map([[relative(process.cwd(), target), given]]) });
+    expect(withGiven[0]!.interactions).toBe(given);
+    expect(withGiven[0]!.errored).toBe('player failure: given, not read');
+    expect(withGiven.slice(1)).toStrictEqual(before.slice(1));
   });
 
   itShared('ids, groups and detail of a recorded episode', async () => {

@@ -3,7 +3,7 @@
  * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
 import { aggregateScores, loadScoreRecords, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
 import type { Interactions } from './types';
@@ -13,13 +13,22 @@ export interface RunEpisode extends EpisodeScoreRecord {
   interactions?: Interactions;
 }
 
+export interface LoadRunEpisodesOptions {
+  /**
+   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`, as `score` reads them), by
+   * the file's path: used as they are, not read again.
+   */
+  transcripts?: ReadonlyMap<string, unknown>;
+}
+
 /**
  * Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json` (read once:
  * the records' model names and abort reasons come from the same parse). A `RunEpisode` is an `EpisodeScoreRecord`:
  * `aggregateScores` takes them as they are.
  */
-export async function loadRunEpisodes(dir: string): Promise<RunEpisode[]> {
-  return (await loadScoreRecords(dir, true)) as RunEpisode[];
+export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
+  const transcripts = options.transcripts ? new Map([...options.transcripts].map(([file, t]) => [resolve(file), t])) : undefined;
+  return (await loadScoreRecords(dir, true, transcripts)) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { EvalError, InputError, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
+import { EvalError, InputError, readText, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
 import {
   aggregateScores,
   assertNoOverlaps,
@@ -29,6 +29,7 @@ import {
   resolveGameResources,
   RESOURCE_SET,
   runEpisodes,
+  scoreEpisode,
   scoreInteractionsFile,
   scorekeepingRunItems,
   scorekeepingRunMetrics,
@@ -380,8 +381,12 @@ async function slotsFor(interactionsFile: string, flag: number | undefined): Pro
   return undefined;
 }
 
-async function scoreText(interactionsFile: string, slots: number | undefined): Promise<string> {
-  return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+async function scoreText(interactionsFile: string, slots: number | undefined, transcripts?: Map<string, unknown>): Promise<string> {
+  if (!transcripts) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript for the run record
+  const logs = parsePyJson(await readText(interactionsFile), interactionsFile);
+  transcripts.set(interactionsFile, logs);
+  return formatScoresJson(scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile }));
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
@@ -415,10 +420,12 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   let changed = 0;
   let same = 0;
   const errors: string[] = [];
+  // with a run record, the transcripts parsed for scoring are its items' too (not read again)
+  const transcripts = !flags.check && runRequested(flags) ? new Map<string, unknown>() : undefined;
   for (const file of files) {
     let text: string;
     try {
-      text = await scoreText(file, slots);
+      text = await scoreText(file, slots, transcripts);
     } catch (error) {
       if (!EvalError.isInstance(error)) throw error;
       errors.push(error.message);
@@ -434,7 +441,7 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
     }
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' });
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, transcripts);
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
@@ -589,11 +596,11 @@ async function writePlayRun(
 
 /**
  * `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`
- * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here).
+ * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here, with the `transcripts` it parsed).
  */
-async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[]): Promise<void> {
+async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[], transcripts?: Map<string, unknown>): Promise<void> {
   if (!runRequested(flags)) return;
-  const records = episodes ?? (await loadRunEpisodes(dir));
+  const records = episodes ?? (await loadRunEpisodes(dir, { transcripts }));
   // a model pair's own directory given: the pair is the directory's name
   const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
   const run = await openRun(flags, {
