@@ -307,10 +307,13 @@ async function writeInOrder(files: Array<[file: string, content: string | Uint8A
       for (let at = 0; at < bytes.length; ) at += writeSync(f.fd, bytes, at, bytes.length - at);
     }
     const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
-    await Promise.all([
-      ...open.map((f) => fsyncAsync(f.fd!).catch((error: unknown) => Promise.reject(FileSystemError.from(error, f.file) as Error))),
-      ...dirs.map((d) => removeStaleTempFiles(d)),
-    ]);
+    // every fsync settles before any descriptor is closed (a failed one must not close a file another still syncs)
+    const synced = await Promise.allSettled([...open.map((f) => fsyncAsync(f.fd!)), ...dirs.map((d) => removeStaleTempFiles(d))]);
+    const failed = synced.findIndex((r) => r.status === 'rejected');
+    if (failed >= 0) {
+      current = open[failed]?.file ?? current;
+      throw (synced[failed] as PromiseRejectedResult).reason;
+    }
     for (const f of open) {
       closeSync(f.fd!);
       f.fd = undefined;
