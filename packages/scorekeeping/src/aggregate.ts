@@ -150,14 +150,25 @@ interface EpisodeFiles {
   scores: Settled<ScoresJson>;
 }
 
+/** Contents the caller has already read, by resolved path: `interactions.json` transcripts, `scores.json` scores. */
+interface KnownFiles {
+  transcripts?: ReadonlyMap<string, unknown>;
+  scores?: ReadonlyMap<string, ScoresJson>;
+}
+
+function knownOr<T>(known: ReadonlyMap<string, T> | undefined, file: string, read: (file: string) => Promise<T>): Promise<T> {
+  const value = known?.get(resolve(file));
+  return value === undefined ? read(file) : Promise.resolve(value);
+}
+
 /** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
-async function readEpisodeFiles(file: string, keepInteractions: boolean, transcripts?: ReadonlyMap<string, unknown>): Promise<EpisodeFiles> {
+async function readEpisodeFiles(file: string, keepInteractions: boolean, known: KnownFiles): Promise<EpisodeFiles> {
   const marker = basename(file) === 'errored.json';
   const partial = join(dirname(file), 'interactions.json');
   const [recorded, partialInteractions, scores] = await Promise.all([
-    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, transcripts)),
+    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, known.transcripts)),
     settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial) : Promise.resolve(undefined)),
-    settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : readScoresFile(file)),
+    settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : knownOr(known.scores, file, readScoresFile)),
   ]);
   return { recorded, partialInteractions, scores };
 }
@@ -176,13 +187,13 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
 
 /**
  * {@link loadRunScores}; with `keepInteractions`, each record that has an `interactions.json` carries it, parsed (the
- * file is read once for both); `transcripts` are transcripts already parsed, by resolved path (not read again).
+ * file is read once for both); `known` holds transcripts and scores already read, by resolved path (not read again).
  * @internal `loadRunEpisodes` uses it
  */
 export async function loadScoreRecords(
   dir: string,
   keepInteractions: boolean,
-  transcripts?: ReadonlyMap<string, unknown>,
+  known: KnownFiles = {},
 ): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
   const files = await findEpisodeFiles(dir, 'scores.json');
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
@@ -194,7 +205,7 @@ export async function loadScoreRecords(
   // path order is still the error reported.
   const loads: Array<Promise<EpisodeFiles> | undefined> = [];
   const start = (i: number) => {
-    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions, transcripts);
+    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions, known);
   };
   for (let i = 0; i < READ_AHEAD; i++) start(i);
   for (const [i, file] of all.entries()) {

@@ -98,6 +98,11 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(withGiven[0]!.interactions).toBe(given);
     expect(withGiven[0]!.errored).toBe('player failure: given, not read');
     expect(withGiven.slice(1)).toStrictEqual(before.slice(1));
+    // and so are scores (a scores.json just written, as read back)
+    const scores = { ...before[1]!.scores, 'episode scores': { ...before[1]!.scores['episode scores'], 'Main Score': 12.5 } };
+    const withScores = await loadRunEpisodes(out, { scores: new Map([[before[1]!.file, scores]]) });
+    expect(withScores[1]!.scores).toBe(scores);
+    expect(withScores.filter((_, i) => i !== 1).map((e) => e.scores)).toStrictEqual(after.filter((_, i) => i !== 1).map((e) => e.scores));
   });
 
   itShared('ids, groups and detail of a recorded episode', async () => {

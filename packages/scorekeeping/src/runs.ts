@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
 import { aggregateScores, loadScoreRecords, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
 
 /** An episode's scores with, where available, its transcript (`interactions.json` beside `scores.json`). */
@@ -19,6 +20,8 @@ export interface LoadRunEpisodesOptions {
    * the file's path: used as they are, not read again.
    */
   transcripts?: ReadonlyMap<string, unknown>;
+  /** Scores the caller has just written (each `scores.json` as `readScoresFile` would read it back), by path: not read again. */
+  scores?: ReadonlyMap<string, ScoresJson>;
 }
 
 /**
@@ -27,8 +30,8 @@ export interface LoadRunEpisodesOptions {
  * `aggregateScores` takes them as they are.
  */
 export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
-  const transcripts = options.transcripts ? new Map([...options.transcripts].map(([file, t]) => [resolve(file), t])) : undefined;
-  return (await loadScoreRecords(dir, true, transcripts)) as RunEpisode[];
+  const byPath = <T>(m: ReadonlyMap<string, T> | undefined) => (m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined);
+  return (await loadScoreRecords(dir, true, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) })) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

@@ -41,7 +41,9 @@ import {
   type EpisodeOutcome,
   type EpisodeRef,
   type EpisodeScoreRecord,
+  type LoadRunEpisodesOptions,
   type RunEpisode,
+  type ScoresJson,
   type GameInstance,
   type GameMasterOptions,
   type GameResources,
@@ -422,6 +424,7 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   const errors: string[] = [];
   // with a run record, the transcripts parsed for scoring are its items' too (not read again)
   const transcripts = !flags.check && runRequested(flags) ? new Map<string, unknown>() : undefined;
+  const scores = new Map<string, ScoresJson>();
   for (const file of files) {
     let text: string;
     try {
@@ -439,9 +442,11 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
       if (flags.check) process.stdout.write(`${target}: ${before === undefined ? 'missing' : 'differs'}\n`);
       else await writeFileAtomic(target, text);
     }
+    // the scores.json just written, as the run record would read it back
+    if (transcripts) scores.set(target, parsePyJson(text, target) as ScoresJson);
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, transcripts);
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, { transcripts, scores });
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
@@ -596,11 +601,11 @@ async function writePlayRun(
 
 /**
  * `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`
- * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here, with the `transcripts` it parsed).
+ * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here, with the transcripts and scores it has).
  */
-async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[], transcripts?: Map<string, unknown>): Promise<void> {
+async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[], known?: LoadRunEpisodesOptions): Promise<void> {
   if (!runRequested(flags)) return;
-  const records = episodes ?? (await loadRunEpisodes(dir, { transcripts }));
+  const records = episodes ?? (await loadRunEpisodes(dir, known));
   // a model pair's own directory given: the pair is the directory's name
   const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
   const run = await openRun(flags, {
