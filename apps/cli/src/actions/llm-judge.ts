@@ -457,7 +457,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   const outputs: MethodOutputs[] = [];
   for (const s of sources) {
     const o = await readMethodOutputs(s.files, read);
-    outputs.push(o);
+    if (digests) outputs.push(o); // kept for the run's items only
     evaluations.push(evaluateOutputs(s.method, o, options));
   }
 
