@@ -36,5 +36,18 @@ if (existsSync(runs) && (only.length === 0 || only.some((o) => 'runs'.includes(o
     process.stdout.write(`=== bench runs FAILED (exit ${r.status})\n`);
   }
 }
+// The run record's share of every evaluating command's wall time (issue 10: at most 5%), on the built CLI: built
+// first (turbo: nothing to do when the build is current), so the figures are those of this checkout.
+const overhead = join(root, 'scripts', 'bench-run-overhead.mjs');
+if (existsSync(overhead) && (only.length === 0 || only.some((o) => 'run-overhead'.includes(o)))) {
+  process.stdout.write('\n=== bench run record overhead (scripts/bench-run-overhead.mjs)\n');
+  const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=dialeval...', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
+  const r = build.status === 0 ? spawnSync(process.execPath, [overhead], { cwd: root, stdio: 'inherit' }) : build;
+  ran++;
+  if (r.status !== 0) {
+    failed++;
+    process.stdout.write(`=== bench run record overhead FAILED (${build.status === 0 ? '' : 'build, '}exit ${r.status})\n`);
+  }
+}
 process.stdout.write(`\nbenchmarks: ${ran - failed} passed, ${failed} failed\n`);
 process.exit(failed > 0 ? 1 : 0);

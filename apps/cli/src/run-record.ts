@@ -107,13 +107,20 @@ export function cliVersion(): string | undefined {
   return readVersion(join(dirname(here()), '..', 'package.json'));
 }
 
+/** Versions looked up so far: a command writing several runs (cgt, one per setting) resolves each package once. */
+const versions = new Map<string, string | undefined>();
+
 /** Installed version of an `@eval/*` package, as the CLI resolves it; undefined when it is not installed. */
 export function packageVersion(name: string): string | undefined {
+  if (versions.has(name)) return versions.get(name);
+  let version: string | undefined;
   try {
-    return readVersion(createRequire(here()).resolve(`${name}/package.json`));
+    version = readVersion(createRequire(here()).resolve(`${name}/package.json`));
   } catch {
-    return undefined;
+    version = undefined;
   }
+  versions.set(name, version);
+  return version;
 }
 
 /** A file-name-safe system name from an input path: `out/augpt.json.gz` -> `augpt`. */

@@ -98,6 +98,19 @@ describe('reading folders', () => {
     expect(s!.groups.map((g) => [g.id, g.rows.length])).toEqual([['9', 4]]);
   });
 
+  it('onRead sees every group file with the bytes as read, in group order (a run record hashes them)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'cgt-onread-'));
+    const dir = join(root, 'setting-a');
+    mkdirSync(dir);
+    const texts = [file({ a: { gold: ['red=10'], answers: ['{"red": 10}'] } }), file({ b: { gold: [], answers: ['{}'] } })];
+    const names = ['out_group_2.json', 'out_group_10.json'];
+    names.forEach((n, i) => writeFileSync(join(dir, n), texts[i]!));
+    const seen: Array<[string, string]> = [];
+    const [setting] = await readPredictions(root, { onRead: (f, bytes) => seen.push([f, Buffer.from(bytes).toString('utf8')]) });
+    expect(setting!.groups.map((g) => g.id)).toEqual(['2', '10']);
+    expect(seen).toEqual(names.map((n, i) => [join(dir, n), texts[i]]));
+  });
+
   it('missing or empty folders are input errors', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'cgt-empty-'));
     await expect(readPredictions(dir)).rejects.toThrow(/no group files/);

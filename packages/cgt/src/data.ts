@@ -1,6 +1,6 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InputError, PythonJsonError, isPyDict, jsonSyntaxError, parsePythonJson, readText, toPlainJson, validate } from '@eval/core';
+import { InputError, PythonJsonError, isPyDict, jsonSyntaxError, parsePythonJson, readText, toPlainJson, validate, type ReadOptions } from '@eval/core';
 import { z } from 'zod';
 import {
   CGA_VARIANT_DIRS,
@@ -44,6 +44,8 @@ export interface ReadGroupOptions {
   file?: string;
   /** `error` (default): an answer that is not a JSON object is an {@link InputError}; `empty`: scored as `{}` and counted. */
   invalidPrediction?: InvalidPredictionMode;
+  /** Called with each group file's path and bytes as read (`ReadOptions.onRead`: a run record hashes them). */
+  onRead?: ReadOptions['onRead'];
 }
 
 const ChatTurnSchema = z.object({
@@ -108,7 +110,7 @@ export function parseGroupJson(text: string, options: ReadGroupOptions = {}): Cg
 
 /** Reads a group file from disk (gzip transparently); see {@link parseGroupJson}. */
 export async function readGroupFile(file: string, options: Omit<ReadGroupOptions, 'file'> = {}): Promise<CgtGroup> {
-  return parseGroupJson(await readText(file), { ...options, file });
+  return parseGroupJson(await readText(file, options.onRead ? { onRead: options.onRead } : undefined), { ...options, file });
 }
 
 /** Builds a group from in-memory rows (gold and already-normalised predictions). */

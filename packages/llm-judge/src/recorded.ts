@@ -1,4 +1,4 @@
-import { InputError } from '@eval/core';
+import { InputError, type ReadOptions } from '@eval/core';
 import { stringifyJson } from './json';
 import { typeName } from './python';
 import { readJsonListOrdered, recordFromPy, recordToJson, type TurnRecord } from './records';
@@ -18,10 +18,11 @@ export interface OutputEntry {
 
 /**
  * Reads a judge-output file (a JSON list of `[align_data, gpt_output, gpt_input]`, optionally gzip), in file
- * order. Every record is validated; errors name the file, the entry and the field.
+ * order. Every record is validated; errors name the file, the entry and the field. `read.onRead` sees the file's bytes
+ * as read (a run record hashes them).
  */
-export async function readOutputEntries(file: string): Promise<OutputEntry[]> {
-  const values = await readJsonListOrdered(file);
+export async function readOutputEntries(file: string, read?: ReadOptions): Promise<OutputEntry[]> {
+  const values = await readJsonListOrdered(file, read);
   return values.map((v, index) => {
     if (!Array.isArray(v) || v.length !== 3) {
       throw new InputError(`expected [align_data, gpt_output, gpt_input], got ${Array.isArray(v) ? `a list of ${v.length}` : typeName(v)}`, { file, record: index });

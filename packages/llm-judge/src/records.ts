@@ -202,7 +202,7 @@ export interface ReadRecordsOptions extends ReadOptions {
  * validating every record and, by default, the turn order.
  */
 export async function readTurnRecords(file: string, options: ReadRecordsOptions = {}): Promise<TurnRecord[]> {
-  const values = await readJsonListOrdered(file, { allowInvalidUtf8: options.allowInvalidUtf8, onInvalidUtf8: options.onInvalidUtf8 });
+  const values = await readJsonListOrdered(file, { allowInvalidUtf8: options.allowInvalidUtf8, onInvalidUtf8: options.onInvalidUtf8, onRead: options.onRead });
   const records = values.map((v, i) => recordFromPy(v, { file, record: i }));
   if (options.requireOrder ?? true) checkRecordOrder(records, file);
   return records;

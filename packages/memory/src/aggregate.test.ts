@@ -204,9 +204,12 @@ describe('loadEvalRecords', () => {
       writeFileSync(join(dir, 'a.json'), JSON.stringify(part((sid) => sid < 6)));
       writeFileSync(join(dir, 'b.json'), JSON.stringify({ records: part((sid) => sid >= 6) }));
       writeFileSync(join(dir, 'notes.txt'), 'ignored');
-      const { records, files } = await loadEvalRecords(dir);
+      const seen: Array<[string, string]> = [];
+      const { records, files } = await loadEvalRecords(dir, { onRead: (file, bytes) => seen.push([file, Buffer.from(bytes).toString('utf8')]) });
       expect(files.map((x) => x.slice(dir.length + 1))).toEqual(['a.json', 'b.json']);
       expect(aggregateEvalResults(records)).toStrictEqual(f.expected_overall_score);
+      // onRead saw each record file with its bytes as read (a run record hashes them)
+      expect(seen).toEqual(files.map((file) => [file, readFileSync(file, 'utf8')]));
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

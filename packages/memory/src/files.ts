@@ -104,13 +104,14 @@ function storedTimeConsuming(value: unknown): TimeConsuming | undefined {
  * Loads judged records: a JSON file with `*_records` lists (HaluMem's `<frame>_eval_stat_result.json` or a
  * `tmp2/<uuid>.json`, or this package's output), or a directory whose `*.json` files are pooled in directory-listing
  * order, as `evaluation.py` pools `tmp2/`. A stat result file's stored `time_consuming` is returned as well (records carry
- * no durations, so it cannot be recomputed from them).
+ * no durations, so it cannot be recomputed from them). `read.onRead` sees each file's bytes as read (a run record
+ * hashes them).
  */
-export async function loadEvalRecords(path: string): Promise<{ records: EvalRecords; files: string[]; timeConsuming?: TimeConsuming }> {
+export async function loadEvalRecords(path: string, read?: ReadOptions): Promise<{ records: EvalRecords; files: string[]; timeConsuming?: TimeConsuming }> {
   const st = await stat(path).catch(() => undefined);
   if (!st) throw new InputError('file not found', { file: path, code: 'file_not_found' });
   if (!st.isDirectory()) {
-    const value = await readJson(path);
+    const value = await readJson(path, undefined, read);
     return { records: recordsFromJson(value, path), files: [path], timeConsuming: storedTimeConsuming(value) };
   }
   const names = (await readdir(path)).filter((n) => n.endsWith('.json'));
@@ -118,7 +119,7 @@ export async function loadEvalRecords(path: string): Promise<{ records: EvalReco
   const files: string[] = [];
   for (const name of names) {
     const file = join(path, name);
-    poolRecords(records, recordsFromJson(await readJson(file), file));
+    poolRecords(records, recordsFromJson(await readJson(file, undefined, read), file));
     files.push(file);
   }
   if (files.length === 0) throw new InputError('directory holds no *.json record files', { file: path });

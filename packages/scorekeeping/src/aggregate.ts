@@ -101,19 +101,76 @@ function isModelPairName(name: string | undefined): name is string {
   return name !== undefined && /^.+-t[\d.]+--.+-t[\d.]+$/.test(name);
 }
 
-async function recordedEpisode(scoresFile: string): Promise<{ model?: string; errored?: string }> {
+/**
+ * An episode's transcript (`interactions.json`), parsed once for both the model name and abort reason (here) and the
+ * run record's items (`loadRunEpisodes`). `JSON.parse` first: it gives the same strings, numbers and key order for
+ * standard JSON and is many times faster on these large files; Python-only JSON (NaN, Infinity) and syntax errors go
+ * through {@link parsePyJson}, which parses the first and names file, line and column for the second.
+ */
+async function readInteractions(file: string): Promise<unknown> {
+  const text = await readText(file);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return parsePyJson(text, file);
+  }
+}
+
+async function recordedEpisode(scoresFile: string, keep: boolean, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');
-  if (!existsSync(file)) return {};
-  const logs = parsePyJson(await readText(file), file) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
+  const given = transcripts?.get(resolve(file));
+  if (given === undefined && !existsSync(file)) return {};
+  const logs = (given ?? (await readInteractions(file))) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
   const player = logs?.players?.['Player 1'];
   const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
   const reason = logs?.['Abort Reason'];
-  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined };
+  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined, ...(keep ? { interactions: logs } : {}) };
 }
 
 async function erroredMarker(file: string): Promise<{ model?: string; errored?: string }> {
   const value = parsePyJson(await readText(file), file) as { reason?: unknown } | null;
   return { errored: typeof value?.reason === 'string' ? value.reason : 'player failure (see errored.json)' };
+}
+
+/** How many episodes ahead `loadRunScores` reads. */
+const READ_AHEAD = 8;
+
+type Settled<T> = { value: T } | { error: unknown };
+
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+
+function settled<T>(s: Settled<T>): T {
+  if ('error' in s) throw s.error;
+  return s.value;
+}
+
+interface EpisodeFiles {
+  recorded: Settled<{ model?: string; errored?: string; interactions?: unknown }>;
+  partialInteractions: Settled<unknown>;
+  scores: Settled<ScoresJson>;
+}
+
+/** Contents the caller has already read, by resolved path: `interactions.json` transcripts, `scores.json` scores. */
+interface KnownFiles {
+  transcripts?: ReadonlyMap<string, unknown>;
+  scores?: ReadonlyMap<string, ScoresJson>;
+}
+
+function knownOr<T>(known: ReadonlyMap<string, T> | undefined, file: string, read: (file: string) => Promise<T>): Promise<T> {
+  const value = known?.get(resolve(file));
+  return value === undefined ? read(file) : Promise.resolve(value);
+}
+
+/** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
+async function readEpisodeFiles(file: string, keepInteractions: boolean, known: KnownFiles): Promise<EpisodeFiles> {
+  const marker = basename(file) === 'errored.json';
+  const partial = join(dirname(file), 'interactions.json');
+  const [recorded, partialInteractions, scores] = await Promise.all([
+    settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, known.transcripts)),
+    settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial) : Promise.resolve(undefined)),
+    settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : knownOr(known.scores, file, readScoresFile)),
+  ]);
+  return { recorded, partialInteractions, scores };
 }
 
 /**
@@ -125,11 +182,36 @@ async function erroredMarker(file: string): Promise<{ model?: string; errored?: 
  * are refused (an `InputError`), never pooled.
  */
 export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> {
+  return loadScoreRecords(dir, false);
+}
+
+/**
+ * {@link loadRunScores}; with `keepInteractions`, each record that has an `interactions.json` carries it, parsed (the
+ * file is read once for both); `known` holds transcripts and scores already read, by resolved path (not read again).
+ * @internal `loadRunEpisodes` uses it
+ */
+export async function loadScoreRecords(
+  dir: string,
+  keepInteractions: boolean,
+  known: KnownFiles = {},
+): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
   const files = await findEpisodeFiles(dir, 'scores.json');
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
-  const out: EpisodeScoreRecord[] = [];
-  for (const file of [...files, ...markers]) {
+  const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];
+  const all = [...files, ...markers];
+  // The files are read a few episodes ahead (their thread-pool round trips overlap instead of queueing one by one);
+  // each episode's results are taken in path order, and in the order they were read before, so the first bad file in
+  // path order is still the error reported.
+  const loads: Array<Promise<EpisodeFiles> | undefined> = [];
+  const start = (i: number) => {
+    if (i < all.length) loads[i] = readEpisodeFiles(all[i]!, keepInteractions, known);
+  };
+  for (let i = 0; i < READ_AHEAD; i++) start(i);
+  for (const [i, file] of all.entries()) {
+    start(i + READ_AHEAD);
+    const loaded = await loads[i]!;
+    loads[i] = undefined;
     const parts = relative(dir, file).split(sep);
     const tail = parts.slice(-5);
     while (tail.length < 5) tail.unshift('');
@@ -139,8 +221,10 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
       model = game;
       game = 'privateshared';
     }
-    const marker = basename(file) === 'errored.json';
-    const recorded = marker ? await erroredMarker(file) : await recordedEpisode(file);
+    const recorded = settled(loaded.recorded);
+    // a stopped episode's partial transcript, where one was written beside its marker
+    const partial = settled(loaded.partialInteractions);
+    if (partial !== undefined) recorded.interactions = partial;
     if (model === '') {
       const own = basename(resolve(dir, ...parts.slice(0, Math.max(0, parts.length - 4))));
       if (isModelPairName(own)) model = own;
@@ -148,10 +232,11 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
       else throw new InputError('cannot tell which model played this episode: no model-pair directory above it and no "Player 1" in its interactions.json', { file });
       if (game === '') game = 'privateshared';
     }
-    const scores = marker ? ({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : await readScoresFile(file);
-    const record: EpisodeScoreRecord = { model, game, experiment, episode, file, scores };
+    const scores = settled(loaded.scores);
+    const record: EpisodeScoreRecord & { interactions?: unknown } = { model, game, experiment, episode, file, scores };
     if (recorded.model !== undefined) record.recordedModel = recorded.model;
     if (recorded.errored !== undefined) record.errored = recorded.errored;
+    if (recorded.interactions !== undefined) record.interactions = recorded.interactions;
     out.push(record);
   }
   const names = new Map<string, Set<string>>();

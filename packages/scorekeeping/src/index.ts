@@ -128,5 +128,6 @@ export {
   scorekeepingRunItems,
   scorekeepingRunMetrics,
   scorekeepingRunVariant,
+  type LoadRunEpisodesOptions,
   type RunEpisode,
 } from './runs';

@@ -1,7 +1,7 @@
-import { readdirSync } from 'node:fs';
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
@@ -71,6 +71,38 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     const items = scorekeepingRunItems(await loadRunEpisodes(out));
     // the mock player aborts some episodes and plays others: both outcomes are present
     expect(new Set(items.map((i) => i.values.played))).toEqual(new Set([true, false]));
+  });
+
+  it('loadRunEpisodes: each transcript parsed once, as JSON.parse gives it; a BOM or Python-only JSON (NaN) is read too', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+    temps.push(out);
+    const resources = defaultResources();
+    const instances = generateInstances(resources, { instancesPerExperiment: 2 });
+    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const before = await loadRunEpisodes(out);
+    expect(before.length).toBeGreaterThan(1);
+    for (const e of before) expect(e.interactions).toStrictEqual(JSON.parse(readFileSync(join(dirname(e.file), 'interactions.json'), 'utf8')));
+    // one transcript rewritten with a BOM and a NaN (Python's json.dump writes NaN): JSON.parse refuses it, Python's json reads it
+    const target = join(dirname(before[0]!.file), 'interactions.json');
+    const text = readFileSync(target, 'utf8');
+    writeFileSync(target, `\ufeff${text.replace(/^\{/, '{"Extra": NaN, ')}`);
+    const after = await loadRunEpisodes(out);
+    expect(after[0]!.interactions).toStrictEqual({ Extra: Number.NaN, ...JSON.parse(text) });
+    expect(after[0]!.recordedModel).toBe(before[0]!.recordedModel);
+    expect(after.slice(1)).toStrictEqual(before.slice(1));
+    // loadRunScores reads the same records, without the transcripts
+    expect(await loadRunScores(out)).toStrictEqual(after.map(({ interactions: _, ...r }) => r));
+    // transcripts the caller parsed already are used as given (by path, relative or not), not read again
+    const given = { ...JSON.parse(text), 'Abort Reason': 'player failure: given, not read' };
+    const withGiven = await loadRunEpisodes(out, { transcripts: new Map([[relative(process.cwd(), target), given]]) });
+    expect(withGiven[0]!.interactions).toBe(given);
+    expect(withGiven[0]!.errored).toBe('player failure: given, not read');
+    expect(withGiven.slice(1)).toStrictEqual(before.slice(1));
+    // and so are scores (a scores.json just written, as read back)
+    const scores = { ...before[1]!.scores, 'episode scores': { ...before[1]!.scores['episode scores'], 'Main Score': 12.5 } };
+    const withScores = await loadRunEpisodes(out, { scores: new Map([[before[1]!.file, scores]]) });
+    expect(withScores[1]!.scores).toBe(scores);
+    expect(withScores.filter((_, i) => i !== 1).map((e) => e.scores)).toStrictEqual(after.filter((_, i) => i !== 1).map((e) => e.scores));
   });
 
   itShared('ids, groups and detail of a recorded episode', async () => {

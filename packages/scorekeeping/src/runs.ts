@@ -3,10 +3,10 @@
  * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { dirname, join, relative, sep } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
-import { aggregateScores, loadRunScores, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import { aggregateScores, loadScoreRecords, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
 
 /** An episode's scores with, where available, its transcript (`interactions.json` beside `scores.json`). */
@@ -14,15 +14,24 @@ export interface RunEpisode extends EpisodeScoreRecord {
   interactions?: Interactions;
 }
 
-/** Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json`. */
-export async function loadRunEpisodes(dir: string): Promise<RunEpisode[]> {
-  const records = await loadRunScores(dir);
-  const out: RunEpisode[] = [];
-  for (const r of records) {
-    const file = join(dirname(r.file), 'interactions.json');
-    out.push(existsSync(file) ? { ...r, interactions: JSON.parse(await readFile(file, 'utf8')) as Interactions } : r);
-  }
-  return out;
+export interface LoadRunEpisodesOptions {
+  /**
+   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`, as `score` reads them), by
+   * the file's path: used as they are, not read again.
+   */
+  transcripts?: ReadonlyMap<string, unknown>;
+  /** Scores the caller has just written (each `scores.json` as `readScoresFile` would read it back), by path: not read again. */
+  scores?: ReadonlyMap<string, ScoresJson>;
+}
+
+/**
+ * Every scored episode below a results directory (as {@link loadRunScores}), with its `interactions.json` (read once:
+ * the records' model names and abort reasons come from the same parse). A `RunEpisode` is an `EpisodeScoreRecord`:
+ * `aggregateScores` takes them as they are.
+ */
+export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
+  const byPath = <T>(m: ReadonlyMap<string, T> | undefined) => (m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined);
+  return (await loadScoreRecords(dir, true, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) })) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256, writeFileAtomic } from '@eval/core';
+import { FileDigests, type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256 } from '@eval/core';
 import {
   CGT_BENCHMARK,
   type CgaVariant,
@@ -21,7 +21,7 @@ import {
   withReplayedGold,
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
-import { openRun } from '../run-record';
+import { openRun, runRequested } from '../run-record';
 import { UsageError, csvLine, emit, formatTable } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
@@ -175,7 +175,9 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
     bootstrap: samples === 0 ? false : { samples, seed: opts.seed ?? 0, confidence: opts.confidence ?? 0.95 },
   };
 
-  const settings = await readPredictions(dir, { invalidPrediction });
+  // the run record hashes the group files from the bytes read here (no second read at the end)
+  const digests = runRequested(opts) ? new FileDigests() : undefined;
+  const settings = await readPredictions(dir, { invalidPrediction, onRead: digests?.onRead });
   let goldLabel = 'embedded';
   let cgaDir: string | undefined;
   let base: string | undefined;
@@ -210,7 +212,7 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   }
   else text = table(results, goldLabel);
   await emit(text, opts.out);
-  await writeCgtRuns(dir, opts, results, { invalidPrediction, format, gold: cgaDir && base ? { base, cgaDir, variant } : undefined });
+  await writeCgtRuns(dir, opts, results, { invalidPrediction, format, gold: cgaDir && base ? { base, cgaDir, variant } : undefined, digests });
 }
 
 /** A text as `emit` writes it (one final newline). */
@@ -238,42 +240,48 @@ async function writeCgtRuns(
   input: string,
   opts: CgtCommandOptions,
   results: SettingResult[],
-  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant } },
+  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant }; digests?: FileDigests },
 ): Promise<void> {
   const several = results.length > 1;
-  for (const s of results) {
-    const o = s.options;
-    const goldSource = ctx.gold ? (`cga-${ctx.gold.variant}` as const) : 'embedded';
-    const options: Record<string, unknown> = {
-      dsc: o.dsc,
-      mean: o.mean,
-      prf1: o.prf1,
-      emptyGroup: o.emptyGroup,
-      invalidPrediction: ctx.invalidPrediction,
-      gold: goldSource,
-      bootstrap: o.bootstrap ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence } : false,
-    };
-    const flags = {
-      run: opts.run !== undefined && several ? join(opts.run, s.name) : opts.run,
-      system: opts.system !== undefined && several ? `${opts.system}/${s.name}` : opts.system,
-    };
-    const run = await openRun(flags, {
-      benchmark: CGT_BENCHMARK,
-      variant: cgtVariant(o, { gold: goldSource, invalidPrediction: ctx.invalidPrediction }),
-      system: s.name,
-      input,
-      options,
-    });
-    if (!run) continue;
-    for (const g of s.groups) if (g.file) await run.addInput('predictions', g.file);
-    if (ctx.gold) run.addResource(await cgaResource(opts, s, ctx.gold));
-    const printout = join(run.dir, 'reference-output.txt');
-    await writeFileAtomic(printout, asEmitted(formatReferenceOutput(s)));
-    run.addArtifact(printout, 'cgt-printout');
-    const json = join(run.dir, 'cgt.json');
-    await writeFileAtomic(json, asEmitted(formatReport([s], { extras: false })));
-    run.addArtifact(json, 'cgt-expected-json');
-    if (opts.out) run.addArtifact(opts.out, ctx.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${ctx.format}`);
-    await run.finish({ items: cgtRunItems(s), metrics: cgtRunMetrics(s) });
-  }
+  // the settings' runs are written side by side: their file writes wait for the disk together, not one after another
+  await Promise.all(results.map((s) => writeCgtRun(input, opts, s, several, ctx)));
+}
+
+async function writeCgtRun(
+  input: string,
+  opts: CgtCommandOptions,
+  s: SettingResult,
+  several: boolean,
+  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant }; digests?: FileDigests },
+): Promise<void> {
+  const o = s.options;
+  const goldSource = ctx.gold ? (`cga-${ctx.gold.variant}` as const) : 'embedded';
+  const options: Record<string, unknown> = {
+    dsc: o.dsc,
+    mean: o.mean,
+    prf1: o.prf1,
+    emptyGroup: o.emptyGroup,
+    invalidPrediction: ctx.invalidPrediction,
+    gold: goldSource,
+    bootstrap: o.bootstrap ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence } : false,
+  };
+  const flags = {
+    run: opts.run !== undefined && several ? join(opts.run, s.name) : opts.run,
+    system: opts.system !== undefined && several ? `${opts.system}/${s.name}` : opts.system,
+  };
+  const run = await openRun(flags, {
+    benchmark: CGT_BENCHMARK,
+    variant: cgtVariant(o, { gold: goldSource, invalidPrediction: ctx.invalidPrediction }),
+    system: s.name,
+    input,
+    options,
+  });
+  if (!run) return;
+  for (const g of s.groups) if (g.file) await run.addInput('predictions', g.file, ctx.digests);
+  if (ctx.gold) run.addResource(await cgaResource(opts, s, ctx.gold));
+  // written by finish, with the run's own files
+  run.addArtifact(join(run.dir, 'reference-output.txt'), 'cgt-printout', asEmitted(formatReferenceOutput(s)));
+  run.addArtifact(join(run.dir, 'cgt.json'), 'cgt-expected-json', asEmitted(formatReport([s], { extras: false })));
+  if (opts.out) run.addArtifact(opts.out, ctx.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${ctx.format}`);
+  await run.finish({ items: cgtRunItems(s), metrics: cgtRunMetrics(s) });
 }

@@ -1,13 +1,13 @@
 import { existsSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { EvalError, readJson, writeFileAtomic, writeJsonAtomic, type ReadOptions } from '@eval/core';
+import { EvalError, FileDigests, readJson, writeFileAtomic, writeJsonAtomic, type ReadOptions } from '@eval/core';
 import type { Llm } from '@eval/llm';
 import {
   JUDGE_METHODS,
   METHODS,
   convertRawPredictions,
   convertStatePredictions,
-  evaluateOutputFiles,
+  evaluateOutputs,
   evaluationToJson,
   humanCheck,
   importRecordedOutputs,
@@ -45,7 +45,7 @@ import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
-import { openRun } from '../run-record';
+import { openRun, runRequested } from '../run-record';
 import { describeResource } from '../run-resource';
 import { UsageError, emit, formatTable } from '../util';
 
@@ -161,7 +161,9 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   const options = evaluateOptions(flags);
   const repeats = flags.repeats ?? 1;
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
-  const { records, source, warnings } = await loadRecords(flags, readOptionsFromFlags(flags));
+  // the output directory is always a run: its inputs are hashed from the bytes read here (no second read at the end)
+  const digests = new FileDigests();
+  const { records, source, warnings } = await loadRecords(flags, { ...readOptionsFromFlags(flags), onRead: digests.onRead });
   if (warnings) warnConversion(warnings);
   if (records.length === 0) throw new UsageError('no turns to judge');
   const out = resolve(flags.out);
@@ -242,7 +244,7 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
     const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
     const resultFile = join(out, `${stem}_result.json`);
     await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
-    await writeJudgeRun({ flags, dir: out, evaluation: run.evaluation, outputs: run.outputs, files: written, resultFile, options, source, templates, llm, llmOptions });
+    await writeJudgeRun({ flags, dir: out, evaluation: run.evaluation, outputs: run.outputs, files: written, resultFile, options, source, templates, llm, llmOptions, digests });
     if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
     for (const line of failureLines(run.evaluation)) warn(line);
     if (flags.format === 'json') {
@@ -301,6 +303,7 @@ async function writeJudgeRun(a: {
   templates: Record<string, PromptTemplate>;
   llm: Llm;
   llmOptions: ReturnType<typeof llmOptionsFromFlags>;
+  digests: FileDigests;
 }): Promise<void> {
   const { flags, evaluation: e } = a;
   const input = a.source.records ?? a.source.rawPredictions ?? a.source.states;
@@ -320,7 +323,7 @@ async function writeJudgeRun(a: {
     },
   );
   if (!run) return;
-  for (const [role, path] of Object.entries(a.source)) if (existsSync(path)) await run.addInput(role, path);
+  for (const [role, path] of Object.entries(a.source)) if (existsSync(path)) await run.addInput(role, path, a.digests);
   const sources = Object.values(a.templates).map((t) => t.source).filter((s) => existsSync(s));
   if (sources.length > 0) run.addResource(await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined));
   for (const f of a.files) run.addArtifact(f, 'llm-dst-eval-output');
@@ -333,7 +336,14 @@ async function writeJudgeRun(a: {
 }
 
 /** `llm-judge report --run DIR` (or `$DIALEVAL_RUNS`): one run per method (`DIR` for one method, `DIR/<method>` for several). */
-async function writeReportRuns(flags: LlmJudgeReportFlags, evaluations: MethodEvaluation[], sources: Array<{ method: JudgeMethod; files: string[] }>, options: EvaluateOptions): Promise<void> {
+async function writeReportRuns(
+  flags: LlmJudgeReportFlags,
+  evaluations: MethodEvaluation[],
+  sources: Array<{ method: JudgeMethod; files: string[] }>,
+  outputs: MethodOutputs[],
+  options: EvaluateOptions,
+  digests: FileDigests | undefined,
+): Promise<void> {
   if (flags.run !== undefined && evaluations.length === 0) throw new UsageError('--run records judge outputs: give output directories or --outputs METHOD=FILES');
   for (const [i, e] of evaluations.entries()) {
     const files = sources[i]!.files;
@@ -343,13 +353,9 @@ async function writeReportRuns(flags: LlmJudgeReportFlags, evaluations: MethodEv
       { benchmark: 'llm-judge', variant: llmJudgeRunVariant(e.method, options), input: dirname(resolve(files[0]!)), options: runOptions(e.method, options) },
     );
     if (!run) continue;
-    for (const [j, f] of files.entries()) await run.addInput(files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs', f);
-    if (flags.records) await run.addInput('records', flags.records);
-    const outputs: MethodOutputs =
-      files.length === 2
-        ? { accuracy: await readOutputEntries(files[0]!), completeness: await readOutputEntries(files[1]!) }
-        : { outputs: await readOutputEntries(files[0]!) };
-    await run.finish({ items: llmJudgeRunItems(e, { outputs, gptJga: options.gptJga }), metrics: llmJudgeRunMetrics(e) });
+    for (const [j, f] of files.entries()) await run.addInput(files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs', f, digests);
+    if (flags.records) await run.addInput('records', flags.records, digests);
+    await run.finish({ items: llmJudgeRunItems(e, { outputs: outputs[i]!, gptJga: options.gptJga }), metrics: llmJudgeRunMetrics(e) });
   }
 }
 
@@ -409,6 +415,15 @@ function parseOutputsSpec(spec: string): { method: JudgeMethod; files: string[] 
   return { method: name, files };
 }
 
+/** A method's judge-output files as `evaluateOutputs` takes them (two files: accuracy, then completeness), as `evaluateOutputFiles` reads them. */
+async function readMethodOutputs(files: string[], read: ReadOptions | undefined): Promise<MethodOutputs> {
+  if (files.length === 2) {
+    const [accuracy, completeness] = await Promise.all(files.map((f) => readOutputEntries(f, read)));
+    return { accuracy: accuracy!, completeness: completeness!, files: { accuracy: files[0], completeness: files[1] } };
+  }
+  return { outputs: await readOutputEntries(files[0]!, read), file: files[0] };
+}
+
 export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags): Promise<void> {
   const options = evaluateOptions(flags);
   const sources: Array<{ method: JudgeMethod; files: string[] }> = [];
@@ -435,11 +450,19 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
     seen.add(s.method);
   }
 
+  // a run record hashes the files from the bytes read here, and takes its items from the outputs read here
+  const digests = runRequested(flags) ? new FileDigests() : undefined;
+  const read: ReadOptions | undefined = digests ? { onRead: digests.onRead } : undefined;
   const evaluations: MethodEvaluation[] = [];
-  for (const s of sources) evaluations.push(await evaluateOutputFiles(s.method, s.files, options));
+  const outputs: MethodOutputs[] = [];
+  for (const s of sources) {
+    const o = await readMethodOutputs(s.files, read);
+    if (digests) outputs.push(o); // kept for the run's items only
+    evaluations.push(evaluateOutputs(s.method, o, options));
+  }
 
   // rule-only rows: from --records, else from the turns of the first method's input
-  const ruleRecords = flags.records ? await readTurnRecords(flags.records) : evaluations[0] ? collectRecords(evaluations[0]) : [];
+  const ruleRecords = flags.records ? await readTurnRecords(flags.records, read) : evaluations[0] ? collectRecords(evaluations[0]) : [];
 
   const partial = evaluations.flatMap((e, i) => incompleteness(e, sources[i]!.files, flags.records ? ruleRecords : undefined));
   if (partial.length > 0) {
@@ -471,7 +494,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   }
 
   for (const e of evaluations) for (const line of failureLines(e)) warn(line);
-  await writeReportRuns(flags, evaluations, sources, options);
+  await writeReportRuns(flags, evaluations, sources, outputs, options, digests);
 
   if (flags.format === 'json') {
     const body = {

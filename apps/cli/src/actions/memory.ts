@@ -1,7 +1,7 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { EvalError, InputError, type ChatModel, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import { EvalError, FileDigests, InputError, type ChatModel, type ReadOptions, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import type { Llm } from '@eval/llm';
 import {
   ExtractRetrieveBaseline,
@@ -38,7 +38,7 @@ import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
-import { openRun } from '../run-record';
+import { openRun, runRequested } from '../run-record';
 import { UsageError, csvLine, emit, formatTable } from '../util';
 
 function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
@@ -408,8 +408,18 @@ async function writeJudgeRun(
   });
 }
 
-/** `memory aggregate --run DIR` (or `$DIALEVAL_RUNS`): the pooled records as items, overall_score as metrics. */
-async function writeAggregateRun(paths: string[], flags: MemoryAggregateFlags, records: EvalRecords, overall: OverallScore): Promise<void> {
+/**
+ * `memory aggregate --run DIR` (or `$DIALEVAL_RUNS`): the pooled records as items, overall_score as metrics; the record
+ * files as `loadPooled` read them (hashed from the bytes read).
+ */
+async function writeAggregateRun(
+  paths: string[],
+  flags: MemoryAggregateFlags,
+  records: EvalRecords,
+  overall: OverallScore,
+  files: string[],
+  digests: FileDigests | undefined,
+): Promise<void> {
   const run = await openRun(flags, {
     benchmark: 'memory',
     variant: memoryRunVariant({ acceptBooleanIncluded: flags.acceptBooleanIncluded, typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference }),
@@ -417,7 +427,7 @@ async function writeAggregateRun(paths: string[], flags: MemoryAggregateFlags, r
     options: aggregationRunOptions(flags),
   });
   if (!run) return;
-  for (const p of paths) for (const file of (await loadEvalRecords(p)).files) await run.addInput('judged-records', file);
+  for (const file of files) await run.addInput('judged-records', file, digests);
   if (flags.artifact) await run.addInput('run-artifact', flags.artifact);
   if (flags.writeStat) run.addArtifact(flags.writeStat, 'halumem-eval-stat-result');
   await run.finish({ items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }), metrics: memoryRunMetrics(overall) });
@@ -427,15 +437,17 @@ async function writeAggregateRun(paths: string[], flags: MemoryAggregateFlags, r
 // memory aggregate / leaderboard
 // ---------------------------------------------------------------------------------------------------------------
 
-async function loadPooled(paths: string[]): Promise<{ records: EvalRecords; stored?: TimeConsuming }> {
+async function loadPooled(paths: string[], read?: ReadOptions): Promise<{ records: EvalRecords; stored?: TimeConsuming; files: string[] }> {
   const records = emptyRecords();
   let stored: TimeConsuming | undefined;
+  const files: string[] = [];
   for (const p of paths) {
-    const loaded = await loadEvalRecords(p);
+    const loaded = await loadEvalRecords(p, read);
     poolRecords(records, loaded.records);
+    files.push(...loaded.files);
     stored = paths.length === 1 ? loaded.timeConsuming : undefined;
   }
-  return { records, stored };
+  return { records, stored, files };
 }
 
 /** Work directories among `paths` marked incomplete by `memory judge`: refused unless `allowPartial` (then PARTIAL). */
@@ -459,12 +471,14 @@ async function checkComplete(paths: string[], allowPartial: boolean | undefined,
 
 export async function memoryAggregate(paths: string[], flags: MemoryAggregateFlags): Promise<void> {
   const partial = await checkComplete(paths, flags.allowPartial, 'aggregate');
-  const { records, stored } = await loadPooled(paths);
+  // a run record hashes the record files from the bytes read here (no second read at the end)
+  const digests = runRequested(flags) ? new FileDigests() : undefined;
+  const { records, stored, files } = await loadPooled(paths, digests ? { onRead: digests.onRead } : undefined);
   // time_consuming comes from the run artifact (--artifact), else from a single HaluMem stat file that stores it
   const timeConsuming = flags.artifact ? await computeTimeConsuming(flags.artifact) : stored;
   const overall = aggregateEvalResults(records, { ...aggregateOptions(flags), timeConsuming });
   if (flags.writeStat) await writeFileAtomic(flags.writeStat, formatStatResult(overall, records));
-  await writeAggregateRun(paths, flags, records, overall);
+  await writeAggregateRun(paths, flags, records, overall, files, digests);
   const format = flags.format ?? 'text';
   if (format === 'json') return emit(overallJson(overall), flags.out);
   if (format === 'report') {

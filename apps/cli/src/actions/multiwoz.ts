@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeFileAtomicSync, writeJsonAtomic } from '@eval/core';
+import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
   DATA_FILES,
   DB_DOMAINS,
@@ -138,11 +138,11 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
       options: { ...metrics, normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains), strictDst: Boolean(opts.strictDst) },
     });
   }
-  // mwzeval's output JSON: printed with --format json, and the run's mwzeval.json (formatted once)
-  const mwzevalJson = format === 'json' || digests ? formatMwzevalJson(report) : '';
-  if (format === 'json') await emit(mwzevalJson, opts.out);
+  // mwzeval's output JSON: what --format json prints, and the run's native output (formatted once)
+  const mwzevalJson = format === 'json' || runRequested(opts) ? formatMwzevalJson(report) : undefined;
+  if (format === 'json') await emit(mwzevalJson!, opts.out);
   else await emit(table(predictions, report, intervals), opts.out);
-  await writeMultiwozRun(predictions, opts, report, mwzevalJson, intervals, digests ?? new FileDigests(), {
+  await writeMultiwozRun(predictions, opts, report, intervals, mwzevalJson, digests ?? new FileDigests(), {
     ...metrics,
     references: references && references.length > 0 ? references : undefined,
     samples,
@@ -196,8 +196,8 @@ async function writeMultiwozRun(
   predictions: string,
   opts: MultiwozCommandOptions,
   report: MultiwozReport,
-  mwzevalJson: string,
   intervals: ReturnType<typeof bootstrapMultiwoz> | undefined,
+  mwzevalJson: string | undefined,
   digests: FileDigests,
   settings: { bleu: boolean; success: boolean; richness: boolean; dst: boolean; references?: string[]; samples: number; seed: number; confidence: number },
 ): Promise<void> {
@@ -224,13 +224,11 @@ async function writeMultiwozRun(
     options,
   });
   if (!run) return;
-  // the native output: a small file, written with blocking calls (cheaper than a thread-pool round trip per step)
-  const native = join(run.dir, 'mwzeval.json');
-  writeFileAtomicSync(native, `${mwzevalJson}\n`);
   // the digests were taken as the evaluation read the files
   const [, resource] = await Promise.all([run.addInput('predictions', predictions, digests), multiwozResource(opts.data, report, references, digests)]);
   if (resource) run.addResource(resource);
-  run.addArtifact(native, 'mwzeval-json');
+  // the native output, written by finish with the run's own files
+  run.addArtifact(join(run.dir, 'mwzeval.json'), 'mwzeval-json', `${mwzevalJson ?? formatMwzevalJson(report)}\n`);
   if (opts.out) run.addArtifact(opts.out, opts.format === 'json' ? 'mwzeval-json' : 'text');
   if (opts.perDialogue) run.addArtifact(opts.perDialogue, 'dialeval-multiwoz-per-dialogue-jsonl');
   if (opts.summary) run.addArtifact(opts.summary, 'dialeval-multiwoz-summary-json');

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { EvalError, InputError, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
+import { EvalError, InputError, readText, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
 import {
   aggregateScores,
   assertNoOverlaps,
@@ -29,6 +29,7 @@ import {
   resolveGameResources,
   RESOURCE_SET,
   runEpisodes,
+  scoreEpisode,
   scoreInteractionsFile,
   scorekeepingRunItems,
   scorekeepingRunMetrics,
@@ -39,6 +40,10 @@ import {
   type BenchmarkReport,
   type EpisodeOutcome,
   type EpisodeRef,
+  type EpisodeScoreRecord,
+  type LoadRunEpisodesOptions,
+  type RunEpisode,
+  type ScoresJson,
   type GameInstance,
   type GameMasterOptions,
   type GameResources,
@@ -52,7 +57,7 @@ import { llmOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { spread, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
-import { openRun, type RunFlags } from '../run-record';
+import { openRun, runRequested, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
 import { csvLine, emit, formatTable, UsageError } from '../util';
 
@@ -357,11 +362,13 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     llmUsage = outcome.llmUsage;
   }
 
-  const records = (await loadRunScores(outDir)).filter((r) => r.model === summary.modelPair);
+  // the run record below needs the transcripts too: one read of the results directory serves both
+  const loaded = await loadRunEpisodes(outDir);
+  const records = loaded.filter((r) => r.model === summary.modelPair);
   const report = aggregateScores(records);
   const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}), ...(repeatStats ? { repeats: repeatStats } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
-  await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord });
+  await writePlayRun(flags, { outDir, modelPair: summary.modelPair, resourceDir: dir, isDefault: resources.isDefault, experiments, episodes, game, llm: llmRecord, loaded });
   await emit(format === 'json' ? JSON.stringify(machine, null, 2) : runText(summary, report, extra));
 }
 
@@ -376,8 +383,12 @@ async function slotsFor(interactionsFile: string, flag: number | undefined): Pro
   return undefined;
 }
 
-async function scoreText(interactionsFile: string, slots: number | undefined): Promise<string> {
-  return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+async function scoreText(interactionsFile: string, slots: number | undefined, transcripts?: Map<string, unknown>): Promise<string> {
+  if (!transcripts) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript for the run record
+  const logs = parsePyJson(await readText(interactionsFile), interactionsFile);
+  transcripts.set(interactionsFile, logs);
+  return formatScoresJson(scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile }));
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
@@ -411,10 +422,13 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   let changed = 0;
   let same = 0;
   const errors: string[] = [];
+  // with a run record, the transcripts parsed for scoring are its items' too (not read again)
+  const transcripts = !flags.check && runRequested(flags) ? new Map<string, unknown>() : undefined;
+  const scores = new Map<string, ScoresJson>();
   for (const file of files) {
     let text: string;
     try {
-      text = await scoreText(file, slots);
+      text = await scoreText(file, slots, transcripts);
     } catch (error) {
       if (!EvalError.isInstance(error)) throw error;
       errors.push(error.message);
@@ -428,9 +442,11 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
       if (flags.check) process.stdout.write(`${target}: ${before === undefined ? 'missing' : 'differs'}\n`);
       else await writeFileAtomic(target, text);
     }
+    // the scores.json just written, as the run record would read it back
+    if (transcripts) scores.set(target, parsePyJson(text, target) as ScoresJson);
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' });
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, { transcripts, scores });
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
@@ -494,7 +510,8 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const format = flags.format;
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
-  const records = await loadRunScores(dir);
+  // with a run record, the episodes with their transcripts (the items' detail), read once for the report and the run
+  const records: EpisodeScoreRecord[] = runRequested(flags) ? await loadRunEpisodes(dir) : await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
   if (report.errored.length > 0) {
@@ -505,7 +522,7 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
     }
     process.stderr.write(`PARTIAL: ${what}\n`);
   }
-  await writeResultsRun(flags, dir, {});
+  await writeResultsRun(flags, dir, {}, records as RunEpisode[]);
   const partialLine = report.errored.length > 0 ? `PARTIAL: ${report.errored.length} errored episode(s) left out until played again\n\n` : '';
   const text =
     format === 'json'
@@ -525,9 +542,9 @@ async function fileDigest(file: string): Promise<string> {
   return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 12);
 }
 
-/** The episodes of `dir` (every scores.json below it, or only those of `modelPair`) as items, metrics and artifacts. */
-async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof openRun>>>, dir: string, modelPair?: string, llm?: RunLlm): Promise<void> {
-  const episodes = (await loadRunEpisodes(dir)).filter((e) => modelPair === undefined || e.model === modelPair);
+/** The episodes (every scores.json below the results directory, or only those of `modelPair`) as items, metrics and artifacts. */
+async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof openRun>>>, all: RunEpisode[], modelPair?: string, llm?: RunLlm): Promise<void> {
+  const episodes = all.filter((e) => modelPair === undefined || e.model === modelPair);
   for (const e of episodes) {
     run.addArtifact(join(dirname(e.file), 'interactions.json'), 'clembench-interactions');
     run.addArtifact(e.file, 'clembench-scores');
@@ -538,7 +555,7 @@ async function finishEpisodesRun(run: NonNullable<Awaited<ReturnType<typeof open
 /** `scorekeeping play`: the model pair's results directory (`<out>/<model-pair>`, or `--run DIR`) becomes a run. */
 async function writePlayRun(
   flags: ScorekeepingPlayFlags,
-  p: { outDir: string; modelPair: string; resourceDir?: string; isDefault: boolean; experiments?: string[]; episodes?: number[]; game: Omit<GameMasterOptions, 'signal' | 'modelName'>; llm?: RunLlm },
+  p: { outDir: string; modelPair: string; resourceDir?: string; isDefault: boolean; experiments?: string[]; episodes?: number[]; game: Omit<GameMasterOptions, 'signal' | 'modelName'>; llm?: RunLlm; loaded?: RunEpisode[] },
 ): Promise<void> {
   const instancesFile = flags.replay ? undefined : (flags.instances ?? (p.resourceDir ? join(p.resourceDir, 'in', 'instances.json') : undefined));
   const instances = flags.replay
@@ -579,12 +596,16 @@ async function writePlayRun(
   if (!run) return;
   if (instancesFile && existsSync(instancesFile)) await run.addInput('instances', instancesFile);
   run.addResource(await describeResource(RESOURCE_SET, p.resourceDir, flags.resources !== undefined && flags.resources !== 'default'));
-  await finishEpisodesRun(run, p.outDir, p.modelPair, p.llm);
+  await finishEpisodesRun(run, p.loaded ?? (await loadRunEpisodes(p.outDir)), p.modelPair, p.llm);
 }
 
-/** `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`. */
-async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>): Promise<void> {
-  const records = await loadRunScores(dir);
+/**
+ * `scorekeeping score DIR` / `report DIR` with `--run DIR` (or `$DIALEVAL_RUNS`): the scored episodes below `dir`
+ * (`episodes`: as the command loaded them with `loadRunEpisodes`, else read here, with the transcripts and scores it has).
+ */
+async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[], known?: LoadRunEpisodesOptions): Promise<void> {
+  if (!runRequested(flags)) return;
+  const records = episodes ?? (await loadRunEpisodes(dir, known));
   // a model pair's own directory given: the pair is the directory's name
   const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
   const run = await openRun(flags, {
@@ -595,5 +616,5 @@ async function writeResultsRun(flags: RunFlags, dir: string, options: Record<str
     options,
   });
   if (!run) return;
-  await finishEpisodesRun(run, dir);
+  await finishEpisodesRun(run, records);
 }

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { gzipSync } from 'node:zlib';
@@ -252,6 +252,44 @@ describe('FileDigests: inputs hashed from the bytes the command read', () => {
     expect(await digests.get(relative(process.cwd(), input))).toEqual({ size: 11, sha256: sha('other bytes') });
     const error = await caught(digests.get(join(work, 'digest-missing.txt')));
     expect(error.message).toMatch(/digest-missing\.txt: file not found/);
+  });
+});
+
+describe('RunWriter.addArtifact with content: written by finish, with the run\'s own files', () => {
+  it('writes the artifacts byte for byte (text and bytes, inside and outside the run), lists them in order, leaves no temporary file', async () => {
+    const dir = fresh();
+    const outside = join(work, 'artifact-outside', 'native.bin');
+    const w = await startRun(dir, { benchmark: 'toy', variant: '', system: 's' });
+    const text = 'line 1\nünïcode ✓\n';
+    const bytes = Uint8Array.from([0, 255, 10, 13, 128]);
+    w.addArtifact(join(dir, 'native.txt'), 'toy-text', text);
+    w.addArtifact(outside, 'toy-bytes', bytes);
+    // not written before finish: nothing for a reader to mistake for a complete run's output
+    expect(existsSync(join(dir, 'native.txt'))).toBe(false);
+    const m = await w.finish({ items: [{ id: 'a', values: { x: 1 } }], metrics: { x: { value: 1, n: 1 } } });
+    expect(readFileSync(join(dir, 'native.txt'), 'utf8')).toBe(text);
+    expect(new Uint8Array(readFileSync(outside))).toEqual(bytes);
+    expect(m.artifacts).toEqual([
+      { path: 'native.txt', format: 'toy-text' },
+      { path: outside, format: 'toy-bytes' },
+    ]);
+    expect(readFileSync(join(dir, RUN_FILES.items), 'utf8')).toBe('{"id":"a","values":{"x":1}}\n');
+    expect((await readRun(dir)).manifest.artifacts).toEqual(m.artifacts);
+    expect(readdirSync(dir).sort()).toEqual([RUN_FILES.items, 'native.txt', RUN_FILES.manifest].sort());
+    expect(readdirSync(join(work, 'artifact-outside'))).toEqual(['native.bin']);
+  });
+
+  it('an artifact that cannot be written fails finish with the path, and leaves no run.json (the run stays unfinished)', async () => {
+    const dir = fresh();
+    const blocker = join(work, `artifact-blocker-${counter}`);
+    writeFileSync(blocker, 'a file, not a directory');
+    const w = await startRun(dir, { benchmark: 'toy', variant: '', system: 's' });
+    w.addArtifact(join(blocker, 'native.txt'), 'toy-text', 'x');
+    await expect(w.finish({ items: [], metrics: {} })).rejects.toThrow(/artifact-blocker/);
+    expect(existsSync(join(dir, RUN_FILES.manifest))).toBe(false);
+    expect(existsSync(join(dir, RUN_FILES.items))).toBe(false);
+    expect(readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect((await listRuns(work)).find((r) => r.dir === dir)?.status).toBe('unfinished');
   });
 });
 

@@ -1,8 +1,8 @@
-import { createReadStream, mkdirSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, createReadStream, fsync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
-import { writeFileAtomicSync } from '../io';
+import { removeStaleTempFiles } from '../io';
 import type {
   RunArtifact,
   RunFailure,
@@ -147,6 +147,8 @@ export class RunWriter {
   private readonly inputs: RunInput[] = [];
   private readonly resources: RunResource[] = [];
   private readonly artifacts: RunArtifact[] = [];
+  /** Artifacts `finish` writes (`addArtifact` with content). */
+  private readonly pending: Array<[file: string, content: string | Uint8Array]> = [];
   private readonly options: Record<string, unknown>;
   private finished = false;
 
@@ -173,8 +175,13 @@ export class RunWriter {
     this.resources.push({ ...r });
   }
 
-  /** Records a native output file; stored relative to the run directory when inside it, else absolute. */
-  addArtifact(path: string, format: string): void {
+  /**
+   * Records a native output file; stored relative to the run directory when inside it, else absolute. With `content`,
+   * `finish` writes the file (atomically, before `items.jsonl` and `run.json` and together with them, so their waits
+   * for the disk overlap); without, the caller has written it.
+   */
+  addArtifact(path: string, format: string, content?: string | Uint8Array): void {
+    if (content !== undefined) this.pending.push([path, content]);
     const abs = resolve(path);
     const rel = relative(resolve(this.dir), abs);
     const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
@@ -226,9 +233,11 @@ export class RunWriter {
     // the schema's rules, checked by hand (check.ts): writing a run loads no zod; the readers validate with the schema
     const problem = checkRunManifest(manifest);
     if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
-    // blocking writes: at the end of a command, a thread-pool round trip per step costs more than the steps
-    writeFileAtomicSync(join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join(''));
-    writeFileAtomicSync(join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`);
+    await writeInOrder([
+      ...this.pending,
+      [join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join('')],
+      [join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`],
+    ]);
     removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
     return manifest;
@@ -255,6 +264,69 @@ function pickLlm(l: RunLlm): RunLlm {
   return out;
 }
 
+
+let tmpCounter = 0;
+
+const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (error) => (error ? fail(error) : done())));
+
+/**
+ * Writes files as `writeFileAtomic` does (a temporary file in the same directory, fsync, rename; stale temporary
+ * files of dead processes swept), renaming them in the given order only once every one of them is on disk: a later
+ * file (`run.json`) is never visible before an earlier one (`items.jsonl`) is complete and durable. The writes and
+ * renames block (small steps, cheaper than thread-pool round trips); the fsyncs, which wait for the disk, run together
+ * on the thread pool, so the files' waits overlap instead of adding up.
+ */
+async function writeInOrder(files: Array<[file: string, content: string | Uint8Array]>): Promise<void> {
+  const open: Array<{ file: string; tmp: string; fd?: number }> = [];
+  const cleanUp = () => {
+    for (const f of open) {
+      try {
+        if (f.fd !== undefined) closeSync(f.fd);
+      } catch {
+        // the error being reported is what matters
+      }
+      try {
+        unlinkSync(f.tmp);
+      } catch {
+        // not created, or gone
+      }
+    }
+  };
+  let current = '';
+  try {
+    for (const dir of new Set(files.map(([file]) => resolve(file, '..')))) {
+      current = dir;
+      mkdirSync(dir, { recursive: true });
+    }
+    for (const [file, content] of files) {
+      current = file;
+      const f: { file: string; tmp: string; fd?: number } = { file, tmp: join(resolve(file, '..'), `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`) };
+      open.push(f);
+      f.fd = openSync(f.tmp, 'w');
+      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
+      for (let at = 0; at < bytes.length; ) at += writeSync(f.fd, bytes, at, bytes.length - at);
+    }
+    const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
+    // every fsync settles before any descriptor is closed (a failed one must not close a file another still syncs)
+    const synced = await Promise.allSettled([...open.map((f) => fsyncAsync(f.fd!)), ...dirs.map((d) => removeStaleTempFiles(d))]);
+    const failed = synced.findIndex((r) => r.status === 'rejected');
+    if (failed >= 0) {
+      current = open[failed]?.file ?? current;
+      throw (synced[failed] as PromiseRejectedResult).reason;
+    }
+    for (const f of open) {
+      closeSync(f.fd!);
+      f.fd = undefined;
+    }
+    for (const f of open) {
+      current = f.file;
+      renameSync(f.tmp, f.file);
+    }
+  } catch (error) {
+    cleanUp();
+    throw FileSystemError.from(error, current);
+  }
+}
 
 /** Deletes a file; one that is not there is fine (`rm({ force })` without loading its recursive machinery). */
 function removeIfPresent(file: string): void {
