@@ -85,6 +85,7 @@ export { PythonValueError } from '@eval/core/python';
 export {
   MULTIWOZ_BENCHMARK,
   bleuMetricName,
+  multiwozRunItem,
   multiwozRunItems,
   multiwozRunMetrics,
   multiwozVariant,

@@ -95,31 +95,38 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
  * `requestable` per domain).
  */
 export function multiwozRunItems(report: MultiwozReport): RunItem[] {
+  return report.details.perDialogue.map((d) => multiwozRunItem(report, d));
+}
+
+/**
+ * The item of one dialogue of a report (see {@link multiwozRunItems}): to build the items one at a time, e.g.
+ * `run.finish({ items: (function* () { for (const d of report.details.perDialogue) yield multiwozRunItem(report, d); })(), ... })`.
+ */
+export function multiwozRunItem(report: MultiwozReport, d: DialogueResult): RunItem {
   const dstScored = report.dst !== null && report.details.dstSource !== 'missing';
-  return report.details.perDialogue.map((d) => {
-    const values: RunItem['values'] = {};
-    if (report.success) {
-      values.inform = d.inform === true;
-      values.success = d.success === true;
+  const values: RunItem['values'] = {};
+  if (report.success) {
+    values.inform = d.inform === true;
+    values.success = d.success === true;
+  }
+  for (const set in d.bleu) {
+    const s = d.bleu[set]!;
+    const k = bleuKeys(set);
+    values[k.sysLen] = s.sysLen;
+    values[k.refLen] = s.refLen;
+    for (let n = 0; n < 4; n++) {
+      values[k.correct[n]!] = s.correct[n]!;
+      values[k.total[n]!] = s.total[n]!;
     }
-    for (const [set, s] of Object.entries(d.bleu ?? {})) {
-      const k = bleuKeys(set);
-      values[k.sysLen] = s.sysLen;
-      values[k.refLen] = s.refLen;
-      for (let n = 0; n < 4; n++) {
-        values[k.correct[n]!] = s.correct[n]!;
-        values[k.total[n]!] = s.total[n]!;
-      }
-    }
-    if (dstScored && d.dst) {
-      values[DST_KEYS.joint] = d.dst.joint;
-      values[DST_KEYS.turns] = d.dst.turns;
-      values[DST_KEYS.tp] = d.dst.tp;
-      values[DST_KEYS.fp] = d.dst.fp;
-      values[DST_KEYS.fn] = d.dst.fn;
-    }
-    return { id: d.id, values, detail: dialogueDetail(d) };
-  });
+  }
+  if (dstScored && d.dst) {
+    values[DST_KEYS.joint] = d.dst.joint;
+    values[DST_KEYS.turns] = d.dst.turns;
+    values[DST_KEYS.tp] = d.dst.tp;
+    values[DST_KEYS.fp] = d.dst.fp;
+    values[DST_KEYS.fn] = d.dst.fn;
+  }
+  return { id: d.id, values, detail: dialogueDetail(d) };
 }
 
 /** A column of an item value: the number (booleans as 0/1), NaN where the item does not carry it. */

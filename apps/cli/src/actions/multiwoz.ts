@@ -14,7 +14,7 @@ import {
   compareMultiwoz,
   evaluateMultiwozFile,
   formatMwzevalJson,
-  multiwozRunItems,
+  multiwozRunItem,
   multiwozRunMetrics,
   multiwozVariant,
   mwzevalResults,
@@ -242,7 +242,11 @@ async function writeMultiwozRun(
     withCi('Inform', intervals.inform);
     withCi('Success', intervals.success);
   }
-  await run.finish({ items: multiwozRunItems(report), metrics });
+  // the items built one at a time as finish serialises them (none of them outlives its line)
+  const items = (function* () {
+    for (const d of report.details.perDialogue) yield multiwozRunItem(report, d);
+  })();
+  await run.finish({ items, metrics });
 }
 
 const isDirectory = (path: string) => stat(path).then((s) => s.isDirectory(), () => false);

@@ -101,6 +101,43 @@ describe('RunWriter', () => {
     await expect(w.finish({ items: [{ id: 'x', values: {} }, { id: 'x', values: {} }], metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
   });
 
+  it('takes the items from any iterable, read once: a generator gives the same files as the array', async () => {
+    const items: RunItem[] = [
+      { id: 'q1', values: { correct: true }, detail: { why: 'ok' } },
+      { id: 'q2', values: {}, error: 'HTTP 500' },
+      { id: 'q3', values: { correct: false } },
+    ];
+    const [a, b] = [fresh(), fresh()];
+    const init = { benchmark: 'toy', variant: 'v1', system: 'sys', id: 'fixed' };
+    const ma = await (await startRun(a, init)).finish({ items, metrics: { accuracy: { value: 0.5, n: 2 } } });
+    let reads = 0;
+    const lazy = (function* () {
+      for (const item of items) {
+        reads++;
+        yield item;
+      }
+    })();
+    const mb = await (await startRun(b, init)).finish({ items: lazy, metrics: { accuracy: { value: 0.5, n: 2 } } });
+    expect(reads).toBe(3);
+    expect(readFileSync(join(b, 'items.jsonl'), 'utf8')).toBe(readFileSync(join(a, 'items.jsonl'), 'utf8'));
+    expect({ ...mb, createdAt: '', finishedAt: '' }).toEqual({ ...ma, createdAt: '', finishedAt: '' });
+    expect(mb.counts).toEqual({ items: 3, evaluated: 2, failed: 1, skipped: 0 });
+    expect(mb.failures).toEqual([{ id: 'q2', reason: 'HTTP 500' }]);
+    // a duplicate id from a generator is refused before anything is written
+    const c = fresh();
+    const dup = (function* () {
+      yield { id: 'x', values: {} };
+      yield { id: 'x', values: {} };
+    })();
+    await expect((await startRun(c, init)).finish({ items: dup, metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
+    expect(existsSync(join(c, 'items.jsonl'))).toBe(false);
+    expect(existsSync(join(c, 'run.json'))).toBe(false);
+    // no item at all: an empty items.jsonl
+    const d = fresh();
+    await (await startRun(d, init)).finish({ items: [][Symbol.iterator](), metrics: {} });
+    expect(readFileSync(join(d, 'items.jsonl'), 'utf8')).toBe('');
+  });
+
   it('refuses to write a manifest the schema would reject, and writes nothing', async () => {
     const dir = fresh();
     const w = await startRun(dir, { benchmark: 'toy', variant: '', system: 's' });

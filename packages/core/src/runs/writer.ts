@@ -47,7 +47,11 @@ export interface RunWriterInit {
 }
 
 export interface RunFinish {
-  items: RunItem[];
+  /**
+   * The items, in order: an array, or any iterable (a generator that builds each item as it is needed is read once
+   * and serialised item by item, so the items need not all be in memory at once).
+   */
+  items: Iterable<RunItem>;
   metrics: Record<string, RunMetric>;
   llm?: RunLlm;
   /** Default: the first 20 items with `error`, as `{ id, reason: error }`. */
@@ -196,13 +200,18 @@ export class RunWriter {
   /** Writes `items.jsonl`, then `run.json` atomically, and returns the manifest. */
   async finish(r: RunFinish): Promise<RunManifest> {
     if (this.finished) throw new EvalError('run_finished', `run ${this.dir} is already finished`);
+    // one pass: ids checked, failures kept, each item serialised (nothing is written before the pass is through)
     const seen = new Map<string, number>();
-    r.items.forEach((item, i) => {
+    const failed: RunItem[] = [];
+    const lines: string[] = [];
+    for (const item of r.items) {
       const first = seen.get(item.id);
-      if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${i + 1} share the id "${item.id}"`);
-      seen.set(item.id, i);
-    });
-    const failed = r.items.filter((i) => i.error !== undefined);
+      if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${lines.length + 1} share the id "${item.id}"`);
+      seen.set(item.id, lines.length);
+      if (item.error !== undefined) failed.push(item);
+      lines.push(JSON.stringify(item));
+    }
+    const count = lines.length;
     const skipped = r.skipped ?? 0;
     const status: RunStatus = r.status ?? (failed.length > 0 || skipped > 0 ? 'partial' : 'complete');
     const manifest: RunManifest = {
@@ -226,7 +235,7 @@ export class RunWriter {
       options: this.options,
       ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
       metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
-      counts: { items: r.items.length, evaluated: r.items.length - failed.length, failed: failed.length, skipped },
+      counts: { items: count, evaluated: count - failed.length, failed: failed.length, skipped },
       failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
       artifacts: this.artifacts,
     };
@@ -235,7 +244,7 @@ export class RunWriter {
     if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
     await writeInOrder([
       ...this.pending,
-      [join(this.dir, RUN_FILES.items), r.items.map((i) => `${JSON.stringify(i)}\n`).join('')],
+      [join(this.dir, RUN_FILES.items), count > 0 ? `${lines.join('\n')}\n` : ''],
       [join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`],
     ]);
     removeIfPresent(join(this.dir, RUN_FILES.started));
