@@ -122,28 +122,36 @@ function anyAlpha(s: string): boolean {
   return false;
 }
 
-function handleNonbreakingPrefixes(text: string): string {
+/**
+ * sacremoses' `handles_nonbreaking_prefixes`, returning the tokens of its result (the text it returns, split on
+ * whitespace): a token `prefix.` that is not a non-breaking prefix becomes the two tokens `prefix` and `.`.
+ */
+function handleNonbreakingPrefixes(text: string): string[] {
   const tokens = pySplit(text);
   const n = tokens.length;
+  let out: string[] | undefined; // tokens[0..i) as they come out, once one is split
   for (let i = 0; i < n; i++) {
     const token = tokens[i]!;
     // re.search(r"^(\S+)\.$", token): a token (no whitespace) of at least two code points ending with "."
-    if (!token.endsWith('.') || token.length < 2) continue;
+    if (!token.endsWith('.') || token.length < 2) {
+      out?.push(token);
+      continue;
+    }
     const prefix = token.slice(0, -1);
     const next = i + 1 < n ? tokens[i + 1]! : '';
     if (
       (prefix.includes('.') && anyAlpha(prefix)) ||
       (PREFIXES.has(prefix) && !NUMERIC_ONLY.has(prefix)) ||
-      (i !== n - 1 && next !== '' && isLowerCp(next.codePointAt(0)!))
+      (i !== n - 1 && next !== '' && isLowerCp(next.codePointAt(0)!)) ||
+      (NUMERIC_ONLY.has(prefix) && i + 1 < n && /^[0-9]+/.test(next))
     ) {
-      continue;
-    } else if (NUMERIC_ONLY.has(prefix) && i + 1 < n && /^[0-9]+/.test(next)) {
-      continue;
+      out?.push(token);
     } else {
-      tokens[i] = `${prefix} .`;
+      out ??= tokens.slice(0, i);
+      out.push(prefix, '.');
     }
   }
-  return tokens.join(' ');
+  return out ?? tokens;
 }
 
 /** `MosesTokenizer(lang="en").tokenize(text)` of sacremoses 0.1.1 (escape on, no aggressive dash splits). */
@@ -160,8 +168,12 @@ export function mosesTokenize(text: string): string[] {
     text = text.replace(re.COMMA_SEPARATE_1, '$1 , ').replace(re.COMMA_SEPARATE_2, ' , $1').replace(re.COMMA_SEPARATE_3, '$1 , ');
   }
   if (text.includes("'")) for (const [r, sub] of re.EN_APOSTROPHE) text = text.replace(r, sub);
-  text = handleNonbreakingPrefixes(text);
-  text = pyStrip(re.NEEDS_DEDUPLICATE.test(text) ? text.replace(re.DEDUPLICATE_SPACE, ' ') : text);
+  const tokens = handleNonbreakingPrefixes(text);
+  // The steps below change only text with an apostrophe, DOTMULTI or a character to escape (the split above adds
+  // none): otherwise the tokens are the result (joining them with single spaces leaves nothing to deduplicate or
+  // strip, and splitting again gives them back).
+  if (!text.includes('DOTMULTI') && !ESCAPED_CHARS.test(text)) return tokens;
+  text = tokens.join(' ');
   if (text.includes("'")) text = text.replace(TRAILING_DOT_APOSTROPHE, " . ' ");
   if (text.includes('DOTMULTI')) text = restoreMultidots(text);
   if (ESCAPED_CHARS.test(text)) for (const [r, sub] of ESCAPE_XML) text = text.replace(r, sub);
@@ -256,20 +268,22 @@ export function mosesDetokenize(tokens: readonly string[]): string {
   }
   let quoteCounts: Map<string, number> | undefined;
   let prepend = ' ';
-  let out = '';
+  // the output's pieces, joined once at the end (rather than one concatenation per token)
+  const parts: string[] = [];
   for (let i = 0; i < toks.length; i++) {
     const tok = toks[i]!;
     if (isCjk(tok.codePointAt(0)!)) {
-      out += i > 0 && isCjk(lastCodePoint(toks[i - 1]!)) ? tok : prepend + tok;
+      if (!(i > 0 && isCjk(lastCodePoint(toks[i - 1]!)))) parts.push(prepend);
+      parts.push(tok);
       prepend = ' ';
     } else if (everyCodePoint(tok, isCurrencyOrOpening)) {
-      out += prepend + tok;
+      parts.push(prepend, tok);
       prepend = '';
     } else if (everyCodePoint(tok, isPunctuation)) {
-      out += tok;
+      parts.push(tok);
       prepend = ' ';
     } else if (i > 0 && isContraction(tok)) {
-      out += tok;
+      parts.push(tok);
       prepend = ' ';
     } else if (everyCodePoint(tok, isQuote)) {
       const nq = everyCodePoint(tok, isDoubleQuote) ? '"' : tok;
@@ -284,22 +298,22 @@ export function mosesDetokenize(tokens: readonly string[]): string {
       quoteCounts.set(nq, count);
       if (count % 2 === 0) {
         if (tok === "'" && i > 0 && toks[i - 1]!.endsWith('s')) {
-          out += tok;
+          parts.push(tok);
           prepend = ' ';
         } else {
-          out += prepend + tok;
+          parts.push(prepend, tok);
           prepend = '';
           quoteCounts.set(nq, count + 1);
         }
       } else {
-        out += tok;
+        parts.push(tok);
         prepend = ' ';
         quoteCounts.set(nq, count + 1);
       }
     } else {
-      out += prepend + tok;
+      parts.push(prepend, tok);
       prepend = ' ';
     }
   }
-  return pyStrip(out.replace(/ {2,}/g, ' '));
+  return pyStrip(parts.join('').replace(/ {2,}/g, ' '));
 }
