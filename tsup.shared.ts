@@ -9,6 +9,11 @@ export function evalTsupConfig(overrides: Options = {}) {
     clean: true,
     sourcemap: false,
     target: 'node20',
+    // CommonJS builds load lazily with require() (every dependency has a CommonJS build): a CommonJS consumer gets
+    // CommonJS dependencies, and the CLI's compile cache (apps/cli/src/compile-cache.ts) can keep these modules too
+    esbuildOptions(options, context) {
+      if (context.format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
+    },
     ...overrides,
   });
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
+import { enableCompileCache } from './compile-cache';
 
 // `dialeval multiwoz` is a short process (a fraction of a second on the full test set) that holds a few MB of data and
 // makes many short-lived strings; two kinds of V8 settings, set before anything else is loaded, make it faster:
@@ -16,10 +17,18 @@ import { setFlagsFromString } from 'node:v8';
 //   (another V8 may lack a flag, and would print an error for it).
 // `pnpm bench` (packages/multiwoz/bench) measures the command as this file runs it. Other commands keep V8's defaults.
 const SHORT_RUN_V8_FLAGS = ['--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling'];
+let v8Settings = 'default';
 if (process.argv[2] === 'multiwoz') {
   setFlagsFromString('--semi-space-growth-factor=1');
-  if (process.argv[3] !== 'compare' && process.versions.v8.startsWith('11.')) for (const flag of SHORT_RUN_V8_FLAGS) setFlagsFromString(flag);
+  v8Settings = 'multiwoz';
+  if (process.argv[3] !== 'compare' && process.versions.v8.startsWith('11.')) {
+    for (const flag of SHORT_RUN_V8_FLAGS) setFlagsFromString(flag);
+    v8Settings = 'multiwoz-short';
+  }
 }
+
+// The installed `dialeval` is the CommonJS build: its modules' compiled code is cached between runs (compile-cache.ts).
+if (typeof require === 'function' && typeof module === 'object') enableCompileCache(v8Settings);
 
 // `dialeval ... | head`: a closed pipe is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
