@@ -9,7 +9,7 @@
  * Safety: a cached entry is used only for the same file path, size and modification time (in its file name), on the
  * same node version and architecture and V8 settings (in its directory name); V8 itself checks its version, flags and
  * the source length, and rejects anything else. Modules using `import()` are left to node (it needs node's own loader
- * callback), as are sources other than `.js`/`.cjs`.
+ * callback), as are sources other than `.js`/`.cjs`; with a policy manifest (`--experimental-policy`) nothing is cached.
  */
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import Module from 'node:module';
@@ -57,6 +57,8 @@ function fnv1a(s: string): string {
  */
 export function enableCompileCache(tag: string, env: NodeJS.ProcessEnv = process.env): CompileCacheStats | undefined {
   if (env.DIALEVAL_COMPILE_CACHE === '0') return undefined;
+  // a policy manifest's integrity checks run in node's own compile step: left to node
+  if ([...process.execArgv, env.NODE_OPTIONS ?? ''].some((a) => a.includes('policy'))) return undefined;
   const dir = compileCacheDir(tag, env);
   const builtIn = (Module as unknown as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
   if (typeof builtIn === 'function') {
