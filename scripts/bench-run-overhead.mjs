@@ -103,6 +103,16 @@ function hookFiles() {
   return dir;
 }
 
+/**
+ * The largest scorekeeping results directory that needs no LLM: every episode of every experiment, played by the
+ * perfect player (played once, for `score` and `report`).
+ */
+function playedResults() {
+  const dir = join(work, 'sk-played');
+  if (!existsSync(dir)) cli(['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', dir]);
+  return dir;
+}
+
 /** One whole process: wall ms, and CPU ms (user + system) with /usr/bin/time. */
 function measure(args, { hook } = {}) {
   const node = hook ? ['--import', pathToFileURL(join(hookFiles(), 'register.mjs')).href, CLI, ...args] : [CLI, ...args];
@@ -156,9 +166,7 @@ const cases = [
     label: 'scorekeeping score DIR (every experiment and episode, played by --player perfect)',
     needs: ['scorekeeping'],
     setup() {
-      // the largest results directory that needs no LLM: every episode of every experiment, played by the perfect player
-      this.dir = join(work, 'sk-played');
-      cli(['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', this.dir]);
+      this.dir = playedResults();
     },
     plain() {
       return ['scorekeeping', 'score', this.dir];
@@ -172,8 +180,7 @@ const cases = [
     label: 'scorekeeping report DIR --format json (the same results directory)',
     needs: ['scorekeeping'],
     setup() {
-      this.dir = join(work, 'sk-played');
-      if (!existsSync(this.dir)) cli(['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', this.dir]);
+      this.dir = playedResults();
     },
     plain() {
       return ['scorekeeping', 'report', this.dir, '--format', 'json'];

@@ -1,4 +1,4 @@
-import { EvalError } from '@eval/core';
+import { EvalError, type ReadOptions } from '@eval/core';
 import { integrateSingleStep, integrateTwoStep, type IntegrateOptions, type IntegrationResult, type TrackedSets, type TurnFailure } from './integrate';
 import { computeMetrics, judgeTurns, methodNormalization, type JudgedTurn, type JudgeMetrics, type MetricOptions } from './metrics';
 import { METHODS, type JudgeMethod } from './methods';
@@ -97,10 +97,10 @@ export function evaluateOutputs(method: JudgeMethod, outputs: MethodOutputs, opt
 }
 
 /**
- * Reads and scores recorded output files: for a two-step method `[accuracyFile, completenessFile]`, for a
- * single-step method `[outputFile]`. No LLM call.
+ * Reads recorded output files as {@link evaluateOutputs} takes them: for a two-step method `[accuracyFile,
+ * completenessFile]`, for a single-step method `[outputFile]` (`read` as for {@link readOutputEntries}).
  */
-export async function evaluateOutputFiles(method: JudgeMethod, files: readonly string[], options: EvaluateOptions = {}): Promise<MethodEvaluation> {
+export async function readOutputFiles(method: JudgeMethod, files: readonly string[], read?: ReadOptions): Promise<MethodOutputs> {
   const info = METHODS[method];
   const want = info.kind === 'two-step' ? 2 : 1;
   if (files.length !== want) {
@@ -110,10 +110,15 @@ export async function evaluateOutputFiles(method: JudgeMethod, files: readonly s
     );
   }
   if (info.kind === 'two-step') {
-    const [accuracy, completeness] = await Promise.all(files.map((f) => readOutputEntries(f)));
-    return evaluateOutputs(method, { accuracy: accuracy!, completeness: completeness!, files: { accuracy: files[0], completeness: files[1] } }, options);
+    const [accuracy, completeness] = await Promise.all(files.map((f) => readOutputEntries(f, read)));
+    return { accuracy: accuracy!, completeness: completeness!, files: { accuracy: files[0], completeness: files[1] } };
   }
-  return evaluateOutputs(method, { outputs: await readOutputEntries(files[0]!), file: files[0] }, options);
+  return { outputs: await readOutputEntries(files[0]!, read), file: files[0] };
+}
+
+/** Reads and scores recorded output files ({@link readOutputFiles}, then {@link evaluateOutputs}). No LLM call. */
+export async function evaluateOutputFiles(method: JudgeMethod, files: readonly string[], options: EvaluateOptions = {}): Promise<MethodEvaluation> {
+  return evaluateOutputs(method, await readOutputFiles(method, files), options);
 }
 
 const sorted = (xs: readonly string[]) => [...xs].sort();

@@ -21,7 +21,7 @@ import {
   parseRawPredictions,
   readDialogueSource,
   readHumanJudgements,
-  readOutputEntries,
+  readOutputFiles,
   readTurnRecords,
   ruleJudgements,
   ruleMetrics,
@@ -415,15 +415,6 @@ function parseOutputsSpec(spec: string): { method: JudgeMethod; files: string[] 
   return { method: name, files };
 }
 
-/** A method's judge-output files as `evaluateOutputs` takes them (two files: accuracy, then completeness), as `evaluateOutputFiles` reads them. */
-async function readMethodOutputs(files: string[], read: ReadOptions | undefined): Promise<MethodOutputs> {
-  if (files.length === 2) {
-    const [accuracy, completeness] = await Promise.all(files.map((f) => readOutputEntries(f, read)));
-    return { accuracy: accuracy!, completeness: completeness!, files: { accuracy: files[0], completeness: files[1] } };
-  }
-  return { outputs: await readOutputEntries(files[0]!, read), file: files[0] };
-}
-
 export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags): Promise<void> {
   const options = evaluateOptions(flags);
   const sources: Array<{ method: JudgeMethod; files: string[] }> = [];
@@ -456,7 +447,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   const evaluations: MethodEvaluation[] = [];
   const outputs: MethodOutputs[] = [];
   for (const s of sources) {
-    const o = await readMethodOutputs(s.files, read);
+    const o = await readOutputFiles(s.method, s.files, read);
     if (digests) outputs.push(o); // kept for the run's items only
     evaluations.push(evaluateOutputs(s.method, o, options));
   }
