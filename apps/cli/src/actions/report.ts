@@ -35,10 +35,23 @@ export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?:
   return { path: dir, manifest: null, items, started };
 }
 
+/**
+ * Fills in the display detail a run keeps by location (transcripts, dialogue contexts: the benchmark package's
+ * `runBenchmark.itemDetails`), for the report only: what compare and the metrics see is the run as recorded.
+ */
+async function withItemDetails(run: ReportRun & { loaded?: LoadedRun }): Promise<void> {
+  const name = run.manifest?.benchmark ?? run.started?.benchmark;
+  if (name === undefined || run.items.length === 0 || run.path === undefined) return;
+  const { benchmark } = await loadRunBenchmark(name);
+  if (!benchmark.itemDetails) return;
+  run.items = await benchmark.itemDetails(run.items, run.path, run.manifest ?? undefined);
+}
+
 /** `dialeval report RUN... [--out report.html] [--title ...]`. */
 export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
   const { resamples, seed } = opts;
   const runs = await Promise.all(dirs.map(loadReportRun));
+  await Promise.all(runs.map(withItemDetails));
   const benchmarks = [...new Set(runs.map((r) => r.manifest?.benchmark ?? r.started?.benchmark).filter((b): b is string => b !== undefined))];
   if (benchmarks.length > 1) {
     throw new InputError(

@@ -151,4 +151,13 @@ export interface RunBenchmark {
    * each resample (correct, slower). `items` never contain an item with `error`.
    */
   prepare?(items: ReadonlyArray<RunItem>, variant?: string): (indices: ArrayLike<number>) => Record<string, number | null>;
+  /**
+   * Optional, for looking at items (`dialeval report`): a run may keep bulky display-only detail by location (an
+   * episode's transcript as the path of its `interactions.json`, a turn's context as its place in a native output
+   * file) rather than in `items.jsonl`, so that writing the run stays cheap. This reads it back: it returns the items
+   * with that detail filled in from `runDir` (the run directory; relative locations are resolved against it). It never
+   * changes `id`, `group`, `values` or `error`, and it never fails on a location that is gone: such an item keeps its
+   * detail as recorded (with the location, so the reader can say where it was).
+   */
+  itemDetails?(items: ReadonlyArray<RunItem>, runDir: string, manifest?: RunManifest): Promise<RunItem[]>;
 }
