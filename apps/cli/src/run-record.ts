@@ -102,13 +102,14 @@ function readVersion(file: string): string | undefined {
   }
 }
 
+/** Versions looked up so far: a command writing several runs (cgt, one per setting) reads each package.json once. */
+const versions = new Map<string, string | undefined>();
+
 /** The CLI's own version (apps/cli/package.json, one level above src/ and dist/). */
 export function cliVersion(): string | undefined {
-  return readVersion(join(dirname(here()), '..', 'package.json'));
+  if (!versions.has('dialeval')) versions.set('dialeval', readVersion(join(dirname(here()), '..', 'package.json')));
+  return versions.get('dialeval');
 }
-
-/** Versions looked up so far: a command writing several runs (cgt, one per setting) resolves each package once. */
-const versions = new Map<string, string | undefined>();
 
 /** Installed version of an `@eval/*` package, as the CLI resolves it; undefined when it is not installed. */
 export function packageVersion(name: string): string | undefined {

@@ -280,7 +280,8 @@ function numberIsInt(x: number, policy: PyNumberPolicy, path: ReadonlyArray<stri
 
 /** Python `repr` of an int-valued JS number (`-0` -> `0`, no exponent). */
 function intDigits(x: number): string {
-  return BigInt(x).toString();
+  // a safe integer's own digits are exact and carry no exponent (-0 prints as 0)
+  return x <= Number.MAX_SAFE_INTEGER && x >= -Number.MAX_SAFE_INTEGER ? String(x) : BigInt(x).toString();
 }
 
 // ---------------------------------------------------------------------------
@@ -306,6 +307,9 @@ export interface PythonJsonDumpsOptions {
 
 const ESCAPE_NAMED: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
 
+/** Printable ASCII without `"` and `\`: written as it is, with either `ensureAscii`. */
+const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
+
 function u4(code: number): string {
   return `\\u${code.toString(16).padStart(4, '0')}`;
 }
@@ -317,6 +321,7 @@ function u4(code: number): string {
  * keeps the output valid and lossless).
  */
 export function pythonJsonString(s: string, ensureAscii = true): string {
+  if (PLAIN_JSON_STRING.test(s)) return `"${s}"`;
   let out = '"';
   let chunk = 0;
   for (let i = 0; i < s.length; i++) {
@@ -421,32 +426,49 @@ export function pythonJsonDumps(value: unknown, options: PythonJsonDumpsOptions 
     if (typeof v === 'bigint') return v.toString();
     if (v instanceof PyInt) return v.value.toString();
     if (v instanceof PyFloat) return float(v.value);
-    let items: Array<[string | undefined, unknown]>;
-    if (Array.isArray(v)) items = v.map((x) => [undefined, x]);
-    else if (v instanceof Map) items = (options.sortKeys ? sortedEntries([...v]) : [...v]).map(([k, x]) => [key(k), x]);
+    let entries: Array<[unknown, unknown]> | undefined;
+    if (Array.isArray(v)) {
+      // a list: written element by element (no intermediate arrays)
+      if (v.length === 0) return '[]';
+      if (ancestors.has(v)) throw new TypeError('Circular reference detected');
+      ancestors.add(v);
+      const inner = indent === undefined ? '' : `\n${indent.repeat(level + 1)}`;
+      const sep = itemSep + inner;
+      let out = `[${inner}`;
+      for (let idx = 0; idx < v.length; idx++) {
+        path.push(idx);
+        out += (idx === 0 ? '' : sep) + write(v[idx], level + 1);
+        path.pop();
+      }
+      ancestors.delete(v);
+      return `${out}${indent === undefined ? '' : `\n${indent.repeat(level)}`}]`;
+    }
+    if (v instanceof Map) entries = options.sortKeys ? sortedEntries([...v]) : [...v];
     else if (isPlainObject(v)) {
-      const entries = Object.entries(v).filter(([, x]) => x !== undefined);
-      items = options.sortKeys ? (sortedEntries(entries) as Array<[string, unknown]>) : entries;
+      entries = Object.entries(v).filter(([, x]) => x !== undefined);
+      if (options.sortKeys) entries = sortedEntries(entries);
     } else if (options.default && !fromDefault) {
       return write(options.default(v), level, true);
     } else {
       throw new TypeError(`Object of type ${pyTypeName(v)} is not JSON serializable`);
     }
-    const isList = Array.isArray(v);
-    const [open, close] = isList ? ['[', ']'] : ['{', '}'];
-    if (items.length === 0) return open + close;
+    if (entries.length === 0) return '{}';
+    const isMap = v instanceof Map;
     if (ancestors.has(v)) throw new TypeError('Circular reference detected');
     ancestors.add(v);
     const inner = indent === undefined ? '' : `\n${indent.repeat(level + 1)}`;
-    const parts = items.map(([k, x], idx) => {
-      path.push(k ?? idx);
-      const s = (k === undefined ? '' : pythonJsonString(k, ensureAscii) + keySep) + write(x, level + 1);
+    const sep = itemSep + inner;
+    let out = `{${inner}`;
+    for (let idx = 0; idx < entries.length; idx++) {
+      const [rawKey, x] = entries[idx]!;
+      // a Map's keys are converted in order (a bad key fails before later values are written, as in Python)
+      const k = isMap ? key(rawKey) : (rawKey as string);
+      path.push(k);
+      out += (idx === 0 ? '' : sep) + pythonJsonString(k, ensureAscii) + keySep + write(x, level + 1);
       path.pop();
-      return s;
-    });
+    }
     ancestors.delete(v);
-    const end = indent === undefined ? '' : `\n${indent.repeat(level)}`;
-    return `${open}${inner}${parts.join(itemSep + inner)}${end}${close}`;
+    return `${out}${indent === undefined ? '' : `\n${indent.repeat(level)}`}}`;
   };
   return write(value, 0);
 }
@@ -473,6 +495,9 @@ export interface PythonReprOptions {
 // str.isprintable() is false for Cc, Cf, Cs, Co, Cn, Zl, Zp and Zs (except the ASCII space, handled before).
 const NOT_PRINTABLE = /[\p{Cc}\p{Cf}\p{Cs}\p{Co}\p{Cn}\p{Zl}\p{Zp}\p{Zs}]/u;
 
+/** Printable ASCII without `'` and `\\`: `repr` puts it in single quotes as it is. */
+const PLAIN_STR = /^[\x20-\x26\x28-\x5b\x5d-\x7e]*$/;
+
 function hex(code: number, width: number): string {
   return code.toString(16).padStart(width, '0');
 }
@@ -482,6 +507,7 @@ function hex(code: number, width: number): string {
  * escaped; other non-printable characters as `\xNN`, `\uNNNN` or `\UNNNNNNNN`; printable non-ASCII kept.
  */
 export function pythonStrRepr(s: string): string {
+  if (PLAIN_STR.test(s)) return `'${s}'`;
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = quote;
   for (const ch of s) {
@@ -518,29 +544,28 @@ export function pythonRepr(value: unknown, options: PythonReprOptions = {}): str
     if (v instanceof PyInt) return v.value.toString();
     if (v instanceof PyFloat) return pythonFloatRepr(v.value);
     if (Array.isArray(v)) {
-      return `[${v
-        .map((x, idx) => {
-          path.push(idx);
-          const s = repr(x);
-          path.pop();
-          return s;
-        })
-        .join(', ')}]`;
+      let out = '[';
+      for (let idx = 0; idx < v.length; idx++) {
+        path.push(idx);
+        out += (idx === 0 ? '' : ', ') + repr(v[idx]);
+        path.pop();
+      }
+      return `${out}]`;
     }
     if (typeof v === 'object' && pythonReprSymbol in v) return (v as PythonReprable)[pythonReprSymbol](repr);
     let entries: Array<[unknown, unknown]>;
     if (v instanceof Map) entries = [...v];
     else if (isPlainObject(v)) entries = Object.entries(v);
     else throw new TypeError(`pythonRepr: unsupported value of type ${pyTypeName(v)}`);
-    return `{${entries
-      .map(([k, x]) => {
-        const ks = repr(k);
-        path.push(typeof k === 'string' || typeof k === 'number' ? k : ks);
-        const s = `${ks}: ${repr(x)}`;
-        path.pop();
-        return s;
-      })
-      .join(', ')}}`;
+    let out = '{';
+    for (let idx = 0; idx < entries.length; idx++) {
+      const [k, x] = entries[idx]!;
+      const ks = repr(k);
+      path.push(typeof k === 'string' || typeof k === 'number' ? k : ks);
+      out += `${idx === 0 ? '' : ', '}${ks}: ${repr(x)}`;
+      path.pop();
+    }
+    return `${out}}`;
   };
   return repr(value);
 }

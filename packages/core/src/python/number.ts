@@ -31,6 +31,10 @@ export function pythonFloatRepr(x: number): string {
   if (x === Infinity) return 'inf';
   if (x === -Infinity) return '-inf';
   if (x === 0) return Object.is(x, -0) ? '-0.0' : '0.0';
+  // 1e-4 <= |x| < 1e16: Python's fixed notation, whose digits are the shortest round-trip ones, as JS's own: a
+  // fraction prints as JS prints it, an integral value gains `.0` (JS writes no exponent below 1e21)
+  const ax = x < 0 ? -x : x;
+  if (ax >= 1e-4 && ax < 1e16) return Number.isInteger(x) ? `${x}.0` : String(x);
   const sign = x < 0 ? '-' : '';
   const [mant, expStr] = Math.abs(x).toExponential().split('e') as [string, string];
   const digits = mant.replace('.', '');

@@ -132,6 +132,22 @@ describe('RunWriter', () => {
     await expect((await startRun(c, init)).finish({ items: dup, metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
     expect(existsSync(join(c, 'items.jsonl'))).toBe(false);
     expect(existsSync(join(c, 'run.json'))).toBe(false);
+    // items are written to a temporary file as they are serialised: a duplicate after the first chunk (and a native
+    // output given to finish) leave nothing behind but the start marker
+    const e = fresh();
+    const late = (function* () {
+      for (let i = 0; i < 3000; i++) yield { id: `i${i}`, values: { v: i }, detail: { text: 'x'.repeat(200) } };
+      yield { id: 'i7', values: {} };
+    })();
+    const we = await startRun(e, init);
+    we.addArtifact(join(e, 'native.txt'), 'text', 'native\n');
+    await expect(we.finish({ items: late, metrics: {} })).rejects.toThrow(/items 8 and 3001 share the id "i7"/);
+    expect(readdirSync(e)).toEqual(['.run-started.json']);
+    // many items (written in several chunks): the same lines, in order, as one text
+    const f = fresh();
+    const many: RunItem[] = Array.from({ length: 3000 }, (_, i) => ({ id: `i${i}`, values: { v: i, ok: i % 3 === 0 }, detail: { text: `é${'y'.repeat(i % 300)}` } }));
+    await (await startRun(f, init)).finish({ items: many, metrics: {} });
+    expect(readFileSync(join(f, 'items.jsonl'), 'utf8')).toBe(`${many.map((i) => JSON.stringify(i)).join('\n')}\n`);
     // no item at all: an empty items.jsonl
     const d = fresh();
     await (await startRun(d, init)).finish({ items: [][Symbol.iterator](), metrics: {} });

@@ -200,56 +200,66 @@ export class RunWriter {
   /** Writes `items.jsonl`, then `run.json` atomically, and returns the manifest. */
   async finish(r: RunFinish): Promise<RunManifest> {
     if (this.finished) throw new EvalError('run_finished', `run ${this.dir} is already finished`);
-    // one pass: ids checked, failures kept, each item serialised (nothing is written before the pass is through)
+    // One pass over the items: ids checked, failures kept, each item serialised and written to the temporary file of
+    // items.jsonl in chunks as it goes (the lines die young: no array of them, no joined copy). A duplicate id stops
+    // the pass: the temporary files are removed and nothing becomes visible.
     const seen = new Map<string, number>();
     const failed: RunItem[] = [];
-    const lines: string[] = [];
-    for (const item of r.items) {
-      const first = seen.get(item.id);
-      if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${lines.length + 1} share the id "${item.id}"`);
-      seen.set(item.id, lines.length);
-      if (item.error !== undefined) failed.push(item);
-      lines.push(JSON.stringify(item));
-    }
-    const count = lines.length;
-    const skipped = r.skipped ?? 0;
-    const status: RunStatus = r.status ?? (failed.length > 0 || skipped > 0 ? 'partial' : 'complete');
-    const manifest: RunManifest = {
-      schemaVersion: RUN_SCHEMA_VERSION,
-      id: this.id,
-      benchmark: this.init.benchmark,
-      variant: this.init.variant,
-      system: this.init.system,
-      createdAt: this.createdAt,
-      finishedAt: new Date().toISOString(),
-      status,
-      tool: {
-        ...(this.init.tool?.cli !== undefined ? { cli: this.init.tool.cli } : {}),
-        packages: { ...(this.init.tool?.packages ?? {}) },
-        node: process.version,
-        platform: `${process.platform}-${process.arch}`,
-      },
-      command: [...(this.init.command ?? [])],
-      inputs: this.inputs,
-      resources: this.resources.map((x) => pick(x, RESOURCE_KEYS)),
-      options: this.options,
-      ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
-      metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
-      counts: { items: count, evaluated: count - failed.length, failed: failed.length, skipped },
-      failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
-      artifacts: this.artifacts,
+    let count = 0;
+    const writeItems = (write: (chunk: string) => void) => {
+      let chunk = '';
+      for (const item of r.items) {
+        const first = seen.get(item.id);
+        if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${count + 1} share the id "${item.id}"`);
+        seen.set(item.id, count++);
+        if (item.error !== undefined) failed.push(item);
+        chunk += `${JSON.stringify(item)}\n`;
+        if (chunk.length >= ITEM_CHUNK) {
+          write(chunk);
+          chunk = '';
+        }
+      }
+      if (chunk !== '') write(chunk);
     };
-    // the schema's rules, checked by hand (check.ts): writing a run loads no zod; the readers validate with the schema
-    const problem = checkRunManifest(manifest);
-    if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
-    await writeInOrder([
-      ...this.pending,
-      [join(this.dir, RUN_FILES.items), count > 0 ? `${lines.join('\n')}\n` : ''],
-      [join(this.dir, RUN_FILES.manifest), `${JSON.stringify(manifest, null, 2)}\n`],
-    ]);
+    let written: RunManifest | undefined;
+    const manifestText = () => {
+      const skipped = r.skipped ?? 0;
+      const status: RunStatus = r.status ?? (failed.length > 0 || skipped > 0 ? 'partial' : 'complete');
+      const manifest: RunManifest = {
+        schemaVersion: RUN_SCHEMA_VERSION,
+        id: this.id,
+        benchmark: this.init.benchmark,
+        variant: this.init.variant,
+        system: this.init.system,
+        createdAt: this.createdAt,
+        finishedAt: new Date().toISOString(),
+        status,
+        tool: {
+          ...(this.init.tool?.cli !== undefined ? { cli: this.init.tool.cli } : {}),
+          packages: { ...(this.init.tool?.packages ?? {}) },
+          node: process.version,
+          platform: `${process.platform}-${process.arch}`,
+        },
+        command: [...(this.init.command ?? [])],
+        inputs: this.inputs,
+        resources: this.resources.map((x) => pick(x, RESOURCE_KEYS)),
+        options: this.options,
+        ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
+        metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
+        counts: { items: count, evaluated: count - failed.length, failed: failed.length, skipped },
+        failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
+        artifacts: this.artifacts,
+      };
+      // the schema's rules, checked by hand (check.ts): writing a run loads no zod; the readers validate with the schema
+      const problem = checkRunManifest(manifest);
+      if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
+      written = manifest;
+      return `${JSON.stringify(manifest, null, 2)}\n`;
+    };
+    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), writeItems], [join(this.dir, RUN_FILES.manifest), manifestText]]);
     removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
-    return manifest;
+    return written!;
   }
 }
 
@@ -285,7 +295,10 @@ const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (
  * renames block (small steps, cheaper than thread-pool round trips); the fsyncs, which wait for the disk, run together
  * on the thread pool, so the files' waits overlap instead of adding up.
  */
-async function writeInOrder(files: Array<[file: string, content: string | Uint8Array]>): Promise<void> {
+/** What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes, or chunks written as they are made. */
+type FileContent = string | Uint8Array | (() => string) | ((write: (chunk: string) => void) => void);
+
+async function writeInOrder(files: Array<[file: string, content: FileContent]>): Promise<void> {
   const open: Array<{ file: string; tmp: string; fd?: number }> = [];
   const cleanUp = () => {
     for (const f of open) {
@@ -311,9 +324,14 @@ async function writeInOrder(files: Array<[file: string, content: string | Uint8A
       current = file;
       const f: { file: string; tmp: string; fd?: number } = { file, tmp: join(resolve(file, '..'), `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`) };
       open.push(f);
-      f.fd = openSync(f.tmp, 'w');
-      const bytes = typeof content === 'string' ? Buffer.from(content, 'utf8') : content;
-      for (let at = 0; at < bytes.length; ) at += writeSync(f.fd, bytes, at, bytes.length - at);
+      const fd = openSync(f.tmp, 'w');
+      f.fd = fd;
+      if (typeof content === 'function') {
+        // a producer (its length tells which kind): its chunks, or the text it makes now that the files before are written
+        if (content.length > 0) (content as (write: (chunk: string) => void) => void)((chunk) => writeText(fd, chunk));
+        else writeText(fd, (content as () => string)());
+      } else if (typeof content === 'string') writeText(fd, content);
+      else for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
     }
     const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
     // every fsync settles before any descriptor is closed (a failed one must not close a file another still syncs)
@@ -335,6 +353,15 @@ async function writeInOrder(files: Array<[file: string, content: string | Uint8A
     cleanUp();
     throw FileSystemError.from(error, current);
   }
+}
+
+/** Chunks of items.jsonl handed to the file at a time while the items are serialised. */
+const ITEM_CHUNK = 256 * 1024;
+
+/** Writes a text as UTF-8, whole (a short write is continued). */
+function writeText(fd: number, text: string): void {
+  const bytes = Buffer.from(text, 'utf8');
+  for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
 }
 
 /** Deletes a file; one that is not there is fine (`rm({ force })` without loading its recursive machinery). */
