@@ -147,6 +147,10 @@ describe('pythonJsonDumps (json.dumps)', () => {
     expect(pythonJsonDumps(nums, { numbers: 'int' })).toBe('[1, 0, 0.5, 10000000000000000, 1e-07, 12345678901234]');
     // 'guess': -0 and |x| >= 1e16 stay floats: json.dumps([1, -0.0, 0.5, 1e16, 1e-07, 12345678901234])
     expect(pythonJsonDumps(nums, { numbers: 'guess' })).toBe('[1, -0.0, 0.5, 1e+16, 1e-07, 12345678901234]');
+    // integral doubles beyond 2**53 as ints keep their exact value (int(2.0**64), not JS's shortest 18446744073709552000):
+    // json.dumps([18446744073709551616, 9007199254740994, -9007199254740991])
+    expect(pythonJsonDumps([2 ** 64, 2 ** 53 + 2, -(2 ** 53 - 1)], { numbers: 'int' })).toBe('[18446744073709551616, 9007199254740994, -9007199254740991]');
+    expect(pythonRepr([2 ** 64, -0], { numbers: 'int' })).toBe('[18446744073709551616, 0]');
     // markers win over the policy: json.dumps([1.0, 2, 3, -inf])
     expect(pythonJsonDumps([new PyFloat(1), new PyInt(2), 3n, new PyFloat(-Infinity)], { numbers: 'int' })).toBe('[1.0, 2, 3, -Infinity]');
     // a function of the key path: json.dumps({"n": 2, "x": [1.0]})
