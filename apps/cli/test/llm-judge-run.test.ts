@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
-import { evaluateOutputs, llmJudgeRunItems, readOutputEntries, runBenchmark, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
+import { evaluateOutputs, llmJudgeRunItems, readOutputEntries, readOutputFiles, runBenchmark, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
@@ -27,7 +27,7 @@ beforeAll(async () => {
     const by = new Map<string, TurnRecord[]>();
     for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
     writeFileSync(recordsFile, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
-    for (const f of ['direct_outputs.json', 'cot_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+    for (const f of ['direct_outputs.json', 'cot_outputs.json', 'ours_acc_outputs.json', 'ours_comp_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
   }
   server = await startTestServer({ respond: (req) => answers.get(req.messages[req.messages.length - 1]!.content) ?? { status: 400, error: 'unknown prompt' } });
 });
@@ -99,6 +99,29 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     const filled = await runBenchmark.itemDetails!(run.items, out);
     const embedded = llmJudgeRunItems(evaluateOutputs('direct', { outputs: native }), { outputs: { outputs: native } });
     expect(JSON.parse(JSON.stringify(filled))).toStrictEqual(JSON.parse(JSON.stringify(embedded)));
+  });
+
+  it('run --method ours (two-step): each item keeps its entries in the accuracy and the completeness file, read back as embedded', async () => {
+    const out = join(dir, 'ours-run');
+    const r = await runCli(
+      ['llm-judge', 'run', '--method', 'ours', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(dir, 'cache'), '--out', out],
+      { env: env() },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const run = await readRun(out);
+    const files = ['ours_acc_outputs.json', 'ours_comp_outputs.json'];
+    const native = await readOutputFiles('ours', files.map((f) => join(out, f)));
+    expect('accuracy' in native).toBe(true);
+    const lists = 'accuracy' in native ? [native.accuracy, native.completeness] : [];
+    for (const item of run.items) {
+      const source = item.detail!.source as Array<{ file: string; index: number }>;
+      expect(source.map((s) => s.file)).toEqual(files);
+      source.forEach((s, i) => expect(lists[i]![s.index]!.record.flag).toBe(item.id));
+    }
+    // the skipped accuracy calls come first in the accuracy file: the two places differ
+    expect(run.items.some((i) => (i.detail!.source as Array<{ index: number }>)[0]!.index !== (i.detail!.source as Array<{ index: number }>)[1]!.index)).toBe(true);
+    const embedded = llmJudgeRunItems(evaluateOutputs('ours', native), { outputs: native });
+    expect(JSON.parse(JSON.stringify(await runBenchmark.itemDetails!(run.items, out)))).toStrictEqual(JSON.parse(JSON.stringify(embedded)));
   });
 
   it('report --run writes one run per method; compareRuns(direct, cot): McNemar, deltas and flipped turns', async () => {
