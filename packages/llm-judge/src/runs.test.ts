@@ -1,6 +1,7 @@
-import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { compareRuns, readRun, startRun } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
@@ -202,5 +203,37 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items kept by locati
     const filled = await runBenchmark.itemDetails!(located, runDir);
     filled.forEach((item, k) => expect(item).toStrictEqual(moved.has(item.id) ? located[k] : embedded[k]));
     expect(filled.filter((i) => i.detail!.source !== undefined)).toHaveLength(3);
+  });
+});
+
+describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
+  it('keeps two checkpoints as runs (items by location), compares them, and the report reads the detail back', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'llm-judge-readme-'));
+    try {
+      async function keep(dir: string, file: string, system: string) {
+        const outputs = await readOutputFiles('direct', [file]);
+        const evaluation = evaluateOutputs('direct', outputs);
+        const run = await startRun(dir, { benchmark: 'llm-judge', variant: llmJudgeRunVariant('direct'), system });
+        await run.addInput('outputs', file);
+        run.addArtifact(file, 'llm-dst-eval-output');
+        await run.finish({ items: llmJudgeRunItems(evaluation, { outputs, runDir: dir }), metrics: llmJudgeRunMetrics(evaluation) });
+      }
+      // two "checkpoints": the slice's Direct and CoT outputs (both single-step, scored alike)
+      for (const [ckpt, name] of [['ckpt-1000', 'direct_outputs.json'], ['ckpt-2000', 'cot_outputs.json']] as const) {
+        mkdirSync(join(root, ckpt));
+        copyFileSync(join(SLICE, name), join(root, ckpt, 'direct_outputs.json'));
+        await keep(join(root, 'runs', ckpt), join(root, ckpt, 'direct_outputs.json'), ckpt);
+      }
+      const a = await readRun(join(root, 'runs', 'ckpt-1000'));
+      const b = await readRun(join(root, 'runs', 'ckpt-2000'));
+      const cmp = compareRuns([a, b], runBenchmark, { resamples: 100, seed: 0 });
+      const tsa = cmp.pairs[0]!.metrics.find((m) => m.name === 'TSA')!;
+      expect(tsa.delta).toBe(expected('expected_cot.json').metrics_percent.TSA_gpt - expected('expected_direct.json').metrics_percent.TSA_gpt);
+      expect((a.items[0]!.detail!.source as Array<{ file: string }>)[0]!.file).toBe(resolve(root, 'ckpt-1000', 'direct_outputs.json'));
+      const filled = await runBenchmark.itemDetails!(a.items, a.dir);
+      expect(filled.every((i) => Array.isArray(i.detail!.context) && typeof i.detail!.explanation === 'string' && i.detail!.source === undefined)).toBe(true);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
