@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { compareRuns, readRun } from '@eval/core';
-import { readOutputEntries, runBenchmark, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
+import { evaluateOutputs, llmJudgeRunItems, readOutputEntries, readOutputFiles, runBenchmark, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { describeWithReferenceData, hasReferenceData, referencePath, runCli } from './cli';
@@ -27,7 +27,7 @@ beforeAll(async () => {
     const by = new Map<string, TurnRecord[]>();
     for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
     writeFileSync(recordsFile, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
-    for (const f of ['direct_outputs.json', 'cot_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
+    for (const f of ['direct_outputs.json', 'cot_outputs.json', 'ours_acc_outputs.json', 'ours_comp_outputs.json']) for (const e of await readOutputEntries(join(SLICE, f))) if (e.prompt) answers.set(e.prompt, e.output);
   }
   server = await startTestServer({ respond: (req) => answers.get(req.messages[req.messages.length - 1]!.content) ?? { status: 400, error: 'unknown prompt' } });
 });
@@ -87,6 +87,41 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     const native = await readOutputEntries(join(out, 'direct_outputs.json'));
     const recorded = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
     expect(new Map(native.map((x) => [x.record.flag, x.output]))).toEqual(new Map(recorded.map((x) => [x.record.flag, x.output])));
+    // the items keep each turn's place in the native output (inside the run: relative), not its context or the judge's output
+    for (const item of run.items) {
+      expect(item.detail).not.toHaveProperty('context');
+      expect(item.detail).not.toHaveProperty('explanation');
+      const [source] = item.detail!.source as Array<{ file: string; index: number }>;
+      expect(source!.file).toBe('direct_outputs.json');
+      expect(native[source!.index]!.record.flag).toBe(item.id);
+    }
+    // ... which runBenchmark.itemDetails reads back: the detail embedding gives
+    const filled = await runBenchmark.itemDetails!(run.items, out);
+    const embedded = llmJudgeRunItems(evaluateOutputs('direct', { outputs: native }), { outputs: { outputs: native } });
+    expect(JSON.parse(JSON.stringify(filled))).toStrictEqual(JSON.parse(JSON.stringify(embedded)));
+  });
+
+  it('run --method ours (two-step): each item keeps its entries in the accuracy and the completeness file, read back as embedded', async () => {
+    const out = join(dir, 'ours-run');
+    const r = await runCli(
+      ['llm-judge', 'run', '--method', 'ours', '--records', recordsFile, '--templates', TEMPLATES, '--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(dir, 'cache'), '--out', out],
+      { env: env() },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    const run = await readRun(out);
+    const files = ['ours_acc_outputs.json', 'ours_comp_outputs.json'];
+    const native = await readOutputFiles('ours', files.map((f) => join(out, f)));
+    expect('accuracy' in native).toBe(true);
+    const lists = 'accuracy' in native ? [native.accuracy, native.completeness] : [];
+    for (const item of run.items) {
+      const source = item.detail!.source as Array<{ file: string; index: number }>;
+      expect(source.map((s) => s.file)).toEqual(files);
+      source.forEach((s, i) => expect(lists[i]![s.index]!.record.flag).toBe(item.id));
+    }
+    // the skipped accuracy calls come first in the accuracy file: the two places differ
+    expect(run.items.some((i) => (i.detail!.source as Array<{ index: number }>)[0]!.index !== (i.detail!.source as Array<{ index: number }>)[1]!.index)).toBe(true);
+    const embedded = llmJudgeRunItems(evaluateOutputs('ours', native), { outputs: native });
+    expect(JSON.parse(JSON.stringify(await runBenchmark.itemDetails!(run.items, out)))).toStrictEqual(JSON.parse(JSON.stringify(embedded)));
   });
 
   it('report --run writes one run per method; compareRuns(direct, cot): McNemar, deltas and flipped turns', async () => {
@@ -128,5 +163,33 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     expect(tsaCli.ci).toEqual(tsa.ci);
     const jga = pair.metrics.find((x) => x.name === 'JGA')!;
     expect(jga.delta).toBe(expected('expected_cot.json').metrics_percent['GPT_JGA_repo(already-before-turn)'] - expected('expected_direct.json').metrics_percent['GPT_JGA_repo(already-before-turn)']);
+  });
+
+  it('report --run keeps turns by location; dialeval report of that run shows a disagreeing turn with its dialogue context and the judge\'s explanation', async () => {
+    const runDir = join(dir, 'report-run-direct');
+    const r = await runCli(['llm-judge', 'report', '--outputs', `direct=${join(SLICE, 'direct_outputs.json')}`, '--run', runDir, '--format', 'json'], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const items = readFileSync(join(runDir, 'items.jsonl'), 'utf8');
+    const entries = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
+    // a turn where judge and RULE-M21 disagree, from the reference's per-turn judgements
+    const perTurn: Array<{ flag: string; gpt_turn_judge: number }> = expected('expected_direct.json').per_turn;
+    const rule = new Map((await readRun(runDir)).items.map((i) => [i.id, i.values.ruleM21]));
+    const turn = perTurn.find((t) => rule.get(t.flag) !== (t.gpt_turn_judge === 1) && entries.find((x) => x.record.flag === t.flag)!.record.history.length > 0)!;
+    const entry = entries.find((x) => x.record.flag === turn.flag)!;
+    expect(items).not.toContain(JSON.stringify(entry.output).slice(1, -1));
+    const out = join(dir, 'report-direct.html');
+    const h = await runCli(['report', runDir, '--out', out], { env: env() });
+    expect(h.code, h.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    const data = JSON.parse(/<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)![1]!);
+    const item = data.runs[0].items.find((i: { id: string }) => i.id === turn.flag);
+    expect(item.detail.disagree).toBe(true);
+    expect(item.detail.explanation).toBe(entry.output);
+    const context = item.detail.context as Array<{ speaker: string; text: string }>;
+    expect(context.map((u) => u.text)).toEqual([...entry.record.history, entry.record.system, entry.record.user].filter((t, i) => !(i === 0 && t === '')));
+    expect(context.at(-1)).toEqual({ speaker: 'user', text: entry.record.user });
+    expect(item.detail).not.toHaveProperty('source');
+    // the run itself is unchanged by the report
+    expect(readFileSync(join(runDir, 'items.jsonl'), 'utf8')).toBe(items);
   });
 });

@@ -75,3 +75,4 @@ export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './convert';
 export { loadMultiwozDialogues } from './multiwoz-source';
 export type { MultiwozSourceOptions } from './multiwoz-source';
 export { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
+export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { ruleJudgements, ruleMetrics, ruleTurnLabel } from './metrics';
+import { ruleJudgements, ruleMetrics, ruleTurnLabel, stateMatches } from './metrics';
 import { recordFromJson, readTurnRecords } from './records';
 
 const PRED = referencePath('llm-judge/predictions');
@@ -57,5 +57,36 @@ describe('rule judgements', () => {
       rec('B.json-0', { 'hotel-area': 'east' }, { 'hotel-area': 'east' }, { 'hotel-area': 'east' }),
     ];
     expect(ruleJudgements(records, 'two-step').map((j) => j.mwz21)).toEqual([1, 1]);
+  });
+});
+
+describe('stateMatches (rule JGA): the predicted and the true state as sets of `slot==value` strings', () => {
+  const m = (o: Record<string, string>) => new Map(Object.entries(o));
+  const asSets = (a: Map<string, string>, b: Map<string, string>) => {
+    const set = (x: Map<string, string>) => new Set([...x].map(([k, v]) => `${k}==${v}`));
+    const sa = set(a);
+    const sb = set(b);
+    return sa.size === sb.size && [...sa].every((s) => sb.has(s));
+  };
+  it('equal entries in any order match; a different value, a missing or an extra slot does not', () => {
+    const cases: Array<[Record<string, string>, Record<string, string>, boolean]> = [
+      [{}, {}, true],
+      [{ 'hotel-area': 'north', 'hotel-stars': '4' }, { 'hotel-stars': '4', 'hotel-area': 'north' }, true],
+      [{ 'hotel-area': 'north' }, { 'hotel-area': 'north ' }, false],
+      [{ 'hotel-area': 'north' }, { 'hotel-area': 'north', 'hotel-stars': '4' }, false],
+      [{ 'hotel-area': 'north', 'hotel-stars': '4' }, { 'hotel-area': 'north' }, false],
+      [{ 'hotel-area': 'north' }, { 'hotel-stars': 'north' }, false],
+    ];
+    for (const [a, b, want] of cases) {
+      expect(stateMatches(m(a), m(b))).toBe(want);
+      expect(asSets(m(a), m(b))).toBe(want);
+    }
+  });
+  it('slot names with "=" compare as the strings do (the reference compares strings, so two different states can match)', () => {
+    const a = m({ 'a==b': 'c' });
+    const b = m({ a: 'b==c' });
+    expect(asSets(a, b)).toBe(true);
+    expect(stateMatches(a, b)).toBe(true);
+    expect(stateMatches(m({ 'a=': 'x', b: 'y' }), m({ 'a=': 'x', b: 'z' }))).toBe(false);
   });
 });

@@ -68,9 +68,19 @@ function predictedSet(record: TurnRecord, normalization: RuleNormalization): Set
 
 const sameSet = (a: Set<string>, b: Set<string>) => a.size === b.size && [...a].every((x) => b.has(x));
 
+const hasEqualsInKey = (label: SlotValues): boolean => {
+  for (const k of label.keys()) if (k.includes('=')) return true;
+  return false;
+};
+
 /** Whether the predicted state equals a ground-truth state as exact `slot==value` sets (rule JGA). */
 export function stateMatches(predict: SlotValues, truth: SlotValues): boolean {
-  return sameSet(labelSet(predict, false), labelSet(truth, false));
+  if (hasEqualsInKey(predict) || hasEqualsInKey(truth)) return sameSet(labelSet(predict, false), labelSet(truth, false));
+  // no `=` in a slot name: each `slot==value` string is one entry's (the slot ends at its first `=`), so the sets are
+  // equal exactly when the two maps hold the same entries; compared without building the strings
+  if (predict.size !== truth.size) return false;
+  for (const [k, v] of predict) if (truth.get(k) !== v) return false;
+  return true;
 }
 
 /**

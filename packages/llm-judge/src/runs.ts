@@ -2,10 +2,12 @@
  * The run record of an LLM-DST-EVAL evaluation (spec `runs.md` sections 1-3): one item per turn, the metrics the
  * native `report` prints as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
 import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
 import { percent, stateMatches } from './metrics';
-import type { SlotValues } from './records';
+import { readOutputEntries, type OutputEntry } from './recorded';
+import type { SlotValues, TurnRecord } from './records';
 
 /** The options of an evaluation that change its numbers, with their defaults (the reference's behaviour). */
 const DEFAULTS = {
@@ -40,20 +42,88 @@ function variantOptions(variant: string | undefined): Record<string, string> {
 
 const plain = (s: SlotValues | undefined) => (s ? Object.fromEntries(s) : undefined);
 
-/** The judge's raw output text per turn flag (two-step: the accuracy output, a blank line, the completeness output). */
-function explanations(outputs: MethodOutputs | undefined): Map<string, string> {
-  const out = new Map<string, string>();
+/**
+ * A turn's place in its method's judge-output files (item detail `source`): `file` as `RunWriter.addArtifact` records
+ * a path (relative to the run directory, posix separators, when inside it; else absolute), `index` the 0-based entry.
+ */
+export interface LlmJudgeTurnSource {
+  file: string;
+  index: number;
+}
+
+/** `path` as the run at `runDir` records it: relative (posix) when inside the run directory, else absolute. */
+function runLocation(path: string, runDir: string): string {
+  const abs = resolve(path);
+  const rel = relative(resolve(runDir), abs);
+  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  return inside ? rel.split(sep).join('/') : abs;
+}
+
+/** The judge's raw output of a turn from its entries (two-step: the accuracy output, a blank line, the completeness output). */
+const explanationOf = (outputs: readonly string[]): string | undefined => (outputs.length > 0 ? outputs.join('\n\n') : undefined);
+
+/**
+ * The display detail of a turn that its entry in the judge-output files holds: `context` (the dialogue up to the
+ * turn), `predicted`, `predictedState`, `gold`, `goldM24`, `explanation`. One function for both paths: items that
+ * embed it and {@link runBenchmark}`.itemDetails`, which reads it back from the files.
+ */
+function turnDetail(r: TurnRecord, explanation: string | undefined): Record<string, unknown> {
+  // history is [system_0, user_0, system_1, ...]; system_0 (before the user's first utterance) is empty
+  const context: Array<{ speaker: string; text: string }> = [...r.history, r.system, r.user]
+    .map((text, i) => ({ speaker: i % 2 === 0 ? 'system' : 'user', text }))
+    .filter((u, i) => !(i === 0 && u.text === ''));
+  return {
+    context,
+    predicted: plain(r.predictTurnLabel),
+    predictedState: plain(r.predict),
+    gold: plain(r.groundTruth),
+    ...(r.groundTruthM24 ? { goldM24: plain(r.groundTruthM24) } : {}),
+    ...(explanation !== undefined ? { explanation } : {}),
+  };
+}
+
+/** A turn's entry in one of the method's output lists: `file` = the list's place (accuracy 0, completeness 1; single-step 0). */
+interface Placed {
+  entry: OutputEntry;
+  file: number;
+}
+
+/** The method's output lists, in its file order (accuracy, completeness; or the one list). */
+const outputLists = (outputs: MethodOutputs): ReadonlyArray<readonly OutputEntry[]> => ('outputs' in outputs ? [outputs.outputs] : [outputs.accuracy, outputs.completeness]);
+
+/** Each turn flag's entries, one per output list that has it (the last one there), in the method's file order. */
+function entriesByFlag(outputs: MethodOutputs | undefined): Map<string, Placed[]> {
+  const out = new Map<string, Placed[]>();
   if (!outputs) return out;
-  if ('outputs' in outputs) {
-    for (const e of outputs.outputs) out.set(e.record.flag, e.output);
-    return out;
-  }
-  for (const e of outputs.accuracy) out.set(e.record.flag, e.output);
-  for (const e of outputs.completeness) {
-    const before = out.get(e.record.flag);
-    out.set(e.record.flag, before === undefined ? e.output : `${before}\n\n${e.output}`);
-  }
+  outputLists(outputs).forEach((list, file) => {
+    for (const entry of list) {
+      const have = out.get(entry.record.flag);
+      if (!have) out.set(entry.record.flag, [{ entry, file }]);
+      else if (have[have.length - 1]!.file === file) have[have.length - 1] = { entry, file };
+      else have.push({ entry, file });
+    }
+  });
   return out;
+}
+
+/** The files of the method's output lists (in {@link outputLists}' order), when every one is known. */
+function outputFilesOf(outputs: MethodOutputs): string[] | undefined {
+  if ('outputs' in outputs) return outputs.file !== undefined ? [outputs.file] : undefined;
+  const { accuracy, completeness } = outputs.files ?? {};
+  return accuracy !== undefined && completeness !== undefined ? [accuracy, completeness] : undefined;
+}
+
+export interface LlmJudgeRunItemsOptions {
+  /** The judge outputs the evaluation was computed from: the items' `explanation` (or their location). */
+  outputs?: MethodOutputs;
+  gptJga?: EvaluateOptions['gptJga'];
+  /**
+   * The directory of the run the items are written to. With it, and with the outputs' files known (`files` / `file`
+   * of {@link MethodOutputs}, as {@link readOutputFiles} sets them; the entries' `index` their place in those files),
+   * each item keeps the turn's location (`detail.source`) instead of its context, states and the judge's output:
+   * writing the run stays cheap, and {@link runBenchmark}`.itemDetails` reads the detail back. Without, it is embedded.
+   */
+  runDir?: string;
 }
 
 /**
@@ -67,26 +137,24 @@ function explanations(outputs: MethodOutputs | undefined): Map<string, string> {
  * `detail`: `context` (the dialogue up to the turn), `predicted` (the turn's predicted slot-values), `predictedState`,
  * `gold` (MultiWOZ 2.1 state), `goldM24`, `explanation` (the judge's output, with `outputs`), `judge`
  * (`{ accurate, complete }`), `incorrect`, `missed`, `rules` (`{ M21, M24 }`), `disagree` (judge vs RULE-M21).
+ * With `runDir` (see {@link LlmJudgeRunItemsOptions}), `context`, `predictedState`, `gold`, `goldM24` and
+ * `explanation` are replaced by `source`: `[{ file, index }]` ({@link LlmJudgeTurnSource}), the turn's entries in the
+ * output files (the one file of a single-step method; the accuracy, then the completeness file of a two-step one).
  */
-export function llmJudgeRunItems(evaluation: MethodEvaluation, options: { outputs?: MethodOutputs; gptJga?: EvaluateOptions['gptJga'] } = {}): RunItem[] {
+export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudgeRunItemsOptions = {}): RunItem[] {
   const judged = new Map(evaluation.turns.map((t) => [t.flag, t]));
   const failures = new Map<string, string>();
   for (const f of evaluation.summary.failures) if (!failures.has(f.flag)) failures.set(f.flag, `${f.stage}: ${f.reason}`);
-  const texts = explanations(options.outputs);
+  const entries = entriesByFlag(options.outputs);
+  const files = options.outputs && options.runDir !== undefined ? outputFilesOf(options.outputs) : undefined;
+  const located = files?.map((f) => runLocation(f, options.runDir!));
   const afterTurn = options.gptJga === 'after-turn';
   return evaluation.records.map((r) => {
-    // history is [system_0, user_0, system_1, ...]; system_0 (before the user's first utterance) is empty
-    const context: Array<{ speaker: string; text: string }> = [...r.history, r.system, r.user]
-      .map((text, i) => ({ speaker: i % 2 === 0 ? 'system' : 'user', text }))
-      .filter((u, i) => !(i === 0 && u.text === ''));
-    const detail: Record<string, unknown> = {
-      context,
-      predicted: plain(r.predictTurnLabel),
-      predictedState: plain(r.predict),
-      gold: plain(r.groundTruth),
-      ...(r.groundTruthM24 ? { goldM24: plain(r.groundTruthM24) } : {}),
-      ...(texts.has(r.flag) ? { explanation: texts.get(r.flag) } : {}),
-    };
+    const own = entries.get(r.flag);
+    const detail: Record<string, unknown> =
+      located && own
+        ? { predicted: plain(r.predictTurnLabel), source: own.map((p): LlmJudgeTurnSource => ({ file: located[p.file]!, index: p.entry.index })) }
+        : turnDetail(r, own ? explanationOf(own.map((p) => p.entry.output)) : undefined);
     const t = judged.get(r.flag);
     if (!t) return { id: r.flag, group: r.dialogueId, values: {}, error: failures.get(r.flag) ?? 'not judged', detail };
     const accurate = t.incorrect.length === 0;
@@ -114,6 +182,47 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: { output
       ...(t.failure ? { failure: t.failure } : {}),
     });
     return { id: r.flag, group: r.dialogueId, values, detail };
+  });
+}
+
+/** An item's recorded `detail.source`, when well-formed. */
+function sourceOf(detail: RunItem['detail']): LlmJudgeTurnSource[] | undefined {
+  const s = detail?.source;
+  if (!Array.isArray(s) || s.length === 0 || s.length > 2) return undefined;
+  const ok = s.every((x: unknown) => typeof x === 'object' && x !== null && typeof (x as LlmJudgeTurnSource).file === 'string' && Number.isInteger((x as LlmJudgeTurnSource).index) && (x as LlmJudgeTurnSource).index >= 0);
+  return ok ? (s as LlmJudgeTurnSource[]) : undefined;
+}
+
+/**
+ * {@link runBenchmark}`.itemDetails`: fills in the detail of items that keep their turn by location (`detail.source`)
+ * from the output files, each read once, with {@link turnDetail} (the detail is the one embedding gives). An item
+ * stays as recorded when a file is gone or unreadable, or when the entry at `index` is not its turn (another flag, or
+ * another predicted turn label than the item recorded: the file changed).
+ */
+async function fillItemDetails(items: ReadonlyArray<RunItem>, runDir: string): Promise<RunItem[]> {
+  const pathOf = (file: string) => (isAbsolute(file) ? file : join(runDir, file));
+  const reads = new Map<string, Promise<OutputEntry[] | undefined>>();
+  for (const item of items) {
+    for (const { file } of sourceOf(item.detail) ?? []) {
+      const path = pathOf(file);
+      if (!reads.has(path)) reads.set(path, readOutputEntries(path).catch(() => undefined));
+    }
+  }
+  if (reads.size === 0) return [...items];
+  const files = new Map(await Promise.all([...reads].map(async ([path, read]) => [path, await read] as const)));
+  return items.map((item) => {
+    const sources = sourceOf(item.detail);
+    if (!sources) return item;
+    const found: OutputEntry[] = [];
+    for (const s of sources) {
+      const e = files.get(pathOf(s.file))?.[s.index];
+      if (!e || e.record.flag !== item.id) return item;
+      found.push(e);
+    }
+    const record = found[found.length - 1]!.record;
+    const { source: _source, ...kept } = item.detail!;
+    if ('predicted' in kept && JSON.stringify(kept.predicted) !== JSON.stringify(plain(record.predictTurnLabel))) return item;
+    return { ...item, detail: { ...turnDetail(record, explanationOf(found.map((e) => e.output))), ...kept } };
   });
 }
 
@@ -179,7 +288,9 @@ const ruleJgaOffset = (variant: string | undefined) => (variantOptions(variant).
  * llm-judge for `compare`, `runs` and `report`: `recompute` gives every metric of {@link llmJudgeRunMetrics} from
  * items, exactly as `computeMetrics` does. Rule JGA divides by every turn, failed ones included (the reference's
  * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
- * `prepare` counts from per-item columns (no errored items reach it).
+ * `prepare` counts from per-item columns (no errored items reach it). `itemDetails` (for `dialeval report`) fills in
+ * the detail of items written with a location (`detail.source`, see {@link LlmJudgeRunItemsOptions}`.runDir`) from the
+ * output files: exactly the detail embedding gives; an item whose file is gone, unreadable or changed stays as recorded.
  */
 export const runBenchmark: RunBenchmark = {
   benchmark: 'llm-judge',
@@ -206,4 +317,5 @@ export const runBenchmark: RunBenchmark = {
     };
   },
   binary: { TSA: 'judge', JGA: 'joint', 'TSA M21': 'ruleM21', 'TSA M24': 'ruleM24' },
+  itemDetails: (items, runDir) => fillItemDetails(items, runDir),
 };

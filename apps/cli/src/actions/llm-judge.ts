@@ -328,8 +328,11 @@ async function writeJudgeRun(a: {
   if (sources.length > 0) run.addResource(await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined));
   for (const f of a.files) run.addArtifact(f, 'llm-dst-eval-output');
   run.addArtifact(a.resultFile, 'dialeval-llm-judge-result');
+  // the items keep each turn's place in the outputs written above (repeat 0's, at the reference's names)
+  const [first, second] = outputFiles(a.dir, e.method);
+  const outputs: MethodOutputs = 'outputs' in a.outputs ? { ...a.outputs, file: first } : { ...a.outputs, files: { accuracy: first, completeness: second } };
   await run.finish({
-    items: llmJudgeRunItems(e, { outputs: a.outputs, gptJga: a.options.gptJga }),
+    items: llmJudgeRunItems(e, { outputs, gptJga: a.options.gptJga, runDir: run.dir }),
     metrics: llmJudgeRunMetrics(e),
     llm: await runLlmRecord(a.llm, { sampling: { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens }, pricesFile: flags.prices }),
   });
@@ -355,7 +358,8 @@ async function writeReportRuns(
     if (!run) continue;
     for (const [j, f] of files.entries()) await run.addInput(files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs', f, digests);
     if (flags.records) await run.addInput('records', flags.records, digests);
-    await run.finish({ items: llmJudgeRunItems(e, { outputs: outputs[i]!, gptJga: options.gptJga }), metrics: llmJudgeRunMetrics(e) });
+    // outputs[i] names its files (readOutputFiles): the items keep each turn's place in them
+    await run.finish({ items: llmJudgeRunItems(e, { outputs: outputs[i]!, gptJga: options.gptJga, runDir: run.dir }), metrics: llmJudgeRunMetrics(e) });
   }
 }
 
