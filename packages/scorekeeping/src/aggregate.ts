@@ -106,8 +106,9 @@ function isModelPairName(name: string | undefined): name is string {
  * run record's items (`loadRunEpisodes`). `JSON.parse` first: it gives the same strings, numbers and key order for
  * standard JSON and is many times faster on these large files; Python-only JSON (NaN, Infinity) and syntax errors go
  * through {@link parsePyJson}, which parses the first and names file, line and column for the second.
+ * @internal `runBenchmark.itemDetails` reads transcripts back with it
  */
-async function readInteractions(file: string): Promise<unknown> {
+export async function readInteractions(file: string): Promise<unknown> {
   const text = await readText(file);
   try {
     return JSON.parse(text);
