@@ -149,6 +149,8 @@ describe('scorekeeping runs', () => {
         expect(run.manifest.system).toBe(pair);
         expect(values(run.manifest.metrics)).toStrictEqual(native);
         expect(runBenchmark.recompute(run.items, run.manifest.variant)).toStrictEqual(native);
+        // the items as the package makes them from the files on disk
+        expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(await loadRunEpisodes(copy), { runDir }))));
       }
       // scores.json re-written byte for byte as clembench wrote them
       expect((await runCli(['scorekeeping', 'score', copy, '--check'], { env: env() })).code).toBe(0);
@@ -172,6 +174,8 @@ describe('scorekeeping runs', () => {
       [scoreRun, (f: string) => f],
     ] as const) {
       const run = await readRun(runDir);
+      // the items as the package makes them from the files on disk (score --run takes the scores it wrote from memory)
+      expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(episodes, { runDir }))));
       // items.jsonl keeps each transcript by location only
       expect(run.items.map((i) => i.detail)).toStrictEqual(
         embedded.map(({ detail: { probes: _p, transcript: _t, ...small } = {} }, k) => ({ ...small, interactions: location(join(dirname(episodes[k]!.file), 'interactions.json')) })),

@@ -383,12 +383,15 @@ async function slotsFor(interactionsFile: string, flag: number | undefined): Pro
   return undefined;
 }
 
-async function scoreText(interactionsFile: string, slots: number | undefined, transcripts?: Map<string, unknown>): Promise<string> {
-  if (!transcripts) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
-  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript for the run record
+async function scoreText(interactionsFile: string, slots: number | undefined, known?: { transcripts: Map<string, unknown>; scores: Map<string, ScoresJson> }): Promise<string> {
+  if (!known) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript and the scores for the run record
   const logs = parsePyJson(await readText(interactionsFile), interactionsFile);
-  transcripts.set(interactionsFile, logs);
-  return formatScoresJson(scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile }));
+  known.transcripts.set(interactionsFile, logs);
+  const scores = scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile });
+  // the scores.json written from them, as the run record would read it back (its numbers are their exact repr)
+  known.scores.set(join(dirname(interactionsFile), 'scores.json'), { 'turn scores': scores.turnScores, 'episode scores': scores.episodeScores });
+  return formatScoresJson(scores);
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
@@ -422,13 +425,12 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   let changed = 0;
   let same = 0;
   const errors: string[] = [];
-  // with a run record, the transcripts parsed for scoring are its items' too (not read again)
-  const transcripts = !flags.check && runRequested(flags) ? new Map<string, unknown>() : undefined;
-  const scores = new Map<string, ScoresJson>();
+  // with a run record, the transcripts parsed for scoring and their scores are its items' too (not read again)
+  const known = !flags.check && runRequested(flags) ? { transcripts: new Map<string, unknown>(), scores: new Map<string, ScoresJson>() } : undefined;
   for (const file of files) {
     let text: string;
     try {
-      text = await scoreText(file, slots, transcripts);
+      text = await scoreText(file, slots, known);
     } catch (error) {
       if (!EvalError.isInstance(error)) throw error;
       errors.push(error.message);
@@ -442,11 +444,9 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
       if (flags.check) process.stdout.write(`${target}: ${before === undefined ? 'missing' : 'differs'}\n`);
       else await writeFileAtomic(target, text);
     }
-    // the scores.json just written, as the run record would read it back
-    if (transcripts) scores.set(target, parsePyJson(text, target) as ScoresJson);
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, { transcripts, scores });
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, known);
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
