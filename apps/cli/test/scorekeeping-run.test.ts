@@ -1,4 +1,4 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, join, relative, sep } from 'node:path';
 import { compareRuns, readRun, type RunItem } from '@eval/core';
@@ -155,6 +155,18 @@ describe('scorekeeping runs', () => {
       // scores.json re-written byte for byte as clembench wrote them
       expect((await runCli(['scorekeeping', 'score', copy, '--check'], { env: env() })).code).toBe(0);
     }
+    // an episode stopped by a player failure (dialeval's `Abort Reason` in its transcript): a failed item, out of every
+    // metric, as the package makes it from the files
+    const copy = join(dir, 'rescored', 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0');
+    const [episode] = await loadRunEpisodes(copy);
+    const file = join(dirname(episode!.file), 'interactions.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), 'Abort Reason': 'player failure: scripted' }));
+    const runDir = join(dir, 'score-runs', 'player-failure');
+    expect((await runCli(['scorekeeping', 'score', copy, '--run', runDir], { env: env() })).code).toBe(0);
+    const run = await readRun(runDir);
+    expect(run.items[0]!.error).toBe('the player failed: player failure: scripted');
+    expect(run.manifest.metrics['% Played']!.n).toBe(0);
+    expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(await loadRunEpisodes(copy), { runDir }))));
   });
 
   it('dialeval report of a play --out run and of a score --run run elsewhere: every episode with its transcript and probes, read back by location', async () => {

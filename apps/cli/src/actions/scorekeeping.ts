@@ -43,6 +43,7 @@ import {
   type EpisodeScoreRecord,
   type LoadRunEpisodesOptions,
   type RunEpisode,
+  type Interactions,
   type ScoresJson,
   type GameInstance,
   type GameMasterOptions,
@@ -385,10 +386,12 @@ async function slotsFor(interactionsFile: string, flag: number | undefined): Pro
 
 async function scoreText(interactionsFile: string, slots: number | undefined, known?: { transcripts: Map<string, unknown>; scores: Map<string, ScoresJson> }): Promise<string> {
   if (!known) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
-  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript and the scores for the run record
-  const logs = parsePyJson(await readText(interactionsFile), interactionsFile);
-  known.transcripts.set(interactionsFile, logs);
+  // as scoreInteractionsFile reads and scores it, keeping for the run record what it reads of the transcript and the scores
+  const logs = parsePyJson(await readText(interactionsFile), interactionsFile) as Partial<Interactions>;
   const scores = scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile });
+  // the record's items name this file (scorekeepingRunItems with a runDir): of the transcript, they and the metrics read
+  // only the players and the abort reason (keeping every parsed transcript alive until then made the GC copy megabytes)
+  known.transcripts.set(interactionsFile, { players: logs.players, ...(logs['Abort Reason'] !== undefined ? { 'Abort Reason': logs['Abort Reason'] } : {}) });
   // the scores.json written from them, as the run record would read it back (its numbers are their exact repr)
   known.scores.set(join(dirname(interactionsFile), 'scores.json'), { 'turn scores': scores.turnScores, 'episode scores': scores.episodeScores });
   return formatScoresJson(scores);
