@@ -16,8 +16,9 @@ export interface RunEpisode extends EpisodeScoreRecord {
 
 export interface LoadRunEpisodesOptions {
   /**
-   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`, as `score` reads them), by
-   * the file's path: used as they are, not read again.
+   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`), by the file's path: used as
+   * they are, not read again. For items written with a `runDir` (the transcript kept by location) only `players` and
+   * `Abort Reason` of each are read, so that is all a caller needs to keep (`score --run` does so).
    */
   transcripts?: ReadonlyMap<string, unknown>;
   /** Scores the caller has just written (each `scores.json` as `readScoresFile` would read it back), by path: not read again. */
