@@ -1,9 +1,9 @@
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { compareRuns, readRun } from '@eval/core';
+import { basename, dirname, join, relative, sep } from 'node:path';
+import { compareRuns, readRun, type RunItem } from '@eval/core';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
-import { loadResourceDir, perfectAnswer, runBenchmark } from '@eval/scorekeeping';
+import { loadResourceDir, loadRunEpisodes, perfectAnswer, runBenchmark, scorekeepingRunItems } from '@eval/scorekeeping';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hasReferenceData, itWithReferenceData, referencePath, runCli } from './cli';
 
@@ -35,6 +35,12 @@ afterAll(async () => {
 });
 
 const env = () => ({ [KEY_ENV]: KEY, CI: '1', DIALEVAL_HOME: join(dir, 'home') });
+/** The data a report embeds (its one `report-data` script tag). */
+function embeddedReportData(file: string) {
+  const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(readFileSync(file, 'utf8'));
+  expect(m).not.toBeNull();
+  return JSON.parse(m![1]!);
+}
 const values = (m: Record<string, { value: number | null }>) => Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.value]));
 
 /** The native report's figures of its one model (what `scorekeeping report --format json` prints), by run metric name. */
@@ -143,10 +149,66 @@ describe('scorekeeping runs', () => {
         expect(run.manifest.system).toBe(pair);
         expect(values(run.manifest.metrics)).toStrictEqual(native);
         expect(runBenchmark.recompute(run.items, run.manifest.variant)).toStrictEqual(native);
+        // the items as the package makes them from the files on disk
+        expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(await loadRunEpisodes(copy), { runDir }))));
       }
       // scores.json re-written byte for byte as clembench wrote them
       expect((await runCli(['scorekeeping', 'score', copy, '--check'], { env: env() })).code).toBe(0);
     }
+    // an episode stopped by a player failure (dialeval's `Abort Reason` in its transcript): a failed item, out of every
+    // metric, as the package makes it from the files
+    const copy = join(dir, 'rescored', 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0');
+    const [episode] = await loadRunEpisodes(copy);
+    const file = join(dirname(episode!.file), 'interactions.json');
+    writeFileSync(file, JSON.stringify({ ...JSON.parse(readFileSync(file, 'utf8')), 'Abort Reason': 'player failure: scripted' }));
+    const runDir = join(dir, 'score-runs', 'player-failure');
+    expect((await runCli(['scorekeeping', 'score', copy, '--run', runDir], { env: env() })).code).toBe(0);
+    const run = await readRun(runDir);
+    expect(run.items[0]!.error).toBe('the player failed: player failure: scripted');
+    expect(run.manifest.metrics['% Played']!.n).toBe(0);
+    expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(await loadRunEpisodes(copy), { runDir }))));
+  });
+
+  it('dialeval report of a play --out run and of a score --run run elsewhere: every episode with its transcript and probes, read back by location', async () => {
+    const out = join(dir, 'report-loc');
+    const sel = ['--experiments', 'travel-booking,letter-number', '--episodes', '0-1'];
+    expect((await runCli(['scorekeeping', 'play', '--player', 'mock', '--out', out, ...sel], { env: env() })).code).toBe(0);
+    const pairDir = join(out, 'mock-t0.0--mock-t0.0');
+    const scoreRun = join(dir, 'report-loc-score-run');
+    const scored = await runCli(['scorekeeping', 'score', pairDir, '--run', scoreRun], { env: env() });
+    expect(scored.code, scored.stderr).toBe(0);
+    // the detail the items embed when they are written without a run directory
+    const episodes = await loadRunEpisodes(pairDir);
+    const embedded = JSON.parse(JSON.stringify(scorekeepingRunItems(episodes))) as RunItem[];
+    expect(embedded.every((i) => Array.isArray(i.detail!.transcript) && Array.isArray(i.detail!.probes))).toBe(true);
+    for (const [runDir, location] of [
+      [pairDir, (f: string) => relative(pairDir, f).split(sep).join('/')],
+      [scoreRun, (f: string) => f],
+    ] as const) {
+      const run = await readRun(runDir);
+      // the items as the package makes them from the files on disk (score --run takes the scores it wrote from memory)
+      expect(run.items).toStrictEqual(JSON.parse(JSON.stringify(scorekeepingRunItems(episodes, { runDir }))));
+      // items.jsonl keeps each transcript by location only
+      expect(run.items.map((i) => i.detail)).toStrictEqual(
+        embedded.map(({ detail: { probes: _p, transcript: _t, ...small } = {} }, k) => ({ ...small, interactions: location(join(dirname(episodes[k]!.file), 'interactions.json')) })),
+      );
+      const html = join(dir, `report-loc-${basename(runDir)}.html`);
+      const r = await runCli(['report', runDir, '--out', html], { env: env() });
+      expect(r.code, r.stderr).toBe(0);
+      const data = embeddedReportData(html);
+      expect(data.runs[0].items).toStrictEqual(embedded.map((i, k) => ({ ...i, detail: { ...i.detail, interactions: run.items[k]!.detail!.interactions } })));
+      // compare and the metrics see the run as recorded
+      expect(data.runs[0].manifest).toStrictEqual(run.manifest);
+    }
+    // a transcript that is gone: the report is still written, that episode with its location and no transcript
+    rmSync(join(dirname(episodes[0]!.file), 'interactions.json'));
+    const html = join(dir, 'report-loc-missing.html');
+    const r = await runCli(['report', scoreRun, '--out', html], { env: env() });
+    expect(r.code, r.stderr).toBe(0);
+    const items = embeddedReportData(html).runs[0].items as RunItem[];
+    expect(items[0]).toStrictEqual((await readRun(scoreRun)).items[0]);
+    expect(items[0]!.detail!.transcript).toBeUndefined();
+    expect(items.slice(1).map((i) => i.detail!.transcript)).toStrictEqual(embedded.slice(1).map((i) => i.detail!.transcript));
   });
 
   itScorekeeping('--run is refused for a single episode and with --check (exit 2)', async () => {

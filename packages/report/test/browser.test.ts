@@ -6,7 +6,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../src/index';
 import { findBrowser, launch, openReport } from './browser';
-import { FIXTURES, llmJudgeRun, multiwozRun } from './fixtures';
+import { FIXTURES, llmJudgeRun, multiwozRun, scorekeepingRun } from './fixtures';
 
 // End-to-end: reports built from synthetic runs (written with core's startRun, see fixtures.ts) opened in the system
 // Chromium through playwright-core. Without a browser these tests skip with one line; DIALEVAL_REQUIRE_BROWSER=1
@@ -128,6 +128,30 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     await page.click(`#items tbody tr[data-id="${failing.id}"]`);
     const detail = (await page.textContent('#item-detail')) ?? '';
     for (const reason of failing.detail!.reasons as string[]) expect(detail).toContain(reason);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
+  it('scorekeeping: an episode whose transcript is kept by location and was not read back says where it was not found', async () => {
+    const run = await readRun(await scorekeepingRun(join(tmp, 'sk-location'), 3));
+    const strip = (i: (typeof run.items)[number], interactions: string) => {
+      const { transcript: _t, probes: _p, ...small } = i.detail!;
+      return { ...i, detail: { ...small, interactions } };
+    };
+    const items = [strip(run.items[0]!, '0_travel/episode_0/interactions.json'), strip(run.items[1]!, '/elsewhere/0_travel/episode_1/interactions.json'), run.items[2]!];
+    const { page, errors } = await openReport(browser, await report('sk-location', [{ ...run, items }]));
+    const detailOf = async (id: string) => {
+      await page.click(`#items tbody tr[data-id="${id}"]`);
+      await page.waitForSelector(`#item-detail[data-item="${id}"]`);
+      return (await page.textContent('#item-detail')) ?? '';
+    };
+    expect(await detailOf(items[0]!.id)).toContain('Transcript not found at 0_travel/episode_0/interactions.json (relative to the run directory)');
+    const absolute = await detailOf(items[1]!.id);
+    expect(absolute).toContain('Transcript not found at /elsewhere/0_travel/episode_1/interactions.json');
+    expect(absolute).not.toContain('relative to the run directory');
+    const embedded = await detailOf(items[2]!.id);
+    expect(embedded).toContain('Transcript (2 messages)');
+    expect(embedded).not.toContain('not found');
     expect(errors).toEqual([]);
     await page.context().close();
   });

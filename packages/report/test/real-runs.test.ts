@@ -82,11 +82,12 @@ describe.runIf(executable || required)('in headless Chromium', () => {
       'real-scorekeeping': [join(sk, 'mock-t0.0--mock-t0.0')],
       'real-scorekeeping-compare': [join(sk, 'perfect-t0.0--perfect-t0.0'), join(sk, 'mock-t0.0--mock-t0.0')],
     });
-    // one run: rendered here; several: `dialeval report` (the comparison needs the benchmark's own recompute function)
+    // one run: rendered here; several: `dialeval report` (the comparison needs the benchmark's own recompute function),
+    // and scorekeeping's (its items keep each transcript by location: the package's runBenchmark.itemDetails reads it back)
     await Promise.all(
       Object.entries(reports).map(async ([name, dirs]) => {
         const file = join(work, `${name}.html`);
-        if (dirs.length > 1) return ok(['report', ...dirs, '--out', file, '--resamples', '200', '--force']);
+        if (dirs.length > 1 || name === 'real-scorekeeping') return ok(['report', ...dirs, '--out', file, '--resamples', '200', '--force']);
         const run = await readRun(dirs[0]!);
         return writeReport(file, { runs: [{ path: run.dir, manifest: run.manifest, items: run.items }] });
       }),
@@ -122,6 +123,13 @@ describe.runIf(executable || required)('in headless Chromium', () => {
       const first = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
       await page.click(`#items tbody tr[data-id="${first}"]`);
       expect(await page.getAttribute('#item-detail', 'data-item')).toBe(first);
+      if (name.startsWith('real-scorekeeping')) {
+        // the episode's transcript and probes, read back from its interactions.json
+        const detail = (await page.textContent('#item-detail')) ?? '';
+        expect(detail).toMatch(/Transcript \(\d+ messages\)/);
+        expect(detail).toContain('Probes');
+        expect(detail).not.toContain('not found');
+      }
       await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
       copyFileSync(join(work, `${name}.html`), join(ARTIFACTS, `${name}.html`));
       await page.context().close();

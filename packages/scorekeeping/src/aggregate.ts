@@ -80,20 +80,22 @@ export interface EpisodeScoreRecord {
   errored?: string;
 }
 
-async function findFiles(dir: string, name: string, out: string[]): Promise<string[]> {
+/** Every file below `dir` whose name is a key of `out`, appended to that key's list, sorted by path. */
+async function findFiles(dir: string, out: ReadonlyMap<string, string[]>): Promise<void> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   for (const e of entries) {
     const path = join(dir, e.name);
-    if (e.isDirectory()) await findFiles(path, name, out);
-    else if (e.isFile() && e.name === name) out.push(path);
+    if (e.isDirectory()) await findFiles(path, out);
+    else if (e.isFile()) out.get(e.name)?.push(path);
   }
-  return out;
 }
 
 /** Every file called `name` below `dir`, sorted by path. */
 export async function findEpisodeFiles(dir: string, name: string): Promise<string[]> {
-  return findFiles(dir, name, []);
+  const files: string[] = [];
+  await findFiles(dir, new Map([[name, files]]));
+  return files;
 }
 
 /** clembench's model-pair directory name, `<model>-t<T>--<model>-t<T>`. */
@@ -106,8 +108,9 @@ function isModelPairName(name: string | undefined): name is string {
  * run record's items (`loadRunEpisodes`). `JSON.parse` first: it gives the same strings, numbers and key order for
  * standard JSON and is many times faster on these large files; Python-only JSON (NaN, Infinity) and syntax errors go
  * through {@link parsePyJson}, which parses the first and names file, line and column for the second.
+ * @internal `runBenchmark.itemDetails` reads transcripts back with it
  */
-async function readInteractions(file: string): Promise<unknown> {
+export async function readInteractions(file: string): Promise<unknown> {
   const text = await readText(file);
   try {
     return JSON.parse(text);
@@ -195,9 +198,12 @@ export async function loadScoreRecords(
   keepInteractions: boolean,
   known: KnownFiles = {},
 ): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
-  const files = await findEpisodeFiles(dir, 'scores.json');
+  // one walk of the directory for both
+  const files: string[] = [];
+  const erroredFiles: string[] = [];
+  await findFiles(dir, new Map([['scores.json', files], ['errored.json', erroredFiles]]));
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
-  const markers = (await findEpisodeFiles(dir, 'errored.json')).filter((f) => !existsSync(join(dirname(f), 'scores.json')));
+  const markers = erroredFiles.filter((f) => !existsSync(join(dirname(f), 'scores.json')));
   const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];
   const all = [...files, ...markers];
   // The files are read a few episodes ahead (their thread-pool round trips overlap instead of queueing one by one);

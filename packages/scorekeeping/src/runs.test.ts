@@ -1,7 +1,8 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative } from 'node:path';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import type { RunItem } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
 import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
@@ -11,6 +12,7 @@ import { chatModelAnswerer, mockModel } from './players';
 import { runEpisodes } from './run';
 import { loadRunEpisodes, runBenchmark, scorekeepingRunItems, scorekeepingRunMetrics, scorekeepingRunVariant } from './runs';
 import { HAS_SHARED, SHARED, itShared } from './test-support/shared';
+import type { Answerer } from './types';
 
 const EPISODES = join(SHARED, 'episodes/v2.0');
 
@@ -112,12 +114,16 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(item!.group).toBe('job-interview');
     // the recorded scores.json: Main Score 84.92462311557789, Kappa 0.7379912663755459, not aborted
     expect(item!.values).toMatchObject({ mainScore: 84.92462311557789, kappa: 0.7379912663755459, played: true, aborted: false, accuracyRound0: 1 });
-    expect(item!.detail).toMatchObject({ outcome: 'played', interactions: '1_job-interview/episode_1/interactions.json' });
-    const probes = item!.detail!.probes as Array<{ round: number; truth: boolean; correct: boolean | null }>;
+    // the transcript by location only (the run directory holds it): no probes, no transcript in the item
+    expect(item!.detail).toStrictEqual({ outcome: 'played', modelPair: 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0', models: ['claude-3-5-sonnet-20241022'], interactions: '1_job-interview/episode_1/interactions.json' });
+    // without a run directory the transcript is embedded
+    const [embedded] = scorekeepingRunItems(await loadRunEpisodes(dir));
+    const probes = embedded!.detail!.probes as Array<{ round: number; truth: boolean; correct: boolean | null }>;
     expect(probes.length).toBeGreaterThan(0);
     expect(probes[0]!.round).toBe(0);
-    expect((item!.detail!.transcript as unknown[]).length).toBeGreaterThan(0);
-    expect(item!.detail!.models).toEqual(['claude-3-5-sonnet-20241022']);
+    expect((embedded!.detail!.transcript as unknown[]).length).toBeGreaterThan(0);
+    expect(embedded!.detail!.interactions).toBeUndefined();
+    expect(embedded!.detail!.models).toEqual(['claude-3-5-sonnet-20241022']);
   });
 
   it('an episode aborted by a player failure is a failed item, left out of the metrics', () => {
@@ -149,5 +155,97 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(scorekeepingRunVariant({ modelPairs: ['b', 'a', 'b'], experiments: ['restaurant'], episodes: [0, 1], options: { coda: 'log-only' } })).toBe(
       'privateshared;players=a+b;experiments=restaurant;episodes=0,1;coda=log-only',
     );
+  });
+});
+
+describe('scorekeeping run items keep the transcript by location; runBenchmark.itemDetails reads it back', () => {
+  /** Items as `items.jsonl` holds them (through JSON). */
+  const viaJson = (items: RunItem[]): RunItem[] => items.map((i) => JSON.parse(JSON.stringify(i)));
+
+  /** Checks one results directory: items by location, read back = embedded, for a run inside and one outside it. */
+  async function checkReadBack(dir: string): Promise<RunItem[]> {
+    const episodes = await loadRunEpisodes(dir);
+    const embedded = viaJson(scorekeepingRunItems(episodes));
+    expect(embedded.some((i) => i.detail!.transcript !== undefined)).toBe(true);
+    const elsewhere = await mkdtemp(join(tmpdir(), 'sk-run-elsewhere-'));
+    temps.push(elsewhere);
+    // the results directory as the run (play --out), and a run directory elsewhere (score DIR --run ELSEWHERE)
+    for (const runDir of [dir, elsewhere]) {
+      const byLocation = viaJson(scorekeepingRunItems(episodes, { runDir }));
+      for (const [k, item] of byLocation.entries()) {
+        const e = episodes[k]!;
+        const file = join(dirname(e.file), 'interactions.json');
+        expect(item.detail!.probes).toBeUndefined();
+        expect(item.detail!.transcript).toBeUndefined();
+        expect(item.detail!.interactions).toBe(runDir === dir ? relative(dir, file).split(sep).join('/') : resolve(file));
+        // id, group, values and error exactly as when embedding: recompute and compare see the same run
+        const { detail: _d, ...rest } = item;
+        const { detail: _e, ...embeddedRest } = embedded[k]!;
+        expect(rest).toStrictEqual(embeddedRest);
+      }
+      expect(runBenchmark.recompute(byLocation)).toStrictEqual(runBenchmark.recompute(embedded));
+      const restored = await runBenchmark.itemDetails!(byLocation, runDir);
+      // exactly the embedded detail, plus the location
+      expect(restored).toStrictEqual(embedded.map((i, k) => ({ ...i, detail: { ...i.detail, interactions: byLocation[k]!.detail!.interactions } })));
+    }
+    return embedded;
+  }
+
+  for (const pair of HAS_SHARED ? readdirSync(EPISODES) : []) {
+    itShared(`recorded v2.0 episodes of ${pair}`, async () => {
+      const copy = await mkdtemp(join(tmpdir(), 'sk-run-loc-'));
+      temps.push(copy);
+      cpSync(join(EPISODES, pair), join(copy, pair), { recursive: true });
+      await checkReadBack(join(copy, pair));
+    });
+  }
+
+  it('mock-player episodes (played, aborted, stopped by a player failure; a transcript with a BOM and NaN)', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+    temps.push(out);
+    const resources = defaultResources();
+    const instances = generateInstances(resources, { instancesPerExperiment: 2 });
+    const mock = chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' });
+    // the first travel-booking episode's player fails in round 1: an errored.json marker beside a partial transcript
+    const failing: Answerer = {
+      name: 'mock',
+      respond: (messages, call) => (call.round >= 1 ? Promise.reject(new Error('connection reset')) : mock.respond(messages, call)),
+    };
+    await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer: (ref) => (ref.experimentIndex === 0 && ref.instance.game_id === instances.experiments[0]!.game_instances[0]!.game_id ? failing : mock),
+      modelName: 'mock',
+    });
+    const target = join(dirname((await loadRunEpisodes(out)).find((e) => !e.errored)!.file), 'interactions.json');
+    writeFileSync(target, `\ufeff${readFileSync(target, 'utf8').replace(/^\{/, '{"Extra": NaN, ')}`);
+    const embedded = await checkReadBack(out);
+    expect(embedded.some((i) => i.error !== undefined && i.detail!.transcript !== undefined)).toBe(true);
+    expect(new Set(embedded.map((i) => i.detail!.outcome))).toEqual(new Set(['played', 'aborted', 'errored']));
+  });
+
+  it('a transcript that is gone or unreadable leaves its item as recorded; items without a location are returned as they are', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+    temps.push(out);
+    const resources = defaultResources();
+    const instances = generateInstances(resources, { instancesPerExperiment: 1 });
+    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const episodes = await loadRunEpisodes(out);
+    expect(episodes.length).toBeGreaterThan(3);
+    const items = viaJson(scorekeepingRunItems(episodes, { runDir: out }));
+    const file = (k: number) => join(dirname(episodes[k]!.file), 'interactions.json');
+    rmSync(file(0));
+    writeFileSync(file(1), '{"turns": [');
+    writeFileSync(file(2), '{"turns": 3, "probes": "no"}');
+    const embedded = viaJson(scorekeepingRunItems([episodes[3]!]))[0]!;
+    const input = [...items, embedded, { id: 'x', values: {} }];
+    const snapshot = structuredClone(input);
+    const restored = await runBenchmark.itemDetails!(input, out);
+    expect(input).toStrictEqual(snapshot);
+    for (const k of [0, 1, 2]) expect(restored[k]).toBe(items[k]);
+    expect(restored[3]!.detail!.transcript).toStrictEqual(embedded.detail!.transcript);
+    expect(restored.slice(-2)).toStrictEqual([embedded, { id: 'x', values: {} }]);
+    expect(restored.slice(-2)[0]).toBe(embedded);
   });
 });

@@ -3,9 +3,9 @@
  * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
-import { aggregateScores, loadScoreRecords, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import { aggregateScores, loadScoreRecords, readInteractions, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
 import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
 
@@ -16,8 +16,9 @@ export interface RunEpisode extends EpisodeScoreRecord {
 
 export interface LoadRunEpisodesOptions {
   /**
-   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`, as `score` reads them), by
-   * the file's path: used as they are, not read again.
+   * Transcripts the caller has already parsed (`parsePyJson` of each `interactions.json`), by the file's path: used as
+   * they are, not read again. For items written with a `runDir` (the transcript kept by location) only `players` and
+   * `Abort Reason` of each are read, so that is all a caller needs to keep (`score --run` does so).
    */
   transcripts?: ReadonlyMap<string, unknown>;
   /** Scores the caller has just written (each `scores.json` as `readScoresFile` would read it back), by path: not read again. */
@@ -57,12 +58,44 @@ export function scorekeepingRunVariant(info: { modelPairs: string[]; experiments
 }
 
 /**
+ * The display detail of an episode's transcript: `probes` (one per probing question: round, slot, question, the
+ * model's answer, truth, whether it was answered correctly, `shared`/`private`) and `transcript` (the messages in
+ * order). One code path for the items that embed it and for {@link runBenchmark}`.itemDetails`, which reads it back.
+ */
+function transcriptDetail(logs: Interactions): { probes: unknown[]; transcript: unknown[] } {
+  return {
+    probes: (logs.probes ?? []).flatMap((round, r) =>
+      round.map((p) => ({
+        round: r,
+        slot: p.target,
+        question: p.question,
+        answer: p.answer ?? null,
+        truth: p.gt === 1,
+        correct: p.value === undefined ? null : p.value === p.gt,
+        kind: p.gt === 1 ? 'shared' : 'private',
+      })),
+    ),
+    transcript: (logs.turns ?? []).flat().map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content })),
+  };
+}
+
+/** A file's location in a run's record (as `RunWriter.addArtifact`): relative to `runDir` with `/` when inside it, else absolute. */
+function runLocation(runDir: string, file: string): string {
+  const abs = resolve(file);
+  const rel = relative(resolve(runDir), abs);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : abs;
+}
+
+/**
  * The items of scored episodes, in path order: id `<experiment>/episode_<n>` (`travel-booking/episode_7`), group =
  * experiment; values `mainScore`, `accuracy`, `kappa`, `middleAccuracy`, `slotFillingAccuracy` (null where clembench
  * has NaN or no value), `played`, `aborted`, and `accuracyRound<k>` (turn-level Accuracy of each completed probing
  * round). An episode aborted by a player failure (`Abort Reason` in its transcript) was not evaluated: it carries
- * `error` and counts into no metric. `detail`: `probes`, `transcript`, `interactions` (path relative to `runDir`),
- * `models`, `outcome`, `modelPair`, `abortReason`.
+ * `error` and counts into no metric. `detail`: `outcome`, `modelPair`, `models`, `abortReason`, and the transcript:
+ * with a `runDir` and an `interactions.json` beside the episode's scores, by location only (`interactions`: the file's
+ * path relative to `runDir` with `/` separators when it is inside it, else absolute, as `RunWriter.addArtifact` records
+ * artifacts; {@link runBenchmark}`.itemDetails` reads `probes` and `transcript` back from it); otherwise embedded
+ * (`probes`, `transcript`).
  */
 export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, options: { runDir?: string } = {}): RunItem[] {
   const items: RunItem[] = [];
@@ -95,24 +128,9 @@ export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, option
       models: logs?.players?.['Player 1'] ? [logs.players['Player 1'].replace(/^Answerer: /, '')] : [],
     };
     if (abortReason) detail.abortReason = abortReason;
-    if (logs) {
-      detail.probes = (logs.probes ?? []).flatMap((round, r) =>
-        round.map((p) => ({
-          round: r,
-          slot: p.target,
-          question: p.question,
-          answer: p.answer ?? null,
-          truth: p.gt === 1,
-          correct: p.value === undefined ? null : p.value === p.gt,
-          kind: p.gt === 1 ? 'shared' : 'private',
-        })),
-      );
-      detail.transcript = (logs.turns ?? []).flat().map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content }));
-    }
-    if (options.runDir) {
-      const file = join(dirname(e.file), 'interactions.json');
-      if (existsSync(file)) detail.interactions = relative(options.runDir, file).split(sep).join('/');
-    }
+    const file = options.runDir ? join(dirname(e.file), 'interactions.json') : undefined;
+    if (file && existsSync(file)) detail.interactions = runLocation(options.runDir!, file);
+    else if (logs) Object.assign(detail, transcriptDetail(logs));
     const item: RunItem = { id, group: experiment, values, detail };
     if (abortReason) item.error = `the player failed: ${abortReason}`;
     items.push(item);
@@ -202,4 +220,38 @@ export const runBenchmark: RunBenchmark = {
     return out;
   },
   binary: { '% Played': 'played' },
+  itemDetails: readItemDetails,
 };
+
+/** How many transcripts `itemDetails` reads at once. */
+const READ_CONCURRENCY = 8;
+
+/**
+ * `runBenchmark.itemDetails`: the items with `probes` and `transcript` read back from the `interactions.json` each
+ * one's `detail.interactions` names (relative locations resolved against `runDir`), exactly as
+ * {@link scorekeepingRunItems} embeds them. An item that already has its transcript, or names no location, is returned
+ * as it is; so is one whose file is gone or cannot be read as a transcript (the report then says where it was).
+ */
+async function readItemDetails(items: ReadonlyArray<RunItem>, runDir: string): Promise<RunItem[]> {
+  const out = [...items];
+  const todo: number[] = [];
+  for (const [i, item] of items.entries()) {
+    if (typeof item.detail?.interactions === 'string' && item.detail.transcript === undefined) todo.push(i);
+  }
+  let next = 0;
+  const worker = async () => {
+    while (next < todo.length) {
+      const i = todo[next++]!;
+      const item = items[i]!;
+      const { interactions, ...rest } = item.detail! as { interactions: string } & Record<string, unknown>;
+      try {
+        const logs = (await readInteractions(isAbsolute(interactions) ? interactions : resolve(runDir, interactions))) as Interactions;
+        out[i] = { ...item, detail: { ...rest, ...transcriptDetail(logs), interactions } };
+      } catch {
+        // gone or not a transcript: the item as recorded, with its location
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, todo.length) }, worker));
+  return out;
+}

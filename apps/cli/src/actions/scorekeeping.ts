@@ -43,6 +43,7 @@ import {
   type EpisodeScoreRecord,
   type LoadRunEpisodesOptions,
   type RunEpisode,
+  type Interactions,
   type ScoresJson,
   type GameInstance,
   type GameMasterOptions,
@@ -383,12 +384,17 @@ async function slotsFor(interactionsFile: string, flag: number | undefined): Pro
   return undefined;
 }
 
-async function scoreText(interactionsFile: string, slots: number | undefined, transcripts?: Map<string, unknown>): Promise<string> {
-  if (!transcripts) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
-  // as scoreInteractionsFile reads and scores it, keeping the parsed transcript for the run record
-  const logs = parsePyJson(await readText(interactionsFile), interactionsFile);
-  transcripts.set(interactionsFile, logs);
-  return formatScoresJson(scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile }));
+async function scoreText(interactionsFile: string, slots: number | undefined, known?: { transcripts: Map<string, unknown>; scores: Map<string, ScoresJson> }): Promise<string> {
+  if (!known) return formatScoresJson(await scoreInteractionsFile(interactionsFile, { nSlots: await slotsFor(interactionsFile, slots) }));
+  // as scoreInteractionsFile reads and scores it, keeping for the run record what it reads of the transcript and the scores
+  const logs = parsePyJson(await readText(interactionsFile), interactionsFile) as Partial<Interactions>;
+  const scores = scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile });
+  // the record's items name this file (scorekeepingRunItems with a runDir): of the transcript, they and the metrics read
+  // only the players and the abort reason (keeping every parsed transcript alive until then made the GC copy megabytes)
+  known.transcripts.set(interactionsFile, { players: logs.players, ...(logs['Abort Reason'] !== undefined ? { 'Abort Reason': logs['Abort Reason'] } : {}) });
+  // the scores.json written from them, as the run record would read it back (its numbers are their exact repr)
+  known.scores.set(join(dirname(interactionsFile), 'scores.json'), { 'turn scores': scores.turnScores, 'episode scores': scores.episodeScores });
+  return formatScoresJson(scores);
 }
 
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
@@ -422,13 +428,12 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   let changed = 0;
   let same = 0;
   const errors: string[] = [];
-  // with a run record, the transcripts parsed for scoring are its items' too (not read again)
-  const transcripts = !flags.check && runRequested(flags) ? new Map<string, unknown>() : undefined;
-  const scores = new Map<string, ScoresJson>();
+  // with a run record, the transcripts parsed for scoring and their scores are its items' too (not read again)
+  const known = !flags.check && runRequested(flags) ? { transcripts: new Map<string, unknown>(), scores: new Map<string, ScoresJson>() } : undefined;
   for (const file of files) {
     let text: string;
     try {
-      text = await scoreText(file, slots, transcripts);
+      text = await scoreText(file, slots, known);
     } catch (error) {
       if (!EvalError.isInstance(error)) throw error;
       errors.push(error.message);
@@ -442,11 +447,9 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
       if (flags.check) process.stdout.write(`${target}: ${before === undefined ? 'missing' : 'differs'}\n`);
       else await writeFileAtomic(target, text);
     }
-    // the scores.json just written, as the run record would read it back
-    if (transcripts) scores.set(target, parsePyJson(text, target) as ScoresJson);
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, { transcripts, scores });
+  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, known);
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`

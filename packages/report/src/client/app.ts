@@ -430,7 +430,8 @@ export function reportApp(): void {
           transcript.length
             ? h('details', { open: true }, h('summary', null, `Transcript (${transcript.length} messages)`), transcript.map((t: any) => h('div', { class: 'turn' }, h('b', null, `${text(t?.from ?? '?')} → ${text(t?.to ?? '?')}`), ' ', text(t?.text ?? t))))
             : typeof d.interactions === 'string'
-              ? h('p', null, 'Transcript: ', h('code', null, d.interactions), ' (in the run directory)')
+              ? // the transcript by location, not read back (runBenchmark.itemDetails leaves an item so when its file is gone)
+                h('p', { class: 'bad' }, 'Transcript not found at ', h('code', null, d.interactions), /^(\/|[A-Za-z]:[\\/]|\\\\)/.test(d.interactions) ? '' : ' (relative to the run directory)')
               : null,
           probes(item).length
             ? h('div', null, h('h4', null, 'Probes'), table(['round', 'kind', 'question', 'answer', 'truth', 'correct'], probes(item).map((p) => [p.round ?? null, p.kind ?? '', p.question ?? '', p.answer ?? null, p.truth ?? null, p.correct ?? null])))
