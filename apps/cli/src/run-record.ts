@@ -33,10 +33,13 @@ export function addRunOptions(cmd: Command): Command {
 }
 
 let commandLine: string[] | undefined;
+/** The command line as runs record it (scrubbed once: a command writing several runs records the same one). */
+let scrubbedCommand: string[] | undefined;
 
 /** Called by `main()` with the arguments it parses: the run's `command` (scrubbed). */
 export function rememberCommandLine(argv: string[]): void {
   commandLine = [...argv];
+  scrubbedCommand = undefined;
 }
 
 /** Flag names whose value is a secret: `--api-key`, `--token`, `--hf-token`, `--password`, ... (not `--max-tokens`). */
@@ -166,7 +169,7 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     benchmark: init.benchmark,
     variant: init.variant,
     system,
-    command: scrubArgv(commandLine ?? process.argv.slice(2)),
+    command: (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2))),
     options: scrubOptions(init.options ?? {}),
     tool: { ...(cli !== undefined ? { cli } : {}), packages },
   });

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { PyInt, pythonFloatRepr, pythonJsonDumps } from '@eval/core';
+import { PyInt, type PyValue, pythonFloatRepr, pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { groupFromRows, readSettingDir } from './data';
 import { evaluateGroup, evaluateSetting, printedLines, resolveOptions } from './evaluate';
 import { bankDice, bankDiceTrace } from './original-dsc';
-import { formatReferenceOutput, formatReport } from './report';
+import { REFERENCE, formatReferenceOutput, formatReport, settingToPy } from './report';
 import { HAS_CGT, PREDICTIONS, describeCgt, expected, itCgt } from './test/shared';
 
 const exp = HAS_CGT ? expected() : undefined!;
@@ -139,6 +139,28 @@ describe('formatReport', () => {
     const parsed = JSON.parse(formatReport([r]));
     expect(Object.keys(parsed)).toEqual(['reference', 'settings']);
     expect(parsed.settings['dp-gpt4o']).toEqual(exp.settings['dp-gpt4o']);
+  });
+
+  itCgt('is json.dumps of the whole layout, whatever the indent, extras and meta (each setting serialised once and reused)', async () => {
+    const rs = [evaluateSetting(await readSettingDir(join(PREDICTIONS, 'dp-gpt4o')), { bootstrap: { samples: 50 } }), evaluateSetting(await readSettingDir(join(PREDICTIONS, 'vision-4o-mini')))];
+    const whole = (settings: typeof rs, extras: boolean, indent: number, meta?: Record<string, PyValue>) => {
+      const top = new Map<string, PyValue>([['reference', REFERENCE]]);
+      if (extras) for (const [k, v] of Object.entries(meta ?? {})) top.set(k, v);
+      if (extras && !meta?.options) top.set('options', new Map<string, PyValue>([['dsc', 'strict'], ['mean', 'exact'], ['prf1', 'reference'], ['empty_group', 'error']]));
+      top.set('settings', new Map(settings.map((r) => [r.name, settingToPy(r, extras)])));
+      return pythonJsonDumps(top, { indent });
+    };
+    const meta = { options: new Map<string, PyValue>([['dsc', 'strict'], ['gold', 'é']]), note: 'x' };
+    // twice each: the second call serialises nothing anew
+    for (let pass = 0; pass < 2; pass++) {
+      for (const indent of [0, 1, 2]) {
+        for (const extras of [false, true]) {
+          expect(formatReport(rs, { extras, indent, meta })).toBe(whole(rs, extras, indent, meta));
+          expect(formatReport([rs[1]!], { extras, indent })).toBe(whole([rs[1]!], extras, indent));
+        }
+      }
+    }
+    expect(formatReport([])).toBe(whole([], false, 1));
   });
 
   it('python-style number tokens', () => {

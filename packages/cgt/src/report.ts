@@ -1,4 +1,4 @@
-import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonRepr } from '@eval/core';
+import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonJsonString, pythonRepr } from '@eval/core';
 import { type GroupResult, type PyNumber, type SettingResult, pyNumberRepr } from './evaluate';
 import type { Prf1 } from './metrics';
 import type { Weights } from './normalize';
@@ -116,7 +116,9 @@ export interface ReportOptions {
 /**
  * Serialises results as JSON in the layout of `expected.json` (`{"reference", "settings": {name: {...}}}`), with
  * Python number formatting: floats as `repr` (`1.0`), ints bare (`0`). Without `extras` the output for the
- * reference fixtures is byte-identical to the reference values (`expected.json`, settings in the same order).
+ * reference fixtures is byte-identical to the reference values (`expected.json`, settings in the same order). Each
+ * result's block is serialised once and reused by later calls (a result is a value: do not change it after
+ * formatting it).
  */
 export function formatReport(settings: readonly SettingResult[], options: ReportOptions = {}): string {
   const extras = options.extras ?? false;
@@ -136,8 +138,27 @@ export function formatReport(settings: readonly SettingResult[], options: Report
       );
     }
   }
-  top.set('settings', new Map(settings.map((s) => [s.name, settingToPy(s, extras)])));
-  return pythonJsonDumps(top, { indent: options.indent ?? 1 });
+  // `json.dumps(top, indent=...)` with each setting's block serialised once per result (the CLI writes every setting
+  // both in its output and in the setting's run): a block nested n levels deep is the block dumped alone with n more
+  // indents after each line break (JSON text has no raw line break inside a string)
+  const indent = options.indent ?? 1;
+  const pad = (level: number) => ' '.repeat(Math.max(0, indent) * level);
+  const head = pythonJsonDumps(top, { indent });
+  const blocks = settings.map((s) => `\n${pad(2)}${pythonJsonString(s.name)}: ${settingBlock(s, extras, indent).replaceAll('\n', `\n${pad(2)}`)}`);
+  const settingsText = blocks.length === 0 ? '{}' : `{${blocks.join(',')}\n${pad(1)}}`;
+  return `${head.slice(0, -2)},\n${pad(1)}"settings": ${settingsText}\n}`;
+}
+
+/** Each result's `json.dumps(settingToPy(s, extras), indent=indent)`, made once. */
+const blockCache = new WeakMap<SettingResult, Map<string, string>>();
+
+function settingBlock(s: SettingResult, extras: boolean, indent: number): string {
+  let byOptions = blockCache.get(s);
+  if (!byOptions) blockCache.set(s, (byOptions = new Map()));
+  const key = `${extras}\u0000${indent}`;
+  let text = byOptions.get(key);
+  if (text === undefined) byOptions.set(key, (text = pythonJsonDumps(settingToPy(s, extras), { indent })));
+  return text;
 }
 
 /**

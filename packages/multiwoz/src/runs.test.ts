@@ -89,7 +89,7 @@ describe('items', () => {
       expect(item.values.inform).toBe(f.match.total);
       // the reference counts a dialogue whose Inform failed as unsuccessful (its success dict is empty)
       expect(item.values.success).toBe(f.success.total === true);
-      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string }>;
+      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string; requested: unknown }>;
       for (const [d, m] of Object.entries(f.match)) if (d !== 'total') expect(domains[d]!.inform).toBe(m);
       for (const [d, s] of Object.entries(f.success)) if (d !== 'total') expect(domains[d]!.success).toBe(s);
     }
@@ -100,7 +100,7 @@ describe('items', () => {
     const items = multiwozRunItems(fullReport('2022', 'ubar'));
     const seen = new Set<string>();
     for (const item of items) {
-      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string }>;
+      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string; requested: unknown }>;
       const reasons = new Set<string>();
       for (const o of Object.values(domains)) {
         const failed = !o.inform || o.success === false;
@@ -112,7 +112,13 @@ describe('items', () => {
       expect(new Set(item.detail!.reasons as string[])).toEqual(reasons);
       expect(item.values.success === true).toBe((item.detail!.reasons as string[]).length === 0);
       for (const r of reasons) seen.add(r);
-      expect((item.detail!.goal as { domains: string[] }).domains).toEqual(Object.keys(domains));
+      // the goal is the domains with their requested slots (not repeated in the item); the venues and slots offered,
+      // provided and missing are the failed domains' detail, with the evaluator's explanation
+      expect(item.detail!.goal).toBeUndefined();
+      for (const o of Object.values(domains)) {
+        expect(Array.isArray(o.requested)).toBe(true);
+        expect(Object.keys(o)).toEqual(o.reason === undefined ? ['inform', 'success', 'requested'] : ['inform', 'success', 'reason', 'explanation', 'offered', 'requested', 'provided', 'missing']);
+      }
     }
     expect([...seen].sort()).toEqual(['missing requested slot', 'no entity offered', 'wrong entity']);
   });

@@ -55,13 +55,12 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
     // runs once per dialogue on the command's way out: plain loops and literals, no spreads or entry arrays
     const domains: Record<string, unknown> = {};
     const reasons: Reason[] = [];
-    const requestable: Record<string, string[]> = {};
     for (const name in d.domains) {
       const o = d.domains[name]!;
       const reason = reasonOf(o.reason);
-      requestable[name] = o.requested;
       if (reason === undefined) {
-        domains[name] = { inform: o.inform, success: o.success, offered: o.offered, requested: o.requested, provided: o.provided, missing: o.missing };
+        // a domain that succeeded: what was asked of it (its goal); the venues and slots are the failures' detail
+        domains[name] = { inform: o.inform, success: o.success, requested: o.requested };
       } else {
         if (!reasons.includes(reason)) reasons.push(reason);
         domains[name] = {
@@ -78,7 +77,6 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
     }
     detail.domains = domains;
     detail.reasons = reasons;
-    detail.goal = { domains: Object.keys(d.domains), requestable };
   }
   return detail;
 }
@@ -89,10 +87,10 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
  * reference set `bleu.<set>.sys_len`, `.ref_len`, `.correct_1..4`, `.total_1..4` (sacreBLEU's sufficient
  * statistics of the dialogue's responses), and `dst.joint` (turns whose state is jointly correct), `dst.turns`,
  * `dst.tp`, `dst.fp`, `dst.fn` when DST scored predicted (or copied gold) states. Values of metrics not evaluated are
- * absent. Detail: `turns`, `domains` (per goal domain: `inform`, `success` (null when Inform failed), `reason` (`no
- * entity offered`, `wrong entity`, `missing requested slot`) with the evaluator's `explanation`, `offered`,
- * `requested`, `provided`, `missing`), `reasons` (the dialogue's failing reasons) and `goal` (`domains`,
- * `requestable` per domain).
+ * absent. Detail: `turns`, `domains` (per goal domain: `inform`, `success` (null when Inform failed), `requested`
+ * (the goal is these domains with their requested slots); a domain that failed also has its `reason` (`no entity
+ * offered`, `wrong entity`, `missing requested slot`), the evaluator's `explanation`, `offered`, `provided` and
+ * `missing`) and `reasons` (the dialogue's failing reasons).
  */
 export function multiwozRunItems(report: MultiwozReport): RunItem[] {
   return report.details.perDialogue.map((d) => multiwozRunItem(report, d));

@@ -132,6 +132,24 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     await page.context().close();
   });
 
+  it("multiwoz: a dialogue's goal is shown from its domains and their requested slots when the item does not repeat it", async () => {
+    const run = await readRun(await multiwozRun(join(tmp, 'mw-goal'), 3, { seed: 5 }));
+    const first = run.items[0]!;
+    const { goal: _g, ...rest } = first.detail!;
+    const domains = Object.fromEntries(Object.entries(rest.domains as Record<string, object>).map(([d, v], k) => [d, { ...v, requested: k === 0 ? ['phone', 'postcode'] : [] }]));
+    const items = [{ ...first, detail: { ...rest, domains } }, ...run.items.slice(1)];
+    const { page, errors } = await openReport(browser, await report('mw-goal', [{ ...run, items }]));
+    await page.click(`#items tbody tr[data-id="${first.id}"]`);
+    await page.waitForSelector(`#item-detail[data-item="${first.id}"]`);
+    const detail = (await page.textContent('#item-detail')) ?? '';
+    expect(detail).toContain('Goal');
+    expect(detail).toContain('requestable');
+    expect(detail).toContain('postcode');
+    for (const d of Object.keys(domains)) expect(detail).toContain(d);
+    expect(errors).toEqual([]);
+    await page.context().close();
+  });
+
   it('scorekeeping: an episode whose transcript is kept by location and was not read back says where it was not found', async () => {
     const run = await readRun(await scorekeepingRun(join(tmp, 'sk-location'), 3));
     const strip = (i: (typeof run.items)[number], interactions: string) => {

@@ -119,7 +119,17 @@ export async function readInteractions(file: string): Promise<unknown> {
   }
 }
 
-async function recordedEpisode(scoresFile: string, keep: boolean, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
+/** What a loader keeps of each transcript: nothing, all of it, or its `players` and `Abort Reason` only. */
+type KeepInteractions = boolean | 'summary';
+
+/** A transcript as `keep` asks for it (the summary is all a run item keeping the transcript by location reads). */
+function kept(logs: unknown, keep: KeepInteractions): unknown {
+  if (keep !== 'summary' || logs === null || typeof logs !== 'object') return logs;
+  const l = logs as { players?: unknown; 'Abort Reason'?: unknown };
+  return { ...(l.players !== undefined ? { players: l.players } : {}), ...(l['Abort Reason'] !== undefined ? { 'Abort Reason': l['Abort Reason'] } : {}) };
+}
+
+async function recordedEpisode(scoresFile: string, keep: KeepInteractions, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');
   const given = transcripts?.get(resolve(file));
   if (given === undefined && !existsSync(file)) return {};
@@ -127,7 +137,7 @@ async function recordedEpisode(scoresFile: string, keep: boolean, transcripts?: 
   const player = logs?.players?.['Player 1'];
   const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
   const reason = logs?.['Abort Reason'];
-  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined, ...(keep ? { interactions: logs } : {}) };
+  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined, ...(keep ? { interactions: kept(logs, keep) } : {}) };
 }
 
 async function erroredMarker(file: string): Promise<{ model?: string; errored?: string }> {
@@ -165,12 +175,12 @@ function knownOr<T>(known: ReadonlyMap<string, T> | undefined, file: string, rea
 }
 
 /** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
-async function readEpisodeFiles(file: string, keepInteractions: boolean, known: KnownFiles): Promise<EpisodeFiles> {
+async function readEpisodeFiles(file: string, keepInteractions: KeepInteractions, known: KnownFiles): Promise<EpisodeFiles> {
   const marker = basename(file) === 'errored.json';
   const partial = join(dirname(file), 'interactions.json');
   const [recorded, partialInteractions, scores] = await Promise.all([
     settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, known.transcripts)),
-    settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial) : Promise.resolve(undefined)),
+    settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial).then((logs) => kept(logs, keepInteractions)) : Promise.resolve(undefined)),
     settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : knownOr(known.scores, file, readScoresFile)),
   ]);
   return { recorded, partialInteractions, scores };
@@ -190,12 +200,12 @@ export async function loadRunScores(dir: string): Promise<EpisodeScoreRecord[]> 
 
 /**
  * {@link loadRunScores}; with `keepInteractions`, each record that has an `interactions.json` carries it, parsed (the
- * file is read once for both); `known` holds transcripts and scores already read, by resolved path (not read again).
+ * file is read once for both; `'summary'`: only its `players` and `Abort Reason`); `known` holds transcripts and scores already read, by resolved path (not read again).
  * @internal `loadRunEpisodes` uses it
  */
 export async function loadScoreRecords(
   dir: string,
-  keepInteractions: boolean,
+  keepInteractions: KeepInteractions,
   known: KnownFiles = {},
 ): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
   // one walk of the directory for both

@@ -167,11 +167,20 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
     const episodes = await loadRunEpisodes(dir);
     const embedded = viaJson(scorekeepingRunItems(episodes));
     expect(embedded.some((i) => i.detail!.transcript !== undefined)).toBe(true);
+    // loaded keeping only what items by location read of each transcript (the CLI's runs do): players, Abort Reason
+    const summaries = await loadRunEpisodes(dir, { interactions: 'summary' });
+    expect(summaries.map(({ interactions: _i, ...e }) => e)).toStrictEqual(episodes.map(({ interactions: _i, ...e }) => e));
+    for (const [k, e] of summaries.entries()) {
+      const whole = episodes[k]!.interactions as Record<string, unknown> | undefined;
+      expect(e.interactions === undefined).toBe(whole === undefined);
+      if (whole) expect(e.interactions).toStrictEqual(Object.fromEntries(Object.entries(whole).filter(([key]) => key === 'players' || key === 'Abort Reason')));
+    }
     const elsewhere = await mkdtemp(join(tmpdir(), 'sk-run-elsewhere-'));
     temps.push(elsewhere);
     // the results directory as the run (play --out), and a run directory elsewhere (score DIR --run ELSEWHERE)
     for (const runDir of [dir, elsewhere]) {
       const byLocation = viaJson(scorekeepingRunItems(episodes, { runDir }));
+      expect(viaJson(scorekeepingRunItems(summaries, { runDir }))).toStrictEqual(byLocation);
       for (const [k, item] of byLocation.entries()) {
         const e = episodes[k]!;
         const file = join(dirname(e.file), 'interactions.json');

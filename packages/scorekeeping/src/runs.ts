@@ -23,6 +23,12 @@ export interface LoadRunEpisodesOptions {
   transcripts?: ReadonlyMap<string, unknown>;
   /** Scores the caller has just written (each `scores.json` as `readScoresFile` would read it back), by path: not read again. */
   scores?: ReadonlyMap<string, ScoresJson>;
+  /**
+   * What each episode keeps of its transcript (`interactions`): `'whole'` (default), or `'summary'`: only `players`
+   * and `Abort Reason`, which is all {@link scorekeepingRunItems} reads when it is given the run directory and keeps
+   * the transcript by location. The transcripts are still read (model names, abort reasons); only less is held.
+   */
+  interactions?: 'whole' | 'summary';
 }
 
 /**
@@ -32,7 +38,8 @@ export interface LoadRunEpisodesOptions {
  */
 export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
   const byPath = <T>(m: ReadonlyMap<string, T> | undefined) => (m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined);
-  return (await loadScoreRecords(dir, true, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) })) as RunEpisode[];
+  const keep = options.interactions === 'summary' ? 'summary' : true;
+  return (await loadScoreRecords(dir, keep, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) })) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

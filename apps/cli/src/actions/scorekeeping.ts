@@ -363,8 +363,9 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     llmUsage = outcome.llmUsage;
   }
 
-  // the run record below needs the transcripts too: one read of the results directory serves both
-  const loaded = await loadRunEpisodes(outDir);
+  // the run record below reads the transcripts too (their players and abort reasons: its items keep the transcript
+  // by location): one read of the results directory serves both
+  const loaded = await loadRunEpisodes(outDir, { interactions: 'summary' });
   const records = loaded.filter((r) => r.model === summary.modelPair);
   const report = aggregateScores(records);
   const machine = { ...summary, instances: source, resourcesAreDefaults: resources.isDefault, report, ...(llmUsage ? { llm: llmUsage } : {}), ...(repeatStats ? { repeats: repeatStats } : {}) };
@@ -513,8 +514,8 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
   const format = flags.format;
   const st = await stat(dir).catch(() => undefined);
   if (!st?.isDirectory()) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
-  // with a run record, the episodes with their transcripts (the items' detail), read once for the report and the run
-  const records: EpisodeScoreRecord[] = runRequested(flags) ? await loadRunEpisodes(dir) : await loadRunScores(dir);
+  // with a run record, the episodes with what the items read of their transcripts, read once for the report and the run
+  const records: EpisodeScoreRecord[] = runRequested(flags) ? await loadRunEpisodes(dir, { interactions: 'summary' }) : await loadRunScores(dir);
   if (records.length === 0) throw new InputError('no scores.json below this directory (run `dialeval scorekeeping score DIR` first?)', { file: dir });
   const report = aggregateScores(records);
   if (report.errored.length > 0) {
@@ -599,7 +600,7 @@ async function writePlayRun(
   if (!run) return;
   if (instancesFile && existsSync(instancesFile)) await run.addInput('instances', instancesFile);
   run.addResource(await describeResource(RESOURCE_SET, p.resourceDir, flags.resources !== undefined && flags.resources !== 'default'));
-  await finishEpisodesRun(run, p.loaded ?? (await loadRunEpisodes(p.outDir)), p.modelPair, p.llm);
+  await finishEpisodesRun(run, p.loaded ?? (await loadRunEpisodes(p.outDir, { interactions: 'summary' })), p.modelPair, p.llm);
 }
 
 /**
@@ -608,7 +609,7 @@ async function writePlayRun(
  */
 async function writeResultsRun(flags: RunFlags, dir: string, options: Record<string, unknown>, episodes?: RunEpisode[], known?: LoadRunEpisodesOptions): Promise<void> {
   if (!runRequested(flags)) return;
-  const records = episodes ?? (await loadRunEpisodes(dir, known));
+  const records = episodes ?? (await loadRunEpisodes(dir, { ...known, interactions: 'summary' }));
   // a model pair's own directory given: the pair is the directory's name
   const pairs = [...new Set(records.map((r) => r.model || basename(resolve(dir))))];
   const run = await openRun(flags, {

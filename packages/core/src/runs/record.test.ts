@@ -24,6 +24,7 @@ import {
 } from './index';
 import { runManifestSchema } from './schema';
 import { createHash } from 'node:crypto';
+import { spawnSync } from 'node:child_process';
 
 const work = mkdtempSync(join(tmpdir(), 'eval-runs-'));
 let counter = 0;
@@ -86,6 +87,20 @@ describe('RunWriter', () => {
     expect((await writeRun(fresh(), { skipped: 3 })).status).toBe('partial');
   });
 
+  it("a run written into an existing directory sweeps the temporary files dead processes left there (a new directory has none)", async () => {
+    const dir = fresh();
+    mkdirSync(dir, { recursive: true });
+    // a pid that surely belongs to no process any more: a child that has exited
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const stale = `.items.jsonl.${dead}.1764000000000.0.tmp`;
+    writeFileSync(join(dir, stale), 'half an items file');
+    await writeRun(dir);
+    expect(readdirSync(dir).sort()).toEqual(['items.jsonl', 'run.json']);
+    const created = fresh();
+    await writeRun(created);
+    expect(readdirSync(created).sort()).toEqual(['items.jsonl', 'run.json']);
+  });
+
   it('removes a stale run.json when a run restarts, so a crashed rewrite is never complete', async () => {
     const dir = fresh();
     await writeRun(dir);
@@ -135,7 +150,7 @@ describe('RunWriter', () => {
     // items are written to a temporary file as they are serialised: a duplicate after the first chunk (and a native
     // output given to finish) leave nothing behind but the start marker
     const e = fresh();
-    const late = (function* () {
+    const late = (function* (): Generator<RunItem> {
       for (let i = 0; i < 3000; i++) yield { id: `i${i}`, values: { v: i }, detail: { text: 'x'.repeat(200) } };
       yield { id: 'i7', values: {} };
     })();

@@ -135,7 +135,10 @@ export function resourceFileListSha256(files: Array<{ path: string; sha256: stri
 }
 
 function defaultRunId(now: Date): string {
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${nodeCrypto().randomBytes(4).toString('hex')}`;
+  // the suffix only has to differ between runs started in the same second: Math.random (seeded from the OS by V8)
+  // does that without starting the CSPRNG, which costs a run ~1 ms the first time
+  const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
+  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${suffix}`;
 }
 
 /**
@@ -155,10 +158,13 @@ export class RunWriter {
   private readonly pending: Array<[file: string, content: string | Uint8Array]> = [];
   private readonly options: Record<string, unknown>;
   private finished = false;
+  /** Created by `startRun` (no earlier process can have left temporary files in it): `finish` does not sweep it. */
+  private readonly fresh: boolean;
 
   /** @internal use {@link startRun} */
-  constructor(dir: string, init: RunWriterInit, now: Date) {
+  constructor(dir: string, init: RunWriterInit, now: Date, fresh = false) {
     this.dir = dir;
+    this.fresh = fresh;
     this.init = init;
     this.createdAt = now.toISOString();
     this.id = init.id ?? defaultRunId(now);
@@ -256,7 +262,10 @@ export class RunWriter {
       written = manifest;
       return `${JSON.stringify(manifest, null, 2)}\n`;
     };
-    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), writeItems], [join(this.dir, RUN_FILES.manifest), manifestText]]);
+    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), writeItems], [join(this.dir, RUN_FILES.manifest), manifestText]], {
+      made: [resolve(this.dir)],
+      unswept: this.fresh ? [resolve(this.dir)] : [],
+    });
     removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
     return written!;
@@ -288,6 +297,9 @@ let tmpCounter = 0;
 
 const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (error) => (error ? fail(error) : done())));
 
+/** What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes, or chunks written as they are made. */
+type FileContent = string | Uint8Array | (() => string) | ((write: (chunk: string) => void) => void);
+
 /**
  * Writes files as `writeFileAtomic` does (a temporary file in the same directory, fsync, rename; stale temporary
  * files of dead processes swept), renaming them in the given order only once every one of them is on disk: a later
@@ -295,12 +307,21 @@ const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (
  * renames block (small steps, cheaper than thread-pool round trips); the fsyncs, which wait for the disk, run together
  * on the thread pool, so the files' waits overlap instead of adding up.
  */
-/** What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes, or chunks written as they are made. */
-type FileContent = string | Uint8Array | (() => string) | ((write: (chunk: string) => void) => void);
-
-async function writeInOrder(files: Array<[file: string, content: FileContent]>): Promise<void> {
+/**
+ * `made`: directories known to exist (not made again); `unswept`: directories not to sweep for stale temporary files
+ * (a run directory `startRun` created).
+ */
+async function writeInOrder(
+  files: Array<[file: string, content: FileContent]>,
+  { made = [], unswept = [] }: { made?: ReadonlyArray<string>; unswept?: ReadonlyArray<string> } = {},
+): Promise<void> {
   const open: Array<{ file: string; tmp: string; fd?: number }> = [];
-  const cleanUp = () => {
+  // The fsyncs start together once every file is written: one started while later files are still being created
+  // and written makes those wait for the disk too (measured: slower, most of all with many small files). Every one
+  // settles before any descriptor is closed (a failed or pending fsync must not see its descriptor closed, or reused).
+  const syncs: Array<{ file: string; done: Promise<unknown> }> = [];
+  const cleanUp = async () => {
+    await Promise.allSettled(syncs.map((x) => x.done));
     for (const f of open) {
       try {
         if (f.fd !== undefined) closeSync(f.fd);
@@ -317,6 +338,7 @@ async function writeInOrder(files: Array<[file: string, content: FileContent]>):
   let current = '';
   try {
     for (const dir of new Set(files.map(([file]) => resolve(file, '..')))) {
+      if (made.includes(dir)) continue;
       current = dir;
       mkdirSync(dir, { recursive: true });
     }
@@ -333,12 +355,14 @@ async function writeInOrder(files: Array<[file: string, content: FileContent]>):
       } else if (typeof content === 'string') writeText(fd, content);
       else for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
     }
+    for (const f of open) syncs.push({ file: f.file, done: fsyncAsync(f.fd!) });
     const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
-    // every fsync settles before any descriptor is closed (a failed one must not close a file another still syncs)
-    const synced = await Promise.allSettled([...open.map((f) => fsyncAsync(f.fd!)), ...dirs.map((d) => removeStaleTempFiles(d))]);
+    const swept = dirs.filter((d) => !unswept.includes(d)).map((d) => ({ file: d, done: removeStaleTempFiles(d) }));
+    const all = [...syncs, ...swept];
+    const synced = await Promise.allSettled(all.map((x) => x.done));
     const failed = synced.findIndex((r) => r.status === 'rejected');
     if (failed >= 0) {
-      current = open[failed]?.file ?? current;
+      current = all[failed]!.file;
       throw (synced[failed] as PromiseRejectedResult).reason;
     }
     for (const f of open) {
@@ -350,7 +374,7 @@ async function writeInOrder(files: Array<[file: string, content: FileContent]>):
       renameSync(f.tmp, f.file);
     }
   } catch (error) {
-    cleanUp();
+    await cleanUp();
     throw FileSystemError.from(error, current);
   }
 }
@@ -379,17 +403,19 @@ function removeIfPresent(file: string): void {
  */
 export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
   // blocking calls: three small steps at a command's start, each cheaper than a thread-pool round trip
+  let created: string | undefined;
   try {
-    mkdirSync(dir, { recursive: true });
+    created = mkdirSync(dir, { recursive: true });
   } catch (error) {
     // EEXIST: `dir` is a file; ENOTDIR: a parent is
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError('run directory is a file', { file: dir, cause: error });
     throw FileSystemError.from(error, dir, 'cannot create directory');
   }
-  removeIfPresent(join(dir, RUN_FILES.manifest));
+  // a directory made just now holds no run.json (and no temporary files to sweep at the end)
+  if (created === undefined) removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
-  const writer = new RunWriter(dir, init, now);
+  const writer = new RunWriter(dir, init, now, created !== undefined);
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
   // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };

@@ -278,7 +278,10 @@ export function reportApp(): void {
       summary: (item) => reasonsOf(item).join('; ') || `inform ${text(valueKey(item, 'inform'))}, success ${text(valueKey(item, 'success'))}`,
       detail(item) {
         const domains = Object.entries(domainsOf(item));
-        const goal = det(item).goal;
+        // the goal: as recorded by runs that kept it, else the goal's domains with their requested slots
+        const goal =
+          det(item).goal ??
+          (domains.length ? { domains: domains.map(([d]) => d), requestable: Object.fromEntries(domains.map(([d, v]) => [d, isObj(v) && Array.isArray(v.requested) ? v.requested : []])) } : undefined);
         return [
           domains.length
             ? table(
