@@ -88,6 +88,12 @@ export interface FileDigest {
 export class FileDigests {
   private readonly seen = new Map<string, FileDigest>();
 
+  constructor() {
+    // node:crypto takes ~2 ms to load: loaded on the next turn of the event loop, which comes while the command's
+    // first file is being read (the thread pool reading, the main thread otherwise idle), not when its bytes arrive
+    setImmediate(nodeCrypto);
+  }
+
   /**
    * The `ReadOptions.onRead` hook: hashes the bytes just read (the last read of a path wins). On the calling thread:
    * handing them to the thread pool (WebCrypto) would copy them first, which costs as much as hashing them and adds
