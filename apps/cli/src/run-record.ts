@@ -165,6 +165,8 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     if (v !== undefined) packages[name] = v;
   }
   const cli = cliVersion();
+  // Every command opens its run once its results are in hand (evaluated, judged, played) and finishes it at once:
+  // no start marker (a command stopped before then leaves an empty run directory, never a complete-looking one).
   return startRun(dir, {
     benchmark: init.benchmark,
     variant: init.variant,
@@ -172,5 +174,5 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     command: (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2))),
     options: scrubOptions(init.options ?? {}),
     tool: { ...(cli !== undefined ? { cli } : {}), packages },
-  });
+  }, { marker: false });
 }

@@ -101,6 +101,21 @@ describe('RunWriter', () => {
     expect(readdirSync(created).sort()).toEqual(['items.jsonl', 'run.json']);
   });
 
+  it('marker: false leaves no start marker (nothing to list until finish writes); a stale marker is removed at the end', async () => {
+    const dir = fresh();
+    const w = await startRun(dir, { benchmark: 'toy', variant: 'v1', system: 'sys' }, { marker: false });
+    expect(readdirSync(dir)).toEqual([]);
+    expect(await listRuns(dir)).toEqual([]);
+    await w.finish({ items: [{ id: 'q1', values: { correct: true } }], metrics: { accuracy: { value: 1, n: 1 } } });
+    expect(readdirSync(dir).sort()).toEqual(['items.jsonl', 'run.json']);
+    // a directory where an earlier (stopped) run left its marker: finishing a run started without one removes it
+    const again = fresh();
+    await startRun(again, { benchmark: 'toy', variant: 'v1', system: 'old' });
+    expect(readdirSync(again)).toEqual(['.run-started.json']);
+    await (await startRun(again, { benchmark: 'toy', variant: 'v1', system: 'sys' }, { marker: false })).finish({ items: [], metrics: {} });
+    expect(readdirSync(again).sort()).toEqual(['items.jsonl', 'run.json']);
+  });
+
   it('removes a stale run.json when a run restarts, so a crashed rewrite is never complete', async () => {
     const dir = fresh();
     await writeRun(dir);

@@ -166,11 +166,14 @@ export class RunWriter {
   private finished = false;
   /** Created by `startRun` (no earlier process can have left temporary files in it): `finish` does not sweep it. */
   private readonly fresh: boolean;
+  /** Whether `startRun` left the start marker. */
+  private readonly marker: boolean;
 
   /** @internal use {@link startRun} */
-  constructor(dir: string, init: RunWriterInit, now: Date, fresh = false) {
+  constructor(dir: string, init: RunWriterInit, now: Date, fresh = false, marker = true) {
     this.dir = dir;
     this.fresh = fresh;
+    this.marker = marker;
     this.init = init;
     this.createdAt = now.toISOString();
     this.id = init.id ?? defaultRunId(now);
@@ -272,7 +275,8 @@ export class RunWriter {
       made: [resolve(this.dir)],
       unswept: this.fresh ? [resolve(this.dir)] : [],
     });
-    removeIfPresent(join(this.dir, RUN_FILES.started));
+    // (a new directory started without a marker has none to remove)
+    if (!this.fresh || this.marker) removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
     return written!;
   }
@@ -403,11 +407,21 @@ function removeIfPresent(file: string): void {
   }
 }
 
+export interface StartRunOptions {
+  /**
+   * Leave the start marker (`.run-started.json`, default true): until `finish`, `listRuns` and the report show the
+   * directory as an unfinished run with its benchmark, variant and system. A caller that starts the run only to record
+   * results it already has (it finishes at once) can leave it out: a run stopped before `finish` then leaves an empty
+   * directory (nothing recorded, nothing listed), and never a complete-looking one.
+   */
+  marker?: boolean;
+}
+
 /**
  * Starts a run in `dir` (created with its parents): removes a stale `run.json` first, so a crashed rewrite never
  * looks complete, and leaves a marker that makes `listRuns` show the directory as `unfinished` until `finish`.
  */
-export async function startRun(dir: string, init: RunWriterInit): Promise<RunWriter> {
+export async function startRun(dir: string, init: RunWriterInit, options: StartRunOptions = {}): Promise<RunWriter> {
   // blocking calls: three small steps at a command's start, each cheaper than a thread-pool round trip
   let created: string | undefined;
   try {
@@ -421,7 +435,8 @@ export async function startRun(dir: string, init: RunWriterInit): Promise<RunWri
   // a directory made just now holds no run.json (and no temporary files to sweep at the end)
   if (created === undefined) removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
-  const writer = new RunWriter(dir, init, now, created !== undefined);
+  const writer = new RunWriter(dir, init, now, created !== undefined, options.marker !== false);
+  if (options.marker === false) return writer;
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
   // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
