@@ -2,8 +2,8 @@
  * The run record of an LLM-DST-EVAL evaluation (spec `runs.md` sections 1-3): one item per turn, the metrics the
  * native `report` prints as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
-import { isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
+import { join } from 'node:path';
+import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
 import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
 import { percent, stateMatches } from './metrics';
 import { readOutputEntries, type OutputEntry } from './recorded';
@@ -49,14 +49,6 @@ const plain = (s: SlotValues | undefined) => (s ? Object.fromEntries(s) : undefi
 export interface LlmJudgeTurnSource {
   file: string;
   index: number;
-}
-
-/** `path` as the run at `runDir` records it: relative (posix) when inside the run directory, else absolute. */
-function runLocation(path: string, runDir: string): string {
-  const abs = resolve(path);
-  const rel = relative(resolve(runDir), abs);
-  const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-  return inside ? rel.split(sep).join('/') : abs;
 }
 
 /** The judge's raw output of a turn from its entries (two-step: the accuracy output, a blank line, the completeness output). */
@@ -147,7 +139,7 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
   for (const f of evaluation.summary.failures) if (!failures.has(f.flag)) failures.set(f.flag, `${f.stage}: ${f.reason}`);
   const entries = entriesByFlag(options.outputs);
   const files = options.outputs && options.runDir !== undefined ? outputFilesOf(options.outputs) : undefined;
-  const located = files?.map((f) => runLocation(f, options.runDir!));
+  const located = files?.map((f) => runLocation(options.runDir!, f));
   const afterTurn = options.gptJga === 'after-turn';
   return evaluation.records.map((r) => {
     const own = entries.get(r.flag);
@@ -200,7 +192,7 @@ function sourceOf(detail: RunItem['detail']): LlmJudgeTurnSource[] | undefined {
  * another predicted turn label than the item recorded: the file changed).
  */
 async function fillItemDetails(items: ReadonlyArray<RunItem>, runDir: string): Promise<RunItem[]> {
-  const pathOf = (file: string) => (isAbsolute(file) ? file : join(runDir, file));
+  const pathOf = (file: string) => resolveRunLocation(runDir, file);
   const reads = new Map<string, Promise<OutputEntry[] | undefined>>();
   for (const item of items) {
     for (const { file } of sourceOf(item.detail) ?? []) {

@@ -3,8 +3,8 @@
  * figures as headline metrics, and the {@link runBenchmark} that recomputes them from items.
  */
 import { existsSync } from 'node:fs';
-import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import type { RunBenchmark, RunItem, RunItemValue, RunMetric } from '@eval/core';
+import { dirname, join, resolve } from 'node:path';
+import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
 import { aggregateScores, loadScoreRecords, readInteractions, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
 import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
@@ -84,13 +84,6 @@ function transcriptDetail(logs: Interactions): { probes: unknown[]; transcript: 
     ),
     transcript: (logs.turns ?? []).flat().map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content })),
   };
-}
-
-/** A file's location in a run's record (as `RunWriter.addArtifact`): relative to `runDir` with `/` when inside it, else absolute. */
-function runLocation(runDir: string, file: string): string {
-  const abs = resolve(file);
-  const rel = relative(resolve(runDir), abs);
-  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : abs;
 }
 
 /**
@@ -252,7 +245,7 @@ async function readItemDetails(items: ReadonlyArray<RunItem>, runDir: string): P
       const item = items[i]!;
       const { interactions, ...rest } = item.detail! as { interactions: string } & Record<string, unknown>;
       try {
-        const logs = (await readInteractions(isAbsolute(interactions) ? interactions : resolve(runDir, interactions))) as Interactions;
+        const logs = (await readInteractions(resolveRunLocation(runDir, interactions))) as Interactions;
         out[i] = { ...item, detail: { ...rest, ...transcriptDetail(logs), interactions } };
       } catch {
         // gone or not a transcript: the item as recorded, with its location

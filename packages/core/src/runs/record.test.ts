@@ -20,6 +20,8 @@ import {
   readRun,
   readRunManifest,
   resourceFileListSha256,
+  resolveRunLocation,
+  runLocation,
   startRun,
 } from './index';
 import { runManifestSchema } from './schema';
@@ -99,6 +101,17 @@ describe('RunWriter', () => {
     const created = fresh();
     await writeRun(created);
     expect(readdirSync(created).sort()).toEqual(['items.jsonl', 'run.json']);
+  });
+
+  it('runLocation: relative with / inside the run directory, absolute outside; resolveRunLocation reads either back', () => {
+    const run = join(work, 'loc-run');
+    const inside = join(run, 'native', 'out.json');
+    const outside = join(work, 'elsewhere', 'out.json');
+    expect(runLocation(run, inside)).toBe('native/out.json');
+    expect(runLocation(run, outside)).toBe(outside);
+    expect(runLocation(run, run)).toBe(run);
+    expect(runLocation(run, join(work, 'loc-run-2', 'x'))).toBe(join(work, 'loc-run-2', 'x'));
+    for (const file of [inside, outside]) expect(resolveRunLocation(run, runLocation(run, file))).toBe(file);
   });
 
   it('marker: false leaves no start marker (nothing to list until finish writes); a stale marker is removed at the end', async () => {

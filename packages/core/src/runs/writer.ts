@@ -140,6 +140,21 @@ export function resourceFileListSha256(files: Array<{ path: string; sha256: stri
   return nodeCrypto().createHash('sha256').update(lines.join(''), 'utf8').digest('hex');
 }
 
+/**
+ * A file's location as a run records it (artifacts, and the files items point to): relative to the run directory with
+ * `/` separators when the file is inside it (the run can be moved or copied whole), else absolute.
+ */
+export function runLocation(runDir: string, file: string): string {
+  const abs = resolve(file);
+  const rel = relative(resolve(runDir), abs);
+  return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : abs;
+}
+
+/** The path of a location {@link runLocation} recorded for the run at `runDir`. */
+export function resolveRunLocation(runDir: string, location: string): string {
+  return isAbsolute(location) ? location : resolve(runDir, location);
+}
+
 function defaultRunId(now: Date): string {
   // the suffix only has to differ between runs started in the same second: Math.random (seeded from the OS by V8)
   // does that without starting the CSPRNG, which costs a run ~1 ms the first time
@@ -201,10 +216,7 @@ export class RunWriter {
    */
   addArtifact(path: string, format: string, content?: string | Uint8Array): void {
     if (content !== undefined) this.pending.push([path, content]);
-    const abs = resolve(path);
-    const rel = relative(resolve(this.dir), abs);
-    const inside = rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
-    this.artifacts.push({ path: inside ? rel.split(sep).join('/') : abs, format });
+    this.artifacts.push({ path: runLocation(this.dir, path), format });
   }
 
   /** Records (or overrides) an option that can change a number. */
