@@ -283,7 +283,7 @@ export class RunWriter {
       written = manifest;
       return `${JSON.stringify(manifest, null, 2)}\n`;
     };
-    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), writeItems], [join(this.dir, RUN_FILES.manifest), manifestText]], {
+    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), { chunks: writeItems }], [join(this.dir, RUN_FILES.manifest), { later: manifestText }]], {
       made: [resolve(this.dir)],
       unswept: this.fresh ? [resolve(this.dir)] : [],
     });
@@ -319,19 +319,19 @@ let tmpCounter = 0;
 
 const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (error) => (error ? fail(error) : done())));
 
-/** What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes, or chunks written as they are made. */
-type FileContent = string | Uint8Array | (() => string) | ((write: (chunk: string) => void) => void);
+/**
+ * What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes (`later`: after the files
+ * before it are written), or chunks handed over as they are made (`chunks`).
+ */
+type FileContent = string | Uint8Array | { later: () => string } | { chunks: (write: (chunk: string) => void) => void };
 
 /**
  * Writes files as `writeFileAtomic` does (a temporary file in the same directory, fsync, rename; stale temporary
  * files of dead processes swept), renaming them in the given order only once every one of them is on disk: a later
  * file (`run.json`) is never visible before an earlier one (`items.jsonl`) is complete and durable. The writes and
  * renames block (small steps, cheaper than thread-pool round trips); the fsyncs, which wait for the disk, run together
- * on the thread pool, so the files' waits overlap instead of adding up.
- */
-/**
- * `made`: directories known to exist (not made again); `unswept`: directories not to sweep for stale temporary files
- * (a run directory `startRun` created).
+ * on the thread pool, so the files' waits overlap instead of adding up. `made`: directories known to exist (not made
+ * again); `unswept`: directories not to sweep for stale temporary files (a run directory `startRun` created).
  */
 async function writeInOrder(
   files: Array<[file: string, content: FileContent]>,
@@ -370,12 +370,10 @@ async function writeInOrder(
       open.push(f);
       const fd = openSync(f.tmp, 'w');
       f.fd = fd;
-      if (typeof content === 'function') {
-        // a producer (its length tells which kind): its chunks, or the text it makes now that the files before are written
-        if (content.length > 0) (content as (write: (chunk: string) => void) => void)((chunk) => writeText(fd, chunk));
-        else writeText(fd, (content as () => string)());
-      } else if (typeof content === 'string') writeText(fd, content);
-      else for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
+      if (typeof content === 'string') writeText(fd, content);
+      else if (content instanceof Uint8Array) for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
+      else if ('chunks' in content) content.chunks((chunk) => writeText(fd, chunk));
+      else writeText(fd, content.later());
     }
     for (const f of open) syncs.push({ file: f.file, done: fsyncAsync(f.fd!) });
     const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
