@@ -82,13 +82,25 @@ export interface EpisodeScoreRecord {
 
 /** Every file below `dir` whose name is a key of `out`, appended to that key's list, sorted by path. */
 async function findFiles(dir: string, out: ReadonlyMap<string, string[]>): Promise<void> {
+  for (const [name, path] of await walk(dir, out)) out.get(name)!.push(path);
+}
+
+/**
+ * The files below `dir` named as a key of `names`, as `[name, path]` in path order. The subdirectories of a directory
+ * are read at once (their thread-pool round trips overlap instead of queueing one by one), their results joined in
+ * name order.
+ */
+async function walk(dir: string, names: ReadonlyMap<string, unknown>): Promise<Array<[string, string]>> {
   const entries = await readdir(dir, { withFileTypes: true });
   entries.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  for (const e of entries) {
-    const path = join(dir, e.name);
-    if (e.isDirectory()) await findFiles(path, out);
-    else if (e.isFile()) out.get(e.name)?.push(path);
-  }
+  const parts = await Promise.all(
+    entries.map((e): Array<[string, string]> | Promise<Array<[string, string]>> => {
+      const path = join(dir, e.name);
+      if (e.isDirectory()) return walk(path, names);
+      return e.isFile() && names.has(e.name) ? [[e.name, path]] : [];
+    }),
+  );
+  return parts.flat();
 }
 
 /** Every file called `name` below `dir`, sorted by path. */
