@@ -134,12 +134,18 @@ export async function readInteractions(file: string): Promise<unknown> {
 /** What a loader keeps of each transcript: nothing, all of it, or its `players` and `Abort Reason` only. */
 type KeepInteractions = boolean | 'summary';
 
-/** A transcript as `keep` asks for it (the summary is all a run item keeping the transcript by location reads). */
-function kept(logs: unknown, keep: KeepInteractions): unknown {
-  if (keep !== 'summary' || logs === null || typeof logs !== 'object') return logs;
+/**
+ * Of a parsed transcript (`interactions.json`), its `players` and `Abort Reason`: all that the items of a run keeping
+ * the transcript by location, and the metrics, read of it (`loadRunEpisodes(dir, { interactions: 'summary' })`).
+ */
+export function transcriptSummary(logs: unknown): unknown {
+  if (logs === null || typeof logs !== 'object') return logs;
   const l = logs as { players?: unknown; 'Abort Reason'?: unknown };
   return { ...(l.players !== undefined ? { players: l.players } : {}), ...(l['Abort Reason'] !== undefined ? { 'Abort Reason': l['Abort Reason'] } : {}) };
 }
+
+/** A transcript as `keep` asks for it. */
+const kept = (logs: unknown, keep: KeepInteractions): unknown => (keep === 'summary' ? transcriptSummary(logs) : logs);
 
 async function recordedEpisode(scoresFile: string, keep: KeepInteractions, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');

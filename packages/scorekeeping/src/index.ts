@@ -82,6 +82,7 @@ export {
   aggregateScores,
   loadRunScores,
   findEpisodeFiles,
+  transcriptSummary,
   pandasMean,
   pandasStd,
   numpyRound,

@@ -17,6 +17,7 @@ import {
   generateInstances,
   isRunStoppingError,
   loadRunEpisodes,
+  transcriptSummary,
   loadRunScores,
   mockModel,
   modelPairName,
@@ -392,7 +393,7 @@ async function scoreText(interactionsFile: string, slots: number | undefined, kn
   const scores = scoreEpisode(logs, { nSlots: await slotsFor(interactionsFile, slots), file: interactionsFile });
   // the record's items name this file (scorekeepingRunItems with a runDir): of the transcript, they and the metrics read
   // only the players and the abort reason (keeping every parsed transcript alive until then made the GC copy megabytes)
-  known.transcripts.set(interactionsFile, { players: logs.players, ...(logs['Abort Reason'] !== undefined ? { 'Abort Reason': logs['Abort Reason'] } : {}) });
+  known.transcripts.set(interactionsFile, transcriptSummary(logs));
   // the scores.json written from them, as the run record would read it back (its numbers are their exact repr)
   known.scores.set(join(dirname(interactionsFile), 'scores.json'), { 'turn scores': scores.turnScores, 'episode scores': scores.episodeScores });
   return formatScoresJson(scores);
