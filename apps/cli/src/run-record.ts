@@ -23,6 +23,14 @@ export interface OpenRunInit {
   options?: Record<string, unknown>;
   /** More `@eval/*` packages whose versions to record (always: `@eval/core` and `@eval/<benchmark>` when it exists). */
   packages?: string[];
+  /**
+   * Wait for the record to reach the disk before it is made visible (`startRun`'s `durable`). Commands that called an
+   * LLM say so: their record is of calls that were paid for. A record recomputed from local files in about a second
+   * (cgt, multiwoz, scorekeeping score/report, llm-judge report, memory aggregate) is written atomically without
+   * fsync (default): waiting for the disk would cost more than writing it again after a power loss, which damages it
+   * detectably (the readers refuse it), never silently.
+   */
+  durable?: boolean;
 }
 
 /** Adds `--run <dir>` and `--system <name>` to an evaluating command. */
@@ -174,5 +182,5 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     command: (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2))),
     options: scrubOptions(init.options ?? {}),
     tool: { ...(cli !== undefined ? { cli } : {}), packages },
-  }, { marker: false });
+  }, { marker: false, durable: init.durable === true });
 }

@@ -51,7 +51,6 @@ describeWithReferenceData('cgt')('dialeval cgt --run', () => {
     expect(m.resources).toEqual([]);
     expect(m.artifacts).toEqual([
       { path: 'reference-output.txt', format: 'cgt-printout' },
-      { path: 'cgt.json', format: 'cgt-expected-json' },
       { path: out, format: 'cgt-printout' },
     ]);
     expect(run.items.map((i) => i.id)).toEqual(Array.from({ length: 10 }, (_, k) => `Group_${String(k + 1).padStart(2, '0')}`));

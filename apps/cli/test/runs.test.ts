@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunItem, startRun } from '@eval/core';
@@ -118,6 +118,21 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     expect(d.code).toBe(2);
     expect(d.stderr).toContain(`${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`);
     expect((await runCli(['compare', dirs.base!])).code).toBe(2);
+  });
+
+  it('a damaged run (items.jsonl cut short, as a power loss can leave a run written without fsync) is bad input, not a smaller run (exit 2)', async () => {
+    const damaged = join(root, 'damaged');
+    mkdirSync(damaged);
+    writeFileSync(join(damaged, 'run.json'), readFileSync(join(dirs.better!, 'run.json')));
+    const lines = readFileSync(join(dirs.better!, 'items.jsonl'), 'utf8').split('\n');
+    writeFileSync(join(damaged, 'items.jsonl'), `${lines.slice(0, 5).join('\n')}\n`);
+    for (const argv of [['compare', dirs.base!, damaged], ['report', damaged, '--out', join(root, 'damaged.html')]]) {
+      const r = await runCli(argv);
+      expect(r.code, argv[0]).toBe(2);
+      expect(r.stderr).toContain(`${join(damaged, 'items.jsonl')}: has 5 item line(s) where run.json's counts.items is 8: the run is damaged (cut short or edited); write it again`);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+    expect(existsSync(join(root, 'damaged.html'))).toBe(false);
   });
 });
 

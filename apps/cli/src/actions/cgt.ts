@@ -233,8 +233,9 @@ async function cgaResource(opts: CgtCommandOptions, s: SettingResult, gold: { ba
 /**
  * Writes the run records when asked for (`--run`, `$DIALEVAL_RUNS`): one run per setting (with several settings,
  * `--run DIR` holds one run per setting in `DIR/<setting>`), with the group files, the CGA annotations when
- * replayed, every option that changes a number, the native outputs (`reference-output.txt`: the reference script's
- * stdout; `cgt.json`: the expected.json layout) and the files the command wrote, one item per group, the macro metrics.
+ * replayed, every option that changes a number, the native output (`reference-output.txt`: the reference script's
+ * stdout) and the files the command wrote, one item per group, the macro metrics. The JSON layout (`--format json`) is
+ * not kept beside it: items.jsonl and run.json hold the same figures, and the `--out` file is listed when there is one.
  */
 async function writeCgtRuns(
   input: string,
@@ -281,7 +282,6 @@ async function writeCgtRun(
   if (ctx.gold) run.addResource(await cgaResource(opts, s, ctx.gold));
   // written by finish, with the run's own files
   run.addArtifact(join(run.dir, 'reference-output.txt'), 'cgt-printout', asEmitted(formatReferenceOutput(s)));
-  run.addArtifact(join(run.dir, 'cgt.json'), 'cgt-expected-json', asEmitted(formatReport([s], { extras: false })));
   if (opts.out) run.addArtifact(opts.out, ctx.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${ctx.format}`);
   await run.finish({ items: cgtRunItems(s), metrics: cgtRunMetrics(s) });
 }

@@ -320,6 +320,7 @@ async function writeJudgeRun(a: {
         systemMessage: flags.systemMessage ?? 'reference',
       },
       packages: ['@eval/llm'],
+      durable: true,
     },
   );
   if (!run) return;

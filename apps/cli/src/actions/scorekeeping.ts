@@ -596,6 +596,8 @@ async function writePlayRun(
         retryFailed: flags.retryFailed !== false,
       },
       packages: ['@eval/scorekeeping', ...(p.llm ? ['@eval/llm'] : [])],
+      // played games are kept durably whatever the player: a model's were paid for
+      durable: true,
     },
   );
   if (!run) return;

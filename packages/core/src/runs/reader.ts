@@ -54,7 +54,8 @@ export async function readRunManifest(dir: string): Promise<RunManifest> {
 
 /**
  * Reads a run: `run.json` (validated, known `schemaVersion`) and every line of `items.jsonl` (validated; a broken line
- * or a duplicate id is an {@link InputError} naming the file, the line and the field).
+ * or a duplicate id is an {@link InputError} naming the file, the line and the field; so is an `items.jsonl` with
+ * fewer or more lines than `run.json` counts: a damaged run).
  */
 export async function readRun(dir: string): Promise<LoadedRun> {
   const manifest = await readRunManifest(dir);
@@ -74,6 +75,14 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     }
     lineOf.set(value.id, line);
     items.push(value);
+  }
+  // run.json is written after items.jsonl: fewer items than it counts is a file cut short (a run written without
+  // fsync when the power went, a copy broken off) or edited, never a run to compare
+  if (items.length !== manifest.counts.items) {
+    throw new InputError(
+      `has ${items.length} item line(s) where run.json's counts.items is ${manifest.counts.items}: the run is damaged (cut short or edited); write it again`,
+      { file, code: 'input_damaged_run' },
+    );
   }
   return { dir, manifest, items };
 }

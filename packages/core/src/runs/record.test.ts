@@ -129,6 +129,54 @@ describe('RunWriter', () => {
     expect(readdirSync(again).sort()).toEqual(['items.jsonl', 'run.json']);
   });
 
+  it('durable (default) waits for every file to reach the disk before any rename; durable: false writes the same files without fsync', async () => {
+    // fsync counted through node:fs itself (the ESM bindings follow the CommonJS object after syncBuiltinESMExports)
+    const fs = (await import('node:fs')).default;
+    const { syncBuiltinESMExports } = await import('node:module');
+    const original = fs.fsync;
+    const events: string[] = [];
+    const renameOriginal = fs.renameSync;
+    fs.fsync = ((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
+      events.push('fsync');
+      original(fd, cb);
+    }) as typeof fs.fsync;
+    fs.renameSync = ((from: string, to: string) => {
+      events.push(`rename ${relative(work, to).split(/[\\/]/).pop()}`);
+      renameOriginal(from, to);
+    }) as typeof fs.renameSync;
+    syncBuiltinESMExports();
+    const write = async (durable?: boolean) => {
+      const dir = fresh();
+      const w = await startRun(dir, { benchmark: 'toy', variant: 'v1', system: 'sys', id: 'fixed' }, { marker: false, ...(durable === undefined ? {} : { durable }) });
+      w.addArtifact(join(dir, 'native.txt'), 'text', 'native output\n');
+      await w.finish({ items: [{ id: 'q1', values: { correct: true } }, { id: 'q2', values: { correct: false } }], metrics: { accuracy: { value: 0.5, n: 2 } } });
+      return dir;
+    };
+    let durable: string;
+    let quick: string;
+    const seen: string[][] = [];
+    try {
+      durable = await write();
+      seen.push(events.splice(0));
+      quick = await write(false);
+      seen.push(events.splice(0));
+    } finally {
+      fs.fsync = original;
+      fs.renameSync = renameOriginal;
+      syncBuiltinESMExports();
+    }
+    const renames = ['rename native.txt', 'rename items.jsonl', 'rename run.json'];
+    expect(seen[0]).toEqual(['fsync', 'fsync', 'fsync', ...renames]);
+    expect(seen[1]).toEqual(renames);
+    // the same files, the same contents but for the timestamps
+    for (const dir of [durable, quick]) expect(readdirSync(dir).sort()).toEqual(['items.jsonl', 'native.txt', 'run.json']);
+    for (const file of ['items.jsonl', 'native.txt']) expect(readFileSync(join(quick, file), 'utf8')).toBe(readFileSync(join(durable, file), 'utf8'));
+    const a = await readRun(durable);
+    const b = await readRun(quick);
+    expect(b.items).toEqual(a.items);
+    expect({ ...b.manifest, createdAt: '', finishedAt: '' }).toEqual({ ...a.manifest, createdAt: '', finishedAt: '' });
+  });
+
   it('removes a stale run.json when a run restarts, so a crashed rewrite is never complete', async () => {
     const dir = fresh();
     await writeRun(dir);
@@ -265,6 +313,25 @@ describe('readRun: bad input names file, line and field', () => {
     error = await caught(readRun(dir));
     expect([error.file, error.record, error.field]).toEqual([file, 4, ['id']]);
     expect(error.message).toMatch(/record 4, field id: duplicate item id "q1" \(first on line 1\)/);
+  });
+});
+
+describe('readRun: a damaged run (items.jsonl cut short, or edited) is refused, never read as a result', () => {
+  it('fewer or more item lines than run.json counts: an error naming items.jsonl, with both counts', async () => {
+    const dir = fresh();
+    await writeRun(dir);
+    const file = join(dir, 'items.jsonl');
+    const [first, second] = readFileSync(file, 'utf8').split('\n');
+    // what a power loss can leave of a run written without fsync: run.json on disk, items.jsonl not (all of it)
+    for (const [text, n] of [['', 0], [`${first}\n`, 1], [`${first}\n${second}\n{"id":"q3","values":{}}\n`, 3]] as const) {
+      writeFileSync(file, text);
+      const error = await caught(readRun(dir));
+      expect(error.file).toBe(file);
+      expect(error.code).toBe('input_damaged_run');
+      expect(error.message).toBe(`${file}: has ${n} item line(s) where run.json's counts.items is 2: the run is damaged (cut short or edited); write it again`);
+    }
+    writeFileSync(file, `${first}\n${second}\n`);
+    expect((await readRun(dir)).items.map((i) => i.id)).toEqual(['q1', 'q2']);
   });
 });
 

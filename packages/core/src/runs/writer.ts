@@ -183,12 +183,15 @@ export class RunWriter {
   private readonly fresh: boolean;
   /** Whether `startRun` left the start marker. */
   private readonly marker: boolean;
+  /** Whether `finish` waits for each file to reach the disk (fsync) before it makes any visible. */
+  private readonly durable: boolean;
 
   /** @internal use {@link startRun} */
-  constructor(dir: string, init: RunWriterInit, now: Date, fresh = false, marker = true) {
+  constructor(dir: string, init: RunWriterInit, now: Date, fresh = false, marker = true, durable = true) {
     this.dir = dir;
     this.fresh = fresh;
     this.marker = marker;
+    this.durable = durable;
     this.init = init;
     this.createdAt = now.toISOString();
     this.id = init.id ?? defaultRunId(now);
@@ -224,7 +227,11 @@ export class RunWriter {
     this.options[name] = value;
   }
 
-  /** Writes `items.jsonl`, then `run.json` atomically, and returns the manifest. */
+  /**
+   * Writes `items.jsonl`, then `run.json` atomically, and returns the manifest. Each file becomes visible complete
+   * (temporary file, rename) and `run.json` last; durable runs (the default) are on disk first (see
+   * {@link StartRunOptions.durable}).
+   */
   async finish(r: RunFinish): Promise<RunManifest> {
     if (this.finished) throw new EvalError('run_finished', `run ${this.dir} is already finished`);
     // One pass over the items: ids checked, failures kept, each item serialised and written to the temporary file of
@@ -286,6 +293,7 @@ export class RunWriter {
     await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), { chunks: writeItems }], [join(this.dir, RUN_FILES.manifest), { later: manifestText }]], {
       made: [resolve(this.dir)],
       unswept: this.fresh ? [resolve(this.dir)] : [],
+      sync: this.durable,
     });
     // (a new directory started without a marker has none to remove)
     if (!this.fresh || this.marker) removeIfPresent(join(this.dir, RUN_FILES.started));
@@ -331,11 +339,13 @@ type FileContent = string | Uint8Array | { later: () => string } | { chunks: (wr
  * file (`run.json`) is never visible before an earlier one (`items.jsonl`) is complete and durable. The writes and
  * renames block (small steps, cheaper than thread-pool round trips); the fsyncs, which wait for the disk, run together
  * on the thread pool, so the files' waits overlap instead of adding up. `made`: directories known to exist (not made
- * again); `unswept`: directories not to sweep for stale temporary files (a run directory `startRun` created).
+ * again); `unswept`: directories not to sweep for stale temporary files (a run directory `startRun` created);
+ * `sync: false`: no fsync (the files are still complete when renamed, and renamed in order, for every reader on this
+ * machine; the disk gets them when the OS writes them back).
  */
 async function writeInOrder(
   files: Array<[file: string, content: FileContent]>,
-  { made = [], unswept = [] }: { made?: ReadonlyArray<string>; unswept?: ReadonlyArray<string> } = {},
+  { made = [], unswept = [], sync = true }: { made?: ReadonlyArray<string>; unswept?: ReadonlyArray<string>; sync?: boolean } = {},
 ): Promise<void> {
   const open: Array<{ file: string; tmp: string; fd?: number }> = [];
   // The fsyncs start together once every file is written: one started while later files are still being created
@@ -375,7 +385,7 @@ async function writeInOrder(
       else if ('chunks' in content) content.chunks((chunk) => writeText(fd, chunk));
       else writeText(fd, content.later());
     }
-    for (const f of open) syncs.push({ file: f.file, done: fsyncAsync(f.fd!) });
+    if (sync) for (const f of open) syncs.push({ file: f.file, done: fsyncAsync(f.fd!) });
     const dirs = [...new Set(open.map((f) => resolve(f.file, '..')))];
     const swept = dirs.filter((d) => !unswept.includes(d)).map((d) => ({ file: d, done: removeStaleTempFiles(d) }));
     const all = [...syncs, ...swept];
@@ -425,6 +435,16 @@ export interface StartRunOptions {
    * directory (nothing recorded, nothing listed), and never a complete-looking one.
    */
   marker?: boolean;
+  /**
+   * Wait for every file to reach the disk (fsync) before `finish` makes any of them visible (default true): a finished
+   * run survives a power loss or an OS crash that comes right after. With `durable: false` the files are written the
+   * same way (complete before renamed, `run.json` last), so a stopped or killed process never leaves a
+   * complete-looking run, but the OS writes them to the disk later (seconds). After a power loss in that window a run
+   * can be damaged: `readRun` then fails with an error naming the file (an unreadable `run.json`, a broken line, an
+   * `items.jsonl` holding fewer items than `run.json` counts), never returns it as a result. For a run that is
+   * cheaper to write again than to wait for (it is recomputed from files in a second: `dialeval cgt`, `multiwoz`).
+   */
+  durable?: boolean;
 }
 
 /**
@@ -445,7 +465,7 @@ export async function startRun(dir: string, init: RunWriterInit, options: StartR
   // a directory made just now holds no run.json (and no temporary files to sweep at the end)
   if (created === undefined) removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
-  const writer = new RunWriter(dir, init, now, created !== undefined, options.marker !== false);
+  const writer = new RunWriter(dir, init, now, created !== undefined, options.marker !== false, options.durable !== false);
   if (options.marker === false) return writer;
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
   // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
