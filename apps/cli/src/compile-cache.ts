@@ -43,6 +43,21 @@ export function compileCacheDir(tag: string, env: NodeJS.ProcessEnv = process.en
   return join(home, 'v8-compile-cache', `${process.version}-${process.arch}-${tag}`);
 }
 
+/** Commands whose output directory is always a run (spec runs.md section 1), `--run` or not. */
+const ALWAYS_A_RUN = new Set(['scorekeeping play', 'llm-judge run']);
+
+/**
+ * Whether this command line writes a run record (`--run`, `$DIALEVAL_RUNS`, or a command that always does). V8 keeps
+ * in a cache entry only the functions the process that made it ran: a process writing a run runs code (the writer,
+ * the items) one without never compiles, so the two keep their entries apart (`<tag>-run`); else a command tried once
+ * without `--run` would leave every later run to compile that code anew.
+ */
+export function writesRunRecord(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.DIALEVAL_RUNS) return true;
+  if (ALWAYS_A_RUN.has(`${argv[0]} ${argv[1]}`)) return true;
+  return argv.some((a) => a === '--run' || a.startsWith('--run='));
+}
+
 /** FNV-1a of a string (32 bits, hex): a short, stable name for a path. */
 function fnv1a(s: string): string {
   let h = 0x811c9dc5;

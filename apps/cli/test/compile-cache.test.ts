@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_ROOT } from './cli';
-import { compileCacheDir } from '../src/compile-cache';
+import { compileCacheDir, writesRunRecord } from '../src/compile-cache';
 
 // Each case runs a fresh node process (CommonJS, as the installed `dialeval` is) that enables the cache and requires
 // a few small modules, then prints what they returned and the cache's hits and misses.
@@ -81,5 +81,18 @@ describe('compile cache (the CommonJS CLI)', () => {
     const r = run({ DIALEVAL_HOME: blocked });
     expect(r.out).toMatchObject({ b: 'second, changed', resolved: 'b.cjs' });
     expect(r.stats).toEqual({ hits: 0, misses: 2 });
+  });
+});
+
+describe('writesRunRecord: processes that write a run record keep cache entries of their own', () => {
+  it('--run DIR / --run=DIR, $DIALEVAL_RUNS, and the commands whose output directory is always a run', () => {
+    expect(writesRunRecord(['cgt', 'preds/', '--run', 'runs/a'], {})).toBe(true);
+    expect(writesRunRecord(['multiwoz', 'p.json', '--run=runs/a'], {})).toBe(true);
+    expect(writesRunRecord(['multiwoz', 'p.json'], { DIALEVAL_RUNS: '/tmp/runs' })).toBe(true);
+    expect(writesRunRecord(['scorekeeping', 'play', '--player', 'perfect'], {})).toBe(true);
+    expect(writesRunRecord(['llm-judge', 'run', '--method', 'direct'], {})).toBe(true);
+    expect(writesRunRecord(['multiwoz', 'p.json', '--runs', '3'], { DIALEVAL_RUNS: '' })).toBe(false);
+    expect(writesRunRecord(['scorekeeping', 'score', 'results/'], {})).toBe(false);
+    expect(writesRunRecord(['llm-judge', 'report', '--outputs', 'direct=x.json'], {})).toBe(false);
   });
 });
