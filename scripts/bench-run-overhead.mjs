@@ -7,7 +7,7 @@
 // minus its without-run time) over the median without: the pairs share the machine's load of the moment.
 //
 //   node scripts/bench-run-overhead.mjs [name ...]      (`pnpm bench` runs it after `pnpm build`; names filter commands)
-//   RUN_OVERHEAD_REPS=21 node scripts/bench-run-overhead.mjs cgt
+//   RUN_OVERHEAD_REPS=51 node scripts/bench-run-overhead.mjs cgt
 //
 // `llm-judge run` and `scorekeeping play` always make their output directory a run (spec runs.md section 1): their
 // "without" is the same process with `@eval/core`'s `startRun` answering "no run" (the command then writes no record,
@@ -25,7 +25,7 @@ const CLI = join(root, 'apps', 'cli', JSON.parse(readFileSync(join(root, 'apps',
 const CORE = join(root, 'packages', 'core', 'dist', 'index.js');
 const TESTING = join(root, 'packages', 'llm', 'dist', 'testing.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-const REPS = Math.max(3, Number(process.env.RUN_OVERHEAD_REPS ?? 21));
+const REPS = Math.max(3, Number(process.env.RUN_OVERHEAD_REPS ?? 31));
 const only = process.argv.slice(2);
 const shared = (...p) => join(SHARED, ...p);
 const median = (xs) => {
@@ -33,6 +33,16 @@ const median = (xs) => {
   const m = s.length >> 1;
   return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
 };
+/** The `level` percentile interval of the median of `xs` over 2,000 bootstrap resamples (a fixed-seed LCG: reproducible). */
+function bootstrapMedianInterval(xs, level) {
+  let seed = 12345;
+  const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+  const medians = [];
+  for (let b = 0; b < 2000; b++) medians.push(median(xs.map(() => xs[Math.floor(next() * xs.length)])));
+  medians.sort((p, q) => p - q);
+  const tail = (1 - level) / 2;
+  return [medians[Math.floor(tail * medians.length)], medians[Math.ceil((1 - tail) * medians.length) - 1]];
+}
 const sign = (x, d = 1) => `${x >= 0 ? '+' : ''}${x.toFixed(d)}`;
 // child processes never call out: no endpoint but the bench's own 127.0.0.1 server during setup
 const ENV = { ...process.env, DIALEVAL_RUNS: '', CI: '1', BENCH_RUN_OVERHEAD_KEY: 'sk-bench-not-a-key' };
@@ -321,11 +331,14 @@ for (const c of cases) {
     // The runs alternate, so each repetition is a pair measured under the same load: the median of the pairs'
     // differences is the overhead's estimate that a drifting load disturbs least (the ratio of the two medians is
     // printed too). The verdict is on the paired estimate.
-    const paired = median(plain.wall.map((x, k) => withRun.wall[k] - x));
+    const diffs = plain.wall.map((x, k) => withRun.wall[k] - x);
+    const paired = median(diffs);
+    // how far the machine's noise moves that median: a 90% bootstrap interval (fixed seed) of the median difference
+    const [low, high] = bootstrapMedianInterval(diffs, 0.9);
     const pairedPct = (paired / a) * 100;
     let line =
       `${c.name}: with vs without --run: ${a.toFixed(0)} ms -> ${b.toFixed(0)} ms (${sign(pct)}%); paired: ${sign(paired, 1)} ms, ` +
-      `${sign(pairedPct)}% (target <= 5%: ${pairedPct <= 5 ? 'met' : 'NOT met'})`;
+      `${sign(pairedPct)}% (target <= 5%: ${pairedPct <= 5 ? 'met' : 'NOT met'}; 90% interval ${sign((low / a) * 100)}% to ${sign((high / a) * 100)}%)`;
     if (TIME) {
       const ca = median(plain.cpu);
       const cb = median(withRun.cpu);
