@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { defineConfig, type ViteUserConfig } from 'vitest/config';
 import { findDirectSharedPaths, ReferenceDataReporter } from './test-support/reference-data-reporter.ts';
 
@@ -23,6 +24,8 @@ export function evalVitestConfig(overrides: NonNullable<ViteUserConfig['test']> 
       testTimeout: 30_000,
       hookTimeout: 30_000,
       reporters: ['default', new ReferenceDataReporter()],
+      // one temporary directory per run, removed at its end (test-support/temp-dir-setup.ts)
+      globalSetup: [fileURLToPath(new URL('./test-support/temp-dir-setup.ts', import.meta.url))],
       ...overrides,
     },
   });
