@@ -25,7 +25,7 @@ const CLI = join(root, 'apps', 'cli', JSON.parse(readFileSync(join(root, 'apps',
 const CORE = join(root, 'packages', 'core', 'dist', 'index.js');
 const TESTING = join(root, 'packages', 'llm', 'dist', 'testing.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
-const REPS = Math.max(3, Number(process.env.RUN_OVERHEAD_REPS ?? 31));
+const REPS = Math.max(3, Number(process.env.RUN_OVERHEAD_REPS ?? 51));
 const only = process.argv.slice(2);
 const shared = (...p) => join(SHARED, ...p);
 const median = (xs) => {

@@ -147,9 +147,25 @@ function timestamp(now = new Date()): string {
   return now.toISOString().replace(/[-:]/g, '');
 }
 
-/** Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs. */
+let warmedUp = false;
+
+/**
+ * Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs.
+ * When it will, what every run of this process records of it (the scrubbed command line, the CLI's and `@eval/core`'s
+ * versions) is worked out on the next turn of the event loop, while the command's inputs are being read, instead of
+ * when the run is opened at the end (first calls: about 1 ms).
+ */
 export function runRequested(opts: RunFlags): boolean {
-  return opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
+  const requested = opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
+  if (requested && !warmedUp) {
+    warmedUp = true;
+    setImmediate(() => {
+      scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2));
+      cliVersion();
+      packageVersion('@eval/core');
+    });
+  }
+  return requested;
 }
 
 /**
