@@ -1,6 +1,6 @@
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors';
@@ -112,6 +112,24 @@ describe('RunWriter', () => {
     expect(runLocation(run, run)).toBe(run);
     expect(runLocation(run, join(work, 'loc-run-2', 'x'))).toBe(join(work, 'loc-run-2', 'x'));
     for (const file of [inside, outside]) expect(resolveRunLocation(run, runLocation(run, file))).toBe(file);
+  });
+
+  it('runLocation gives what path.relative decides, for paths in, under, beside and above the run directory', () => {
+    // the rule as path.relative states it (runLocation checks POSIX paths by their prefix instead)
+    const byRelative = (runDir: string, file: string) => {
+      const abs = resolve(file);
+      const rel = relative(resolve(runDir), abs);
+      return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : abs;
+    };
+    const run = join(work, 'loc-cmp', 'run');
+    const files = [
+      join(run, 'items.jsonl'), join(run, 'a', 'b', 'c.json'), join(run, '..foo'), join(run, '.hidden'), `${run}/x/../y.json`,
+      run, `${run}/`, join(work, 'loc-cmp'), join(work, 'loc-cmp', 'run-2', 'x'), join(work, 'loc-cmp', 'ru'), join(work, 'loc-cmp', 'run.json'),
+      '/', '/etc/passwd', 'relative/file.json', '.', '..',
+    ];
+    for (const dir of [run, `${run}/`, `${run}/sub/..`, '/', 'relative-run', '.']) {
+      for (const file of files) expect(runLocation(dir, file), `${dir} ${file}`).toBe(byRelative(dir, file));
+    }
   });
 
   it('marker: false leaves no start marker (nothing to list until finish writes); a stale marker is removed at the end', async () => {

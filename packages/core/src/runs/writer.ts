@@ -146,7 +146,16 @@ export function resourceFileListSha256(files: Array<{ path: string; sha256: stri
  */
 export function runLocation(runDir: string, file: string): string {
   const abs = resolve(file);
-  const rel = relative(resolve(runDir), abs);
+  const dir = resolve(runDir);
+  // POSIX: a path inside the directory starts with it and a separator (both are resolved: no `.`, `..` or doubled `/`),
+  // and the rest is what `relative` would give; checked directly, as runs record many locations (an artifact and an
+  // item's transcript per episode). Elsewhere (case-insensitive Windows paths) `relative` decides.
+  if (sep === '/') {
+    const inside = abs.length > dir.length + 1 && abs.startsWith(dir === '/' ? dir : `${dir}/`);
+    const rel = inside ? abs.slice(dir === '/' ? 1 : dir.length + 1) : '';
+    return inside && !rel.startsWith('..') ? rel : abs;
+  }
+  const rel = relative(dir, abs);
   return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? rel.split(sep).join('/') : abs;
 }
 
