@@ -110,6 +110,36 @@ export async function findEpisodeFiles(dir: string, name: string): Promise<strin
   return files;
 }
 
+/** The files of a results directory's episodes, each list in path order (the order a walk of the directory gives). */
+export interface ResultFiles {
+  interactions: string[];
+  scores: string[];
+  /** `errored.json` markers of episodes stopped by failed calls. */
+  errored: string[];
+}
+
+/** Every `interactions.json`, `scores.json` and `errored.json` below `dir`, in one walk of the directory. */
+export async function findResultFiles(dir: string): Promise<ResultFiles> {
+  const found: ResultFiles = { interactions: [], scores: [], errored: [] };
+  await findFiles(dir, new Map([['interactions.json', found.interactions], ['scores.json', found.scores], ['errored.json', found.errored]]));
+  return found;
+}
+
+/**
+ * Paths in the order a walk of their directory gives them (each directory's entries by name, code-unit order): the
+ * order of {@link findResultFiles}' lists, for a caller that adds files to one.
+ */
+export function inWalkOrder(paths: Iterable<string>): string[] {
+  const key = new Map<string, string[]>();
+  for (const p of paths) key.set(p, resolve(p).split(sep));
+  return [...key.keys()].sort((a, b) => {
+    const x = key.get(a)!;
+    const y = key.get(b)!;
+    for (let i = 0; i < Math.min(x.length, y.length); i++) if (x[i] !== y[i]) return x[i]! < y[i]! ? -1 : 1;
+    return x.length - y.length;
+  });
+}
+
 /** clembench's model-pair directory name, `<model>-t<T>--<model>-t<T>`. */
 function isModelPairName(name: string | undefined): name is string {
   return name !== undefined && /^.+-t[\d.]+--.+-t[\d.]+$/.test(name);
@@ -225,11 +255,12 @@ export async function loadScoreRecords(
   dir: string,
   keepInteractions: KeepInteractions,
   known: KnownFiles = {},
+  listed?: Pick<ResultFiles, 'scores' | 'errored'>,
 ): Promise<Array<EpisodeScoreRecord & { interactions?: unknown }>> {
-  // one walk of the directory for both
-  const files: string[] = [];
-  const erroredFiles: string[] = [];
-  await findFiles(dir, new Map([['scores.json', files], ['errored.json', erroredFiles]]));
+  // one walk of the directory for both (none when the caller has just walked it)
+  const files: string[] = listed ? [...listed.scores] : [];
+  const erroredFiles: string[] = listed ? [...listed.errored] : [];
+  if (!listed) await findFiles(dir, new Map([['scores.json', files], ['errored.json', erroredFiles]]));
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = erroredFiles.filter((f) => !existsSync(join(dirname(f), 'scores.json')));
   const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];

@@ -82,6 +82,8 @@ export {
   aggregateScores,
   loadRunScores,
   findEpisodeFiles,
+  findResultFiles,
+  inWalkOrder,
   transcriptSummary,
   pandasMean,
   pandasStd,
@@ -92,6 +94,7 @@ export {
   type ExperimentRow,
   type EpisodeScoreRecord,
   type QualityFigures,
+  type ResultFiles,
 } from './aggregate';
 export {
   runEpisodes,

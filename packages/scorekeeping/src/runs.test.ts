@@ -1,11 +1,11 @@
-import { cpSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunItem } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aggregateScores, loadRunScores, type BenchmarkReport } from './aggregate';
+import { aggregateScores, findResultFiles, inWalkOrder, loadRunScores, type BenchmarkReport } from './aggregate';
 import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, mockModel } from './players';
@@ -105,6 +105,33 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     const withScores = await loadRunEpisodes(out, { scores: new Map([[before[1]!.file, scores]]) });
     expect(withScores[1]!.scores).toBe(scores);
     expect(withScores.filter((_, i) => i !== 1).map((e) => e.scores)).toStrictEqual(after.filter((_, i) => i !== 1).map((e) => e.scores));
+  });
+
+  it('loadRunEpisodes with files listed by the caller (findResultFiles, inWalkOrder) reads what its own walk finds', async () => {
+    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+    temps.push(out);
+    const resources = defaultResources();
+    const instances = generateInstances(resources, { instancesPerExperiment: 3 });
+    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 5 }), { name: 'mock' }), modelName: 'mock' });
+    // an episode stopped by failed calls (errored.json, no scores), one with scores but no transcript
+    const first = (await loadRunScores(out))[0]!.file;
+    const experimentDir = dirname(dirname(first));
+    mkdirSync(join(experimentDir, 'episode_10'));
+    writeFileSync(join(experimentDir, 'episode_10', 'errored.json'), JSON.stringify({ reason: 'player failure: HTTP 500' }));
+    mkdirSync(join(experimentDir, 'episode_2a'));
+    cpSync(first, join(experimentDir, 'episode_2a', 'scores.json'));
+    const found = await findResultFiles(out);
+    expect(found.errored).toHaveLength(1);
+    // the scores listed as a caller that wrote one beside every transcript lists them: its own list plus those, in walk order
+    const listed = { scores: inWalkOrder([...found.interactions.map((f) => join(dirname(f), 'scores.json')), ...found.scores].reverse()), errored: found.errored };
+    expect(listed.scores).toStrictEqual(found.scores);
+    expect(await loadRunEpisodes(out, { files: listed })).toStrictEqual(await loadRunEpisodes(out));
+  });
+
+  it('inWalkOrder: the order of a walk (each directory by entry name), not of the path strings', () => {
+    // '-' sorts before '/' as a character, but the directory "a" is walked before its sibling "a-c"
+    const paths = ['/r/a-c/scores.json', '/r/a/b/scores.json', '/r/episode_2/scores.json', '/r/episode_10/scores.json', '/r/a/scores.json', '/r/a/b/scores.json'];
+    expect(inWalkOrder(paths)).toStrictEqual(['/r/a/b/scores.json', '/r/a/scores.json', '/r/a-c/scores.json', '/r/episode_10/scores.json', '/r/episode_2/scores.json']);
   });
 
   itShared('ids, groups and detail of a recorded episode', async () => {

@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
-import { aggregateScores, loadScoreRecords, readInteractions, type BenchmarkReport, type EpisodeScoreRecord } from './aggregate';
+import { aggregateScores, loadScoreRecords, readInteractions, type BenchmarkReport, type EpisodeScoreRecord, type ResultFiles } from './aggregate';
 import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
 
@@ -29,6 +29,11 @@ export interface LoadRunEpisodesOptions {
    * the transcript by location. The transcripts are still read (model names, abort reasons); only less is held.
    */
   interactions?: 'whole' | 'summary';
+  /**
+   * The directory's `scores.json` and `errored.json` files as the caller has just found them ({@link findResultFiles},
+   * with any `scores.json` it wrote since added in walk order: {@link inWalkOrder}): the directory is not walked again.
+   */
+  files?: Pick<ResultFiles, 'scores' | 'errored'>;
 }
 
 /**
@@ -39,7 +44,7 @@ export interface LoadRunEpisodesOptions {
 export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
   const byPath = <T>(m: ReadonlyMap<string, T> | undefined) => (m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined);
   const keep = options.interactions === 'summary' ? 'summary' : true;
-  return (await loadScoreRecords(dir, keep, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) })) as RunEpisode[];
+  return (await loadScoreRecords(dir, keep, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) }, options.files)) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */

@@ -12,6 +12,8 @@ import {
   EXPERIMENTS,
   episodeCallRange,
   findEpisodeFiles,
+  findResultFiles,
+  inWalkOrder,
   formatInstances,
   formatScoresJson,
   generateInstances,
@@ -425,7 +427,9 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
   }
   if (flags.out) throw new UsageError('--out applies to one episode; a results directory gets a scores.json beside every interactions.json');
   if (flags.check && flags.run) throw new UsageError('--run records a scored results directory; --check only compares');
-  const files = await findEpisodeFiles(path, 'interactions.json');
+  // one walk: the transcripts to score, and (for a run record) the scores and errored markers already there
+  const found = await findResultFiles(path);
+  const files = found.interactions;
   if (files.length === 0) throw new InputError('no interactions.json below this directory', { file: path });
   let changed = 0;
   let same = 0;
@@ -451,7 +455,11 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
     }
   }
   for (const e of errors) process.stderr.write(`error: ${e}\n`);
-  if (!flags.check && errors.length === 0) await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, known);
+  if (!flags.check && errors.length === 0) {
+    // every episode now has its scores.json beside its transcript: the listing the run reads, without a second walk
+    const listing = { scores: inWalkOrder([...found.scores, ...files.map((f) => join(dirname(f), 'scores.json'))]), errored: found.errored };
+    await writeResultsRun(flags, path, { slots: slots ?? 'from instance.json' }, undefined, known && { ...known, files: listing });
+  }
   await emit(
     flags.check
       ? `checked ${files.length - errors.length} episode(s): ${same} identical, ${changed} different`
