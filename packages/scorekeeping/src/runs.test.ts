@@ -21,6 +21,16 @@ afterEach(async () => {
   await Promise.all(temps.splice(0).map((d) => rm(d, { recursive: true, force: true })));
 });
 
+/** A results directory of mock-player episodes (`perExperiment` instances of each experiment), removed after the test. */
+async function mockResults(perExperiment: number, seed: number): Promise<string> {
+  const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
+  temps.push(out);
+  const resources = defaultResources();
+  const instances = generateInstances(resources, { instancesPerExperiment: perExperiment });
+  await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed }), { name: 'mock' }), modelName: 'mock' });
+  return out;
+}
+
 /** The figures of the native clemeval report of one model (what `dialeval scorekeeping report` prints), NaN -> null. */
 function nativeFigures(report: BenchmarkReport): Record<string, number | null> {
   const v = (x: number) => (Number.isNaN(x) ? null : x);
@@ -62,11 +72,7 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
   }
 
   it('mock-player episodes of all five experiments (aborts, NaN, std, accuracy by round)', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
-    temps.push(out);
-    const resources = defaultResources();
-    const instances = generateInstances(resources, { instancesPerExperiment: 4 });
-    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const out = await mockResults(4, 3);
     const records = await loadRunScores(out);
     expect(records).toHaveLength(20);
     await checkDir(out);
@@ -76,11 +82,7 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
   });
 
   it('loadRunEpisodes: each transcript parsed once, as JSON.parse gives it; a BOM or Python-only JSON (NaN) is read too', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
-    temps.push(out);
-    const resources = defaultResources();
-    const instances = generateInstances(resources, { instancesPerExperiment: 2 });
-    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const out = await mockResults(2, 3);
     const before = await loadRunEpisodes(out);
     expect(before.length).toBeGreaterThan(1);
     for (const e of before) expect(e.interactions).toStrictEqual(JSON.parse(readFileSync(join(dirname(e.file), 'interactions.json'), 'utf8')));
@@ -108,11 +110,7 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
   });
 
   it('loadRunEpisodes with files listed by the caller (findResultFiles, inWalkOrder) reads what its own walk finds', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
-    temps.push(out);
-    const resources = defaultResources();
-    const instances = generateInstances(resources, { instancesPerExperiment: 3 });
-    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 5 }), { name: 'mock' }), modelName: 'mock' });
+    const out = await mockResults(3, 5);
     // an episode stopped by failed calls (errored.json, no scores), one with scores but no transcript
     const first = (await loadRunScores(out))[0]!.file;
     const experimentDir = dirname(dirname(first));
@@ -262,11 +260,7 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
   });
 
   it('a transcript that is gone or unreadable leaves its item as recorded; items without a location are returned as they are', async () => {
-    const out = await mkdtemp(join(tmpdir(), 'sk-runs-'));
-    temps.push(out);
-    const resources = defaultResources();
-    const instances = generateInstances(resources, { instancesPerExperiment: 1 });
-    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed: 3 }), { name: 'mock' }), modelName: 'mock' });
+    const out = await mockResults(1, 3);
     const episodes = await loadRunEpisodes(out);
     expect(episodes.length).toBeGreaterThan(3);
     const items = viaJson(scorekeepingRunItems(episodes, { runDir: out }));
