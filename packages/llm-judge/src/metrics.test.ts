@@ -89,4 +89,25 @@ describe('stateMatches (rule JGA): the predicted and the true state as sets of `
     expect(stateMatches(a, b)).toBe(true);
     expect(stateMatches(m({ 'a=': 'x', b: 'y' }), m({ 'a=': 'x', b: 'z' }))).toBe(false);
   });
+  it('agrees with the string sets on random states over slot names and values made of "a", "b" and "=" (seeded)', () => {
+    let seed = 7;
+    const next = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
+    const word = () => Array.from({ length: 1 + Math.floor(next() * 3) }, () => 'ab='[Math.floor(next() * 3)]).join('');
+    const state = () => {
+      const out = new Map<string, string>();
+      for (let i = Math.floor(next() * 4); i > 0; i--) out.set(word(), word());
+      return out;
+    };
+    let matches = 0;
+    for (let i = 0; i < 20_000; i++) {
+      const a = state();
+      // half the pairs start from the same state, so that equal and nearly equal states are common
+      const b = next() < 0.5 ? new Map(a) : state();
+      if (next() < 0.3 && b.size > 0) b.set([...b.keys()][0]!, word());
+      const want = asSets(a, b);
+      expect(stateMatches(a, b)).toBe(want);
+      if (want) matches++;
+    }
+    expect(matches).toBeGreaterThan(1000);
+  });
 });

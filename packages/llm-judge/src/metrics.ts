@@ -75,12 +75,21 @@ const hasEqualsInKey = (label: SlotValues): boolean => {
 
 /** Whether the predicted state equals a ground-truth state as exact `slot==value` sets (rule JGA). */
 export function stateMatches(predict: SlotValues, truth: SlotValues): boolean {
+  // the same entries give the same `slot==value` strings: compared without building them
+  if (predict.size === truth.size) {
+    let same = true;
+    for (const [k, v] of predict) {
+      if (truth.get(k) !== v) {
+        same = false;
+        break;
+      }
+    }
+    if (same) return true;
+  }
+  // other entries: other strings, as each string is one entry's (the slot ends at its first `=`), unless a slot name
+  // holds `=` (`a=` with `b` and `a` with `=b` both give `a===b`): then the strings are compared
   if (hasEqualsInKey(predict) || hasEqualsInKey(truth)) return sameSet(labelSet(predict, false), labelSet(truth, false));
-  // no `=` in a slot name: each `slot==value` string is one entry's (the slot ends at its first `=`), so the sets are
-  // equal exactly when the two maps hold the same entries; compared without building the strings
-  if (predict.size !== truth.size) return false;
-  for (const [k, v] of predict) if (truth.get(k) !== v) return false;
-  return true;
+  return false;
 }
 
 /**

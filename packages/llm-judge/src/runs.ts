@@ -165,14 +165,15 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
       ruleJointM21: stateMatches(r.predict, r.groundTruth),
       ruleJointM24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null,
     };
-    Object.assign(detail, {
-      judge: { accurate, complete },
-      incorrect: [...t.incorrect].sort(),
-      missed: [...t.missed].sort(),
-      rules: { M21: t.ruleMwz21 === 1, ...(t.ruleMwz24 === null ? {} : { M24: t.ruleMwz24 === 1 }) },
-      disagree: t.ruleMwz21 !== t.judge,
-      ...(t.failure ? { failure: t.failure } : {}),
-    });
+    // set one by one, in this order (a run per turn: no temporary objects to copy from)
+    detail.judge = { accurate, complete };
+    detail.incorrect = [...t.incorrect].sort();
+    detail.missed = [...t.missed].sort();
+    const rules: Record<string, boolean> = { M21: t.ruleMwz21 === 1 };
+    if (t.ruleMwz24 !== null) rules.M24 = t.ruleMwz24 === 1;
+    detail.rules = rules;
+    detail.disagree = t.ruleMwz21 !== t.judge;
+    if (t.failure) detail.failure = t.failure;
     return { id: r.flag, group: r.dialogueId, values, detail };
   });
 }
