@@ -147,6 +147,9 @@ function timestamp(now = new Date()): string {
   return now.toISOString().replace(/[-:]/g, '');
 }
 
+/** The command line as every run of this process records it (scrubbed once). */
+const recordedCommand = (): string[] => (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2)));
+
 let warmedUp = false;
 
 /**
@@ -160,7 +163,7 @@ export function runRequested(opts: RunFlags): boolean {
   if (requested && !warmedUp) {
     warmedUp = true;
     setImmediate(() => {
-      scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2));
+      recordedCommand();
       cliVersion();
       packageVersion('@eval/core');
     });
@@ -195,7 +198,7 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     benchmark: init.benchmark,
     variant: init.variant,
     system,
-    command: (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2))),
+    command: recordedCommand(),
     options: scrubOptions(init.options ?? {}),
     tool: { ...(cli !== undefined ? { cli } : {}), packages },
   }, { marker: false, durable: init.durable === true });

@@ -165,7 +165,7 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
       ruleJointM21: stateMatches(r.predict, r.groundTruth),
       ruleJointM24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null,
     };
-    // set one by one, in this order (a run per turn: no temporary objects to copy from)
+    // set one by one, in this order: one item per turn, so no temporary objects to copy from
     detail.judge = { accurate, complete };
     detail.incorrect = [...t.incorrect].sort();
     detail.missed = [...t.missed].sort();

@@ -477,7 +477,7 @@ export async function startRun(dir: string, init: RunWriterInit, options: StartR
   const writer = new RunWriter(dir, init, now, created !== undefined, options.marker !== false, options.durable !== false);
   if (options.marker === false) return writer;
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
-  // temporary file and an fsync on every run; `run.json` is what is written atomically and durably.
+  // temporary file and an fsync on every run; `run.json` is what is written atomically (durably unless told not to).
   const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
   try {
     writeFileSync(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
