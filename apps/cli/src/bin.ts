@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 import { setFlagsFromString } from 'node:v8';
-import { enableCompileCache, writesRunRecord } from './compile-cache';
+import { compileCacheTag, enableCompileCache } from './compile-cache';
 
 // `dialeval multiwoz` is a short process (a fraction of a second on the full test set) that holds a few MB of data and
 // makes many short-lived strings; two kinds of V8 settings, set before anything else is loaded, make it faster:
@@ -28,10 +28,8 @@ if (process.argv[2] === 'multiwoz') {
 }
 
 // The installed `dialeval` is the CommonJS build: its modules' compiled code is cached between runs (compile-cache.ts).
-// (a process that writes a run record keeps entries of its own: see writesRunRecord)
-if (typeof require === 'function' && typeof module === 'object') {
-  enableCompileCache(writesRunRecord(process.argv.slice(2)) ? `${v8Settings}-run` : v8Settings);
-}
+// Entries are kept per command, subcommand and run record (compileCacheTag).
+if (typeof require === 'function' && typeof module === 'object') enableCompileCache(compileCacheTag(process.argv.slice(2), v8Settings));
 
 // `dialeval ... | head`: a closed pipe is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {

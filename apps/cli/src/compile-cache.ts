@@ -47,15 +47,32 @@ export function compileCacheDir(tag: string, env: NodeJS.ProcessEnv = process.en
 const ALWAYS_A_RUN = new Set(['scorekeeping play', 'llm-judge run']);
 
 /**
- * Whether this command line writes a run record (`--run`, `$DIALEVAL_RUNS`, or a command that always does). V8 keeps
- * in a cache entry only the functions the process that made it ran: a process writing a run runs code (the writer,
- * the items) one without never compiles, so the two keep their entries apart (`<tag>-run`); else a command tried once
- * without `--run` would leave every later run to compile that code anew.
+ * Whether this command line writes a run record (`--run`, `$DIALEVAL_RUNS`, or a command that always does): such a
+ * process runs code (the writer, the items) one without never compiles, so the two keep their cache entries apart
+ * ({@link compileCacheTag}); else a command tried once without `--run` would leave every later run to compile it anew.
  */
 export function writesRunRecord(argv: readonly string[], env: NodeJS.ProcessEnv = process.env): boolean {
   if (env.DIALEVAL_RUNS) return true;
   if (ALWAYS_A_RUN.has(`${argv[0]} ${argv[1]}`)) return true;
   return argv.some((a) => a === '--run' || a.startsWith('--run='));
+}
+
+/** Top-level commands, and those with subcommands (their entries are kept per subcommand). */
+const COMMANDS = new Set(['cgt', 'multiwoz', 'scorekeeping', 'llm-judge', 'memory', 'compare', 'runs', 'report', 'resources', 'demo']);
+const WITH_SUBCOMMANDS = new Set(['multiwoz', 'scorekeeping', 'llm-judge', 'memory', 'resources']);
+
+/**
+ * The cache tag of a command line: the V8 settings (`v8Settings`), the command and its subcommand (`llm-judge-report`),
+ * and `-run` when it writes a run record ({@link writesRunRecord}). V8 keeps in an entry only the functions the process
+ * that made it ran, and commands share modules (`llm-judge run` and `report` share the package and the CLI's
+ * llm-judge actions): with one set of entries for all, whichever command ran first would leave the others to compile
+ * their own code anew on every run.
+ */
+export function compileCacheTag(argv: readonly string[], v8Settings: string, env: NodeJS.ProcessEnv = process.env): string {
+  const [command, sub] = argv;
+  let name = command !== undefined && COMMANDS.has(command) ? command : 'other';
+  if (WITH_SUBCOMMANDS.has(name) && sub !== undefined && /^[a-z][a-z-]*$/.test(sub)) name += `-${sub}`;
+  return `${v8Settings}-${name}${writesRunRecord(argv, env) ? '-run' : ''}`;
 }
 
 /** FNV-1a of a string (32 bits, hex): a short, stable name for a path. */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { CLI_ROOT } from './cli';
-import { compileCacheDir, writesRunRecord } from '../src/compile-cache';
+import { compileCacheDir, compileCacheTag, writesRunRecord } from '../src/compile-cache';
 
 // Each case runs a fresh node process (CommonJS, as the installed `dialeval` is) that enables the cache and requires
 // a few small modules, then prints what they returned and the cache's hits and misses.
@@ -94,5 +94,20 @@ describe('writesRunRecord: processes that write a run record keep cache entries 
     expect(writesRunRecord(['multiwoz', 'p.json', '--runs', '3'], { DIALEVAL_RUNS: '' })).toBe(false);
     expect(writesRunRecord(['scorekeeping', 'score', 'results/'], {})).toBe(false);
     expect(writesRunRecord(['llm-judge', 'report', '--outputs', 'direct=x.json'], {})).toBe(false);
+  });
+});
+
+describe('compileCacheTag: entries per command, subcommand and run record', () => {
+  it('names the command and the subcommand of commands that have them; paths and unknown words do not make tags', () => {
+    expect(compileCacheTag(['cgt', 'predictions', '--format', 'json'], 'default', {})).toBe('default-cgt');
+    expect(compileCacheTag(['cgt', 'predictions', '--run', 'runs/a'], 'default', {})).toBe('default-cgt-run');
+    expect(compileCacheTag(['multiwoz', 'ubar.json'], 'multiwoz-short', {})).toBe('multiwoz-short-multiwoz');
+    expect(compileCacheTag(['multiwoz', 'compare', 'a', 'b'], 'multiwoz', {})).toBe('multiwoz-multiwoz-compare');
+    expect(compileCacheTag(['llm-judge', 'run', '--method', 'direct'], 'default', {})).toBe('default-llm-judge-run-run');
+    expect(compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', {})).toBe('default-llm-judge-report');
+    expect(compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', { DIALEVAL_RUNS: '/r' })).toBe('default-llm-judge-report-run');
+    expect(compileCacheTag(['scorekeeping', 'SCORE'], 'default', {})).toBe('default-scorekeeping');
+    expect(compileCacheTag(['cgtt', 'x'], 'default', {})).toBe('default-other');
+    expect(compileCacheTag([], 'default', {})).toBe('default-other');
   });
 });
