@@ -14,6 +14,10 @@ export function evalTsupConfig(overrides: Options = {}) {
     esbuildOptions(options, context) {
       if (context.format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
     },
+    // With shared chunks (`splitting`), tsup turns the CommonJS chunks into CommonJS with sucrase, which also rewrites
+    // `a?.b`, `??` and class fields into helper calls (an array and closures built on every evaluation); rollup
+    // (`treeshake`) does that step instead and keeps the syntax, as the ESM builds have it.
+    treeshake: overrides.splitting === true,
     ...overrides,
   });
 }

@@ -154,18 +154,20 @@ let warmedUp = false;
 
 /**
  * Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs.
- * When it will, what every run of this process records of it (the scrubbed command line, the CLI's and `@eval/core`'s
- * versions) is worked out on the next turn of the event loop, while the command's inputs are being read, instead of
- * when the run is opened at the end (first calls: about 1 ms).
+ * When it will, what every run of this process records of it (the scrubbed command line, the versions of the CLI,
+ * `@eval/core` and the command's benchmark package) is worked out on the next turn of the event loop, while the
+ * command's inputs are being read, instead of when the run is opened at the end (first calls: about 1 ms).
  */
 export function runRequested(opts: RunFlags): boolean {
   const requested = opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
   if (requested && !warmedUp) {
     warmedUp = true;
     setImmediate(() => {
-      recordedCommand();
+      const command = recordedCommand();
       cliVersion();
       packageVersion('@eval/core');
+      // the benchmark's package (`dialeval cgt` -> `@eval/cgt`), when the command is named after one
+      if (command[0] !== undefined && /^[a-z][a-z-]*$/.test(command[0])) packageVersion(`@eval/${command[0]}`);
     });
   }
   return requested;

@@ -1,4 +1,4 @@
-import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonJsonString, pythonRepr } from '@eval/core';
+import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonJsonString, pythonRepr, pythonStrRepr } from '@eval/core';
 import { type GroupResult, type PyNumber, type SettingResult, pyNumberRepr } from './evaluate';
 import type { Prf1 } from './metrics';
 import type { Weights } from './normalize';
@@ -161,6 +161,16 @@ function settingBlock(s: SettingResult, extras: boolean, indent: number): string
   return text;
 }
 
+/** `print(p)` of a normalised prediction (a dict of str -> str): `pythonRepr(new Map(p))`, without the copy and the generic walk. */
+function weightsRepr(w: Weights): string {
+  let out = '';
+  for (const [k, v] of w) {
+    const kv = `${typeof k === 'string' ? pythonStrRepr(k) : pythonRepr(k)}: ${typeof v === 'string' ? pythonStrRepr(v) : pythonRepr(v)}`;
+    out = out === '' ? kv : `${out}, ${kv}`;
+  }
+  return `{${out}}`;
+}
+
 /**
  * The complete standard output of the reference script (`python -m cgqa.eval_cgqa_output`) for a setting: per group
  * every normalised prediction (`print(p)`), `(mean_dsc, [dsc...])`, `(mean_f1, [f1...])` and a rule, then the four
@@ -171,7 +181,7 @@ export function formatReferenceOutput(s: SettingResult): string {
   const lines: string[] = [];
   s.groups.forEach((g, i) => {
     if (s.groupMeanDsc[i] === null || s.groupMeanF1[i] === null) return;
-    for (const p of g.pred) lines.push(pythonRepr(new Map(p)));
+    for (const p of g.pred) lines.push(weightsRepr(p));
     const dsc = g.dsc[mode];
     lines.push(`(${pythonRepr(dsc.mean)}, ${pythonRepr(dsc.rows.map((r) => r.dsc))})`);
     const f1 = g.prf1.rows.map((r) => prfNum(r, 'f1'));

@@ -49,9 +49,10 @@ export function cgtItemId(groupId: string): string {
 
 const plain = (w: Weights) => Object.fromEntries(w);
 
-function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
+/** A group's item values (DSC in `mode`). */
+function groupValues(g: GroupResult, mode: ResolvedCgtOptions['dsc']): Record<CgtItemValue, number | null> {
   const dsc = g.dsc[mode];
-  const values: Record<CgtItemValue, number | null> = {
+  return {
     mean_p: g.prf1.mean?.p ?? null,
     mean_r: g.prf1.mean?.r ?? null,
     mean_f1: g.prf1.mean?.f1 ?? null,
@@ -61,6 +62,11 @@ function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
     final_f1: g.prf1.final?.f1 ?? null,
     final_dsc: dsc.final,
   };
+}
+
+function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
+  const dsc = g.dsc[mode];
+  const values = groupValues(g, mode);
   const dscAt = new Map(dsc.rows.map((r) => [r.row, r.dsc]));
   return {
     id: cgtItemId(g.id),
@@ -148,8 +154,9 @@ export function recomputeCgt(items: ReadonlyArray<RunItem>): Record<string, numb
  * and the macro means of the groups' final values. `n` = groups in the mean.
  */
 export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> {
-  const items = cgtRunItems(result);
-  const count = (k: CgtItemValue) => macro(items.map((i) => i.values[k])).n;
+  // the items' values, without their detail (the statements), which the metrics do not need
+  const values = result.groups.map((g) => groupValues(g, result.options.dsc));
+  const count = (k: CgtItemValue) => macro(values.map((v) => v[k])).n;
   const ciOf = (k: 'f1' | 'dsc'): Pick<RunMetric, 'ci' | 'ciMethod'> => {
     const c = result.bootstrap?.[k];
     if (!c) return {};
@@ -165,7 +172,7 @@ export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> 
     macro_mean_r: { value: result.macro.r, n: count('mean_r'), unit: 'ratio' },
   };
   for (const k of ['final_p', 'final_r', 'final_f1', 'final_dsc'] as const) {
-    const m = macro(items.map((i) => i.values[k]));
+    const m = macro(values.map((v) => v[k]));
     out[macroName(k)] = { value: m.value, n: m.n, unit: 'ratio' };
   }
   return out;

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFil
 import { tmpdir } from 'node:os';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { InputError } from '../errors';
 import { readCsv, readJson } from '../io';
 import {
@@ -422,6 +422,32 @@ describe('FileDigests: inputs hashed from the bytes the command read', () => {
     await w.addInput('predictions', input, digests);
     const m = await w.finish({ items: [], metrics: {} });
     expect(m.inputs).toEqual([{ role: 'predictions', path: input, size: 8, sha256: sha('{"v": 1}') }]);
+  });
+
+  it('hashes small files on the next turn of the event loop, not in the read hook (at once when asked before, or over 1 MiB)', async () => {
+    const crypto = process.getBuiltinModule('node:crypto') as typeof import('node:crypto') & { hash?: unknown };
+    const hasher = typeof crypto.hash === 'function' ? vi.spyOn(crypto as { hash: (...args: unknown[]) => string }, 'hash') : vi.spyOn(crypto, 'createHash');
+    try {
+      const digests = new FileDigests();
+      digests.onRead(join(work, 'digest-later-a.txt'), Buffer.from('first'));
+      digests.onRead(join(work, 'digest-later-b.txt'), Buffer.from('second'));
+      expect(hasher).not.toHaveBeenCalled();
+      await new Promise((done) => setImmediate(done));
+      expect(hasher).toHaveBeenCalledTimes(2);
+      expect(await digests.get(join(work, 'digest-later-b.txt'))).toEqual({ size: 6, sha256: sha('second') });
+      // asked for before that turn: hashed then, once
+      digests.onRead(join(work, 'digest-later-c.txt'), Buffer.from('third'));
+      expect(await digests.get(join(work, 'digest-later-c.txt'))).toEqual({ size: 5, sha256: sha('third') });
+      await new Promise((done) => setImmediate(done));
+      expect(hasher).toHaveBeenCalledTimes(3);
+      // over 1 MiB: hashed in the hook (its bytes are not held until the next turn)
+      const big = Buffer.alloc(1024 * 1024 + 1, 7);
+      digests.onRead(join(work, 'digest-big.bin'), big);
+      expect(hasher).toHaveBeenCalledTimes(4);
+      expect(await digests.get(join(work, 'digest-big.bin'))).toEqual({ size: big.length, sha256: sha(big) });
+    } finally {
+      hasher.mockRestore();
+    }
   });
 
   it('a file not read through onRead is hashed from disk; a relative path finds the bytes read by its absolute path', async () => {

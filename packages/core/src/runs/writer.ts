@@ -79,14 +79,26 @@ export interface FileDigest {
   sha256: string;
 }
 
+/** `FileDigests.onRead` hashes files up to this size on the next turn of the event loop, larger ones at once. */
+const DEFERRED_HASH_LIMIT = 1024 * 1024;
+
+/** sha256 (hex) of bytes on the calling thread: node's one-shot `crypto.hash` where it exists (node >= 20.12), else a Hash. */
+function sha256Hex(bytes: Uint8Array): string {
+  const crypto = nodeCrypto() as typeof import('node:crypto') & { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string };
+  return typeof crypto.hash === 'function' ? crypto.hash('sha256', bytes, 'hex') : crypto.createHash('sha256').update(bytes).digest('hex');
+}
+
 /**
  * The size and sha256 of the files a command reads, taken from the bytes it read: pass `onRead` to the readers
  * (`ReadOptions.onRead`, `readJson(file, schema, { onRead })`), then `RunWriter.addInput(role, path, digests)`. Each
- * file is hashed when it is read, from the reader's own buffer (no second read, no copy), and the digest is of exactly
- * the bytes that were evaluated. A file the command did not read through `onRead` is read and hashed on demand.
+ * file is hashed from the reader's own buffer (no second read, no copy), and the digest is of exactly the bytes that
+ * were evaluated. A file the command did not read through `onRead` is read and hashed on demand.
  */
 export class FileDigests {
-  private readonly seen = new Map<string, FileDigest>();
+  /** By resolved path: the digest, or the bytes read and not hashed yet. */
+  private readonly seen = new Map<string, FileDigest | Uint8Array>();
+  /** Paths whose bytes wait for the next turn of the event loop to be hashed. */
+  private pending: string[] = [];
 
   constructor() {
     // node:crypto takes ~2 ms to load: loaded on the next turn of the event loop, which comes while the command's
@@ -95,17 +107,40 @@ export class FileDigests {
   }
 
   /**
-   * The `ReadOptions.onRead` hook: hashes the bytes just read (the last read of a path wins). On the calling thread:
-   * handing them to the thread pool (WebCrypto) would copy them first, which costs as much as hashing them and adds
-   * the copy to the peak memory.
+   * The `ReadOptions.onRead` hook (the last read of a path wins). Small files' bytes are hashed on the main thread on
+   * the next turn of the event loop, not in the hook: a reader that reads its files one after another has issued the
+   * next read by then, so the hashing fills the wait for it instead of delaying it. A file over 1 MiB is hashed at
+   * once: holding its bytes until then would add them to the peak memory while the reader decodes and parses them.
+   * (Handing bytes to the thread pool, WebCrypto, would copy them first, which costs as much as hashing them.)
    */
   readonly onRead = (file: string, bytes: Uint8Array): void => {
-    this.seen.set(resolve(file), { size: bytes.length, sha256: nodeCrypto().createHash('sha256').update(bytes).digest('hex') });
+    const path = resolve(file);
+    if (bytes.length > DEFERRED_HASH_LIMIT) {
+      this.seen.set(path, { size: bytes.length, sha256: sha256Hex(bytes) });
+      return;
+    }
+    this.seen.set(path, bytes);
+    if (this.pending.push(path) === 1) setImmediate(this.hashPending);
   };
+
+  private readonly hashPending = (): void => {
+    const paths = this.pending;
+    this.pending = [];
+    for (const path of paths) this.digestOf(path);
+  };
+
+  /** The digest of `path`'s bytes read through `onRead` (hashed now if they were not yet), or undefined. */
+  private digestOf(path: string): FileDigest | undefined {
+    const entry = this.seen.get(path);
+    if (!(entry instanceof Uint8Array)) return entry;
+    const digest = { size: entry.length, sha256: sha256Hex(entry) };
+    this.seen.set(path, digest);
+    return digest;
+  }
 
   /** Size and sha256 of `file`: of the bytes read through `onRead`, else of the file as it is now on disk. */
   async get(file: string): Promise<FileDigest> {
-    return this.seen.get(resolve(file)) ?? hashFile(file);
+    return this.digestOf(resolve(file)) ?? hashFile(file);
   }
 }
 
