@@ -25,17 +25,8 @@ for (const dir of dirs) {
     process.stdout.write(`=== bench ${pkg.name} FAILED (exit ${r.status})\n`);
   }
 }
-// The run record's benchmark (scripts/bench-runs.mjs, from the run-record work) when present.
-const runs = join(root, 'scripts', 'bench-runs.mjs');
-if (existsSync(runs) && (only.length === 0 || only.some((o) => 'runs'.includes(o)))) {
-  process.stdout.write('\n=== bench runs (scripts/bench-runs.mjs)\n');
-  const r = spawnSync(process.execPath, [runs], { cwd: root, stdio: 'inherit' });
-  ran++;
-  if (r.status !== 0) {
-    failed++;
-    process.stdout.write(`=== bench runs FAILED (exit ${r.status})\n`);
-  }
-}
+// The run record's benchmark (scripts/bench-runs.mjs: compare and runs) is @eval/core's `bench` script, run above with
+// the loader it needs (it imports the sources).
 // The run record's share of every evaluating command's wall time (issue 10: at most 5%), on the built CLI: built
 // first (turbo: nothing to do when the build is current), so the figures are those of this checkout.
 const overhead = join(root, 'scripts', 'bench-run-overhead.mjs');
