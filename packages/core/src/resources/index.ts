@@ -114,8 +114,12 @@ export interface FetchResourceResult {
   downloaded: boolean;
 }
 
+/** sha256 (hex) of bytes: node's one-shot `crypto.hash` where it exists (node >= 20.12), else a Hash. */
 export function sha256Hex(data: Uint8Array): string {
-  return process.getBuiltinModule('node:crypto').createHash('sha256').update(data).digest('hex');
+  const crypto = process.getBuiltinModule('node:crypto') as typeof import('node:crypto') & {
+    hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string;
+  };
+  return typeof crypto.hash === 'function' ? crypto.hash('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = DEFAULT_RESOURCE_MIRROR): string {

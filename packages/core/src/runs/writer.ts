@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
 import { removeStaleTempFiles } from '../io';
+import { sha256Hex } from '../resources/index';
 import type {
   RunArtifact,
   RunFailure,
@@ -81,12 +82,6 @@ export interface FileDigest {
 
 /** `FileDigests.onRead` hashes files up to this size on the next turn of the event loop, larger ones at once. */
 const DEFERRED_HASH_LIMIT = 1024 * 1024;
-
-/** sha256 (hex) of bytes on the calling thread: node's one-shot `crypto.hash` where it exists (node >= 20.12), else a Hash. */
-function sha256Hex(bytes: Uint8Array): string {
-  const crypto = nodeCrypto() as typeof import('node:crypto') & { hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string };
-  return typeof crypto.hash === 'function' ? crypto.hash('sha256', bytes, 'hex') : crypto.createHash('sha256').update(bytes).digest('hex');
-}
 
 /**
  * The size and sha256 of the files a command reads, taken from the bytes it read: pass `onRead` to the readers
