@@ -200,66 +200,8 @@ async function main() {
     }
     process.stdout.write(`${line}\n`);
   }
-  if (cli) runRecordOverhead(cli, join(SHARED, 'predictions', `${names[0]}.json`), dataDir());
-}
-
-/**
- * Issue 10's target: writing the run record (`--run DIR`: inputs hashed, items.jsonl, run.json) adds at most 5% to the
- * command's wall time. Alternating runs with and without it, same process otherwise, judged on the median of the pairs'
- * differences over the median without; with /usr/bin/time also
- * the medians of CPU time (user + system, every thread: steadier than wall time on a loaded machine) and peak RSS.
- */
-function runRecordOverhead(cli, predictions, dataDir) {
-  const reps = Math.max(3, Number(process.env.MULTIWOZ_BENCH_RUN_REPS ?? 21));
-  const runs = mkdtempSync(join(tmpdir(), 'mwz-bench-runs-'));
-  const args = [cli, 'multiwoz', predictions, '--success', '--richness', '--data', dataDir, '--format', 'json'];
-  const plain = { wall: [], cpu: [], rss: [] };
-  const withRun = { wall: [], cpu: [], rss: [] };
-  try {
-    for (let i = 0; i < reps; i++) {
-      // alternating which side goes first, so neither always runs on a warmer (or busier) machine
-      const sides = [[plain, []], [withRun, ['--run', join(runs, String(i))]]];
-      for (const [list, extra] of i % 2 === 0 ? sides : sides.reverse()) {
-        const [cmd, argv] = TIME ? [TIME, ['-f', '%U %S %M', process.execPath, ...args, ...extra]] : [process.execPath, [...args, ...extra]];
-        const t0 = performance.now();
-        const r = spawnSync(cmd, argv, { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-        if (r.status !== 0) throw new Error(`exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
-        list.wall.push(performance.now() - t0);
-        if (TIME) {
-          const [user, sys, rssKb] = (r.stderr || '').trim().split('\n').pop().split(' ').map(Number);
-          list.cpu.push((user + sys) * 1000);
-          list.rss.push(rssKb);
-        }
-      }
-    }
-  } catch (error) {
-    process.stdout.write(`\nrun record overhead: FAILED ${error.message}\n`);
-    process.exitCode = 1;
-    return;
-  } finally {
-    rmSync(runs, { recursive: true, force: true });
-  }
-  const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
-  const a = median(plain.wall);
-  const b = median(withRun.wall);
-  const pct = ((b - a) / a) * 100;
-  // as scripts/bench-run-overhead.mjs: the verdict on the median of the pairs' differences (each pair shares the load)
-  const paired = median(plain.wall.map((x, k) => withRun.wall[k] - x));
-  const pairedPct = (paired / a) * 100;
-  const sign = (x) => `${x >= 0 ? '+' : ''}${x.toFixed(1)}`;
-  const mib1 = (kb) => (kb / 1024).toFixed(1);
-  let line =
-    `\nrun record overhead (dialeval multiwoz FILE --success --richness, with vs without --run, ${reps} alternating pairs): ` +
-    `${a.toFixed(0)} ms -> ${b.toFixed(0)} ms (${sign(pct)}%); paired: ${sign(paired)} ms, ${sign(pairedPct)}% ` +
-    `(target <= 5%: ${pairedPct <= 5 ? 'met' : 'NOT met'}); load average ${loadavg()[0].toFixed(1)}`;
-  if (TIME) {
-    const ca = median(plain.cpu);
-    const cb = median(withRun.cpu);
-    line +=
-      `\n  CPU time (user + system) ${ca.toFixed(0)} ms -> ${cb.toFixed(0)} ms, ${sign(cb - ca)} ms (${sign(((cb - ca) / ca) * 100)}%); ` +
-      `peak RSS ${mib1(median(plain.rss))} -> ${mib1(median(withRun.rss))} MiB (largest ${mib1(Math.max(...plain.rss))} -> ${mib1(Math.max(...withRun.rss))} MiB)`;
-  }
-  process.stdout.write(`${line}\n`);
+  // the run record's share of this command's wall time (issue 10) is timed by scripts/bench-run-overhead.mjs, which
+  // `pnpm bench` at the root runs first, beside every other evaluating command
 }
 
 await main();
