@@ -51,11 +51,17 @@ function bootstrapMedianInterval(xs, level) {
   const tail = (1 - level) / 2;
   return [medians[Math.floor(tail * medians.length)], medians[Math.ceil((1 - tail) * medians.length) - 1]];
 }
-/** Whether the 90% interval of the median paired difference, as a percentage of the median without, holds `pct`. */
-function intervalHolds(without, withRun, pct) {
+/**
+ * The overhead as the pairs give it, in percent of the median without: the median of the paired differences (each
+ * repetition's with-run time minus its without-run time: a pair shares the machine's load of the moment, so a drifting
+ * load disturbs this estimate least) and a 90% bootstrap interval (fixed seed) of it, how far the machine's noise moves it.
+ */
+function pairedOverhead(without, withRun) {
+  const base = median(without);
   const diffs = without.map((x, k) => withRun[k] - x);
-  const [low, high] = bootstrapMedianInterval(diffs, 0.9).map((d) => (d / median(without)) * 100);
-  return low <= pct && pct <= high;
+  const paired = median(diffs);
+  const [low, high] = bootstrapMedianInterval(diffs, 0.9).map((d) => (d / base) * 100);
+  return { paired, pct: (paired / base) * 100, low, high, pairs: diffs.length };
 }
 const sign = (x, d = 1) => `${x >= 0 ? '+' : ''}${x.toFixed(d)}`;
 // child processes never call out: no endpoint but the bench's own 127.0.0.1 server during setup
@@ -379,23 +385,18 @@ for (const c of cases) {
     // When the 90% interval of the first REPS pairs holds the target, the verdict would be a coin toss on the machine's
     // noise: EXTRA_REPS more pairs are measured and the verdict is on all of them (never stopped early because a
     // verdict looks favourable: only an interval holding 5% extends the run, whichever side its estimate is on).
-    const extended = EXTRA_REPS > 0 && intervalHolds(plain.wall, withRun.wall, TARGET_PCT);
+    const first = pairedOverhead(plain.wall, withRun.wall);
+    const extended = EXTRA_REPS > 0 && first.low <= TARGET_PCT && TARGET_PCT <= first.high;
     if (extended) runPairs(REPS, REPS + EXTRA_REPS);
     const a = median(plain.wall);
     const b = median(withRun.wall);
     const pct = ((b - a) / a) * 100;
-    // The runs alternate, so each repetition is a pair measured under the same load: the median of the pairs'
-    // differences is the overhead's estimate that a drifting load disturbs least (the ratio of the two medians is
-    // printed too). The verdict is on the paired estimate.
-    const diffs = plain.wall.map((x, k) => withRun.wall[k] - x);
-    const paired = median(diffs);
-    // how far the machine's noise moves that median: a 90% bootstrap interval (fixed seed) of the median difference
-    const [low, high] = bootstrapMedianInterval(diffs, 0.9);
-    const pairedPct = (paired / a) * 100;
+    // the verdict is on the paired estimate (the ratio of the two medians is printed too)
+    const o = extended ? pairedOverhead(plain.wall, withRun.wall) : first;
     let line =
-      `${c.name}: with vs without --run: ${a.toFixed(0)} ms -> ${b.toFixed(0)} ms (${sign(pct)}%); paired: ${sign(paired, 1)} ms, ` +
-      `${sign(pairedPct)}% (target <= ${TARGET_PCT}%: ${pairedPct <= TARGET_PCT ? 'met' : 'NOT met'}; 90% interval ${sign((low / a) * 100)}% to ${sign((high / a) * 100)}%; ` +
-      `${diffs.length} pairs${extended ? `: the interval of the first ${REPS} held ${TARGET_PCT}%` : ''})`;
+      `${c.name}: with vs without --run: ${a.toFixed(0)} ms -> ${b.toFixed(0)} ms (${sign(pct)}%); paired: ${sign(o.paired, 1)} ms, ` +
+      `${sign(o.pct)}% (target <= ${TARGET_PCT}%: ${o.pct <= TARGET_PCT ? 'met' : 'NOT met'}; 90% interval ${sign(o.low)}% to ${sign(o.high)}%; ` +
+      `${o.pairs} pairs${extended ? `: the interval of the first ${REPS} held ${TARGET_PCT}%` : ''})`;
     if (TIME) {
       const ca = median(plain.cpu);
       const cb = median(withRun.cpu);
