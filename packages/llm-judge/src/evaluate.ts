@@ -1,6 +1,6 @@
 import { EvalError, type ReadOptions } from '@eval/core';
 import { integrateSingleStep, integrateTwoStep, type IntegrateOptions, type IntegrationResult, type TrackedSets, type TurnFailure } from './integrate';
-import { computeMetrics, judgeTurns, methodNormalization, type JudgedTurn, type JudgeMetrics, type MetricOptions } from './metrics';
+import { judgeTurns, methodNormalization, metricsOf, ruleJointOf, type JudgedTurn, type JudgeMetrics, type MetricOptions, type RuleJoint } from './metrics';
 import { METHODS, type JudgeMethod } from './methods';
 import { readOutputEntries, type OutputEntry } from './recorded';
 import type { TurnRecord } from './records';
@@ -30,6 +30,8 @@ export interface MethodEvaluation {
   turns: JudgedTurn[];
   /** Every turn of the input (judged or skipped), in the reference's order. */
   records: TurnRecord[];
+  /** The rule joint match of each of `records` that was judged (null for the others), worked out once for the metrics and the run's items. */
+  ruleJoint: Array<RuleJoint | null>;
   metrics: JudgeMetrics;
   perDialogue: Array<{ dialogueId: string; metrics: JudgeMetrics }>;
   /** Flags of judged turns whose judgement differs from the MWZ2.1 / MWZ2.4 rule judgement, in turn order. */
@@ -41,22 +43,26 @@ export interface MethodEvaluation {
 export function evaluateIntegration(method: JudgeMethod, integration: IntegrationResult, options: EvaluateOptions = {}): MethodEvaluation {
   const normalization = methodNormalization(integration.kind, options.ruleNormalization);
   const turns = judgeTurns(integration.turns, normalization);
-  const metrics = computeMetrics(turns, integration.allTurns, options);
+  const emitted = new Set(turns.map((t) => t.flag));
+  const ruleJoint = integration.allTurns.map((r) => (emitted.has(r.flag) ? ruleJointOf(r) : null));
+  const metrics = metricsOf(turns, integration.allTurns, options, ruleJoint);
   const perDialogue: MethodEvaluation['perDialogue'] = [];
-  const byDialogue = new Map<string, { turns: JudgedTurn[]; all: typeof integration.allTurns }>();
-  for (const r of integration.allTurns) {
+  const byDialogue = new Map<string, { turns: JudgedTurn[]; all: typeof integration.allTurns; joints: Array<RuleJoint | null> }>();
+  integration.allTurns.forEach((r, i) => {
     let g = byDialogue.get(r.dialogueId);
-    if (!g) byDialogue.set(r.dialogueId, (g = { turns: [], all: [] }));
+    if (!g) byDialogue.set(r.dialogueId, (g = { turns: [], all: [], joints: [] }));
     g.all.push(r);
-  }
+    g.joints.push(ruleJoint[i]!);
+  });
   for (const t of turns) byDialogue.get(t.dialogueId)!.turns.push(t);
-  for (const [dialogueId, g] of byDialogue) perDialogue.push({ dialogueId, metrics: computeMetrics(g.turns, g.all, options) });
+  for (const [dialogueId, g] of byDialogue) perDialogue.push({ dialogueId, metrics: metricsOf(g.turns, g.all, options, g.joints) });
   const failures = integration.failures;
   return {
     method,
     kind: integration.kind,
     turns,
     records: integration.allTurns,
+    ruleJoint,
     metrics,
     perDialogue,
     incoherent: {

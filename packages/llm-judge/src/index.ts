@@ -40,7 +40,7 @@ export type {
   TwoStepOutputs,
 } from './integrate';
 export { computeMetrics, judgeTurns, percent, ruleJudgements, ruleMetrics, ruleTurnLabel, stateMatches } from './metrics';
-export type { JudgedTurn, JudgeMetrics, MetricOptions, RuleMetrics, RuleNormalization } from './metrics';
+export type { JudgedTurn, JudgeMetrics, MetricOptions, RuleJoint, RuleMetrics, RuleNormalization } from './metrics';
 export { evaluateIntegration, evaluateOutputFiles, evaluateOutputs, evaluationToJson, readOutputFiles } from './evaluate';
 export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './evaluate';
 export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './recorded';

@@ -135,11 +135,31 @@ export function judgeTurns(turns: readonly TurnJudgement[], normalization: RuleN
   return turns.map((t, i) => ({ ...t, ruleMwz21: rules[i]!.mwz21, ruleMwz24: rules[i]!.mwz24 }));
 }
 
+/** A turn's rule joint match: its predicted state equals the ground truth exactly (rule JGA), MultiWOZ 2.1 and 2.4. */
+export interface RuleJoint {
+  mwz21: boolean;
+  /** Null without MultiWOZ 2.4 labels. */
+  mwz24: boolean | null;
+}
+
+/** The rule joint match of a turn ({@link stateMatches} against each ground truth it has). */
+export function ruleJointOf(r: TurnRecord): RuleJoint {
+  return { mwz21: stateMatches(r.predict, r.groundTruth), mwz24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null };
+}
+
 /**
  * The metrics of a set of judged turns (§6.1): TSA (GPT), rule TSA, coherence, GPT-JGA, and rule JGA over
  * `allTurns` (turns not emitted count in its denominator but never as matches, as in `parser.py`).
  */
 export function computeMetrics(turns: readonly JudgedTurn[], allTurns: readonly TurnRecord[], options: MetricOptions = {}): JudgeMetrics {
+  return metricsOf(turns, allTurns, options);
+}
+
+/**
+ * {@link computeMetrics}, with the rule joint matches of `allTurns` when they are known (`joints[i]` of `allTurns[i]`,
+ * null for a turn not emitted): an evaluation works them out once for its metrics, its per-dialogue metrics and its items.
+ */
+export function metricsOf(turns: readonly JudgedTurn[], allTurns: readonly TurnRecord[], options: MetricOptions, joints?: ReadonlyArray<RuleJoint | null>): JudgeMetrics {
   const n = turns.length;
   const hasM24 = turns.length > 0 ? turns.every((t) => t.ruleMwz24 !== null) : allTurns.every((r) => r.groundTruthM24);
   const sum = (f: (t: JudgedTurn) => boolean) => turns.reduce((s, t) => s + (f(t) ? 1 : 0), 0);
@@ -148,10 +168,12 @@ export function computeMetrics(turns: readonly JudgedTurn[], allTurns: readonly 
   let jga21 = 0;
   let jga24 = 0;
   const allHaveM24 = allTurns.every((r) => r.groundTruthM24);
-  for (const r of allTurns) {
+  for (let i = 0; i < allTurns.length; i++) {
+    const r = allTurns[i]!;
     if (!emitted.has(r.flag)) continue;
-    if (stateMatches(r.predict, r.groundTruth)) jga21++;
-    if (r.groundTruthM24 && stateMatches(r.predict, r.groundTruthM24)) jga24++;
+    const joint = joints?.[i] ?? ruleJointOf(r);
+    if (joint.mwz21) jga21++;
+    if (joint.mwz24) jga24++;
   }
   const offset = options.ruleJga === 'reference' ? 1 : 0;
   return {

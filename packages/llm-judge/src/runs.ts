@@ -5,7 +5,7 @@
 import { join } from 'node:path';
 import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
 import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
-import { percent, stateMatches } from './metrics';
+import { percent, ruleJointOf } from './metrics';
 import { readOutputEntries, type OutputEntry } from './recorded';
 import type { SlotValues, TurnRecord } from './records';
 
@@ -141,7 +141,7 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
   const files = options.outputs && options.runDir !== undefined ? outputFilesOf(options.outputs) : undefined;
   const located = files?.map((f) => runLocation(options.runDir!, f));
   const afterTurn = options.gptJga === 'after-turn';
-  return evaluation.records.map((r) => {
+  return evaluation.records.map((r, i) => {
     const own = entries.get(r.flag);
     const detail: Record<string, unknown> =
       located && own
@@ -153,6 +153,8 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
     const complete = t.missed.length === 0;
     const jointBefore = t.before.incorrect.length === 0 && t.before.missed.length === 0;
     const jointAfter = t.after.incorrect.length === 0 && t.after.missed.length === 0;
+    // worked out by the evaluation for its rule JGA (an evaluation built by other means may lack it)
+    const joint = evaluation.ruleJoint?.[i] ?? ruleJointOf(r);
     const values: Record<string, RunItemValue> = {
       judge: t.judge === 1,
       accurate,
@@ -162,8 +164,8 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
       joint: afterTurn ? jointAfter : jointBefore,
       jointBefore,
       jointAfter,
-      ruleJointM21: stateMatches(r.predict, r.groundTruth),
-      ruleJointM24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null,
+      ruleJointM21: joint.mwz21,
+      ruleJointM24: joint.mwz24,
     };
     // set one by one, in this order: one item per turn, so no temporary objects to copy from
     detail.judge = { accurate, complete };

@@ -16,6 +16,7 @@ import type {
   RunStatus,
 } from './schema';
 import { checkRunManifest } from './check';
+import { serializeItems } from './items-text';
 import { RUN_SCHEMA_VERSION } from './version';
 
 // node:crypto is loaded on first use: commands that write no run record never need it.
@@ -273,26 +274,25 @@ export class RunWriter {
    */
   async finish(r: RunFinish): Promise<RunManifest> {
     if (this.finished) throw new EvalError('run_finished', `run ${this.dir} is already finished`);
-    // One pass over the items: ids checked, failures kept, each item serialised and written to the temporary file of
-    // items.jsonl in chunks as it goes (the lines die young: no array of them, no joined copy). A duplicate id stops
-    // the pass: the temporary files are removed and nothing becomes visible.
+    // One pass over the items: ids checked, failures kept, the items serialised in batches (see serializeItems) and
+    // written to the temporary file of items.jsonl as it goes (no array of all items or lines, no joined copy). A
+    // duplicate id stops the pass: the temporary files are removed and nothing becomes visible.
     const seen = new Map<string, number>();
     const failed: RunItem[] = [];
     let count = 0;
     const writeItems = (write: (chunk: string) => void) => {
-      let chunk = '';
+      let batch: RunItem[] = [];
       for (const item of r.items) {
         const first = seen.get(item.id);
         if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${count + 1} share the id "${item.id}"`);
         seen.set(item.id, count++);
         if (item.error !== undefined) failed.push(item);
-        chunk += `${JSON.stringify(item)}\n`;
-        if (chunk.length >= ITEM_CHUNK) {
-          write(chunk);
-          chunk = '';
+        if (batch.push(item) === ITEM_BATCH) {
+          write(serializeItems(batch));
+          batch = [];
         }
       }
-      if (chunk !== '') write(chunk);
+      if (batch.length > 0) write(serializeItems(batch));
     };
     let written: RunManifest | undefined;
     const manifestText = () => {
@@ -448,8 +448,9 @@ async function writeInOrder(
   }
 }
 
-/** Chunks of items.jsonl handed to the file at a time while the items are serialised. */
-const ITEM_CHUNK = 256 * 1024;
+/** Items serialised (and written) together: a batch's items are held until its text is written. */
+const ITEM_BATCH = 256;
+
 
 /** Writes a text as UTF-8, whole (a short write is continued). */
 function writeText(fd: number, text: string): void {
