@@ -451,7 +451,6 @@ async function writeInOrder(
 /** Items serialised (and written) together: a batch's items are held until its text is written. */
 const ITEM_BATCH = 256;
 
-
 /** Writes a text as UTF-8, whole (a short write is continued). */
 function writeText(fd: number, text: string): void {
   const bytes = Buffer.from(text, 'utf8');
