@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { getResourceSet, resourceFileListSha256, type RunResource } from '@eval/core';
+import { getResourceSet, resourceFileListSha256, type RunResource, sha256Hex } from '@eval/core';
 
 async function walk(dir: string, out: string[] = []): Promise<string[]> {
   for (const e of await readdir(dir, { withFileTypes: true })) {
@@ -31,7 +30,7 @@ export async function describeResource(name: string, dir: string | undefined, fr
   const files: Array<{ path: string; sha256: string }> = [];
   for (const path of paths) {
     const bytes = await readFile(join(dir, path)).catch(() => undefined);
-    if (bytes) files.push({ path, sha256: createHash('sha256').update(bytes).digest('hex') });
+    if (bytes) files.push({ path, sha256: sha256Hex(bytes) });
   }
   const pinned = set !== undefined && files.length === set.files.length && set.files.every((f, i) => f.sha256 !== undefined && f.sha256 === files[i]!.sha256);
   return { name, ...(pinned ? { commit: set!.commit } : {}), sha256: resourceFileListSha256(files), source };

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { FileDigests, type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256 } from '@eval/core';
+import { FileDigests, type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256, sha256Hex } from '@eval/core';
 import {
   CGT_BENCHMARK,
   type CgaVariant,
@@ -224,7 +223,7 @@ async function cgaResource(opts: CgtCommandOptions, s: SettingResult, gold: { ba
   const files = await Promise.all(
     s.groups.map(async (g) => {
       const file = join(gold.cgaDir, cgaFileName(g.id));
-      return { path: relative(gold.base, file).split(sep).join('/'), sha256: createHash('sha256').update(await readFile(file)).digest('hex') };
+      return { path: relative(gold.base, file).split(sep).join('/'), sha256: sha256Hex(await readFile(file)) };
     }),
   );
   return { name: 'cgt', ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}), sha256: resourceFileListSha256(files), source };

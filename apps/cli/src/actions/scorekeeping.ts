@@ -1,8 +1,7 @@
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { EvalError, InputError, readText, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
+import { EvalError, InputError, readText, sha256Hex, writeFileAtomic, writeJsonAtomic, type RunLlm } from '@eval/core';
 import {
   aggregateScores,
   assertNoOverlaps,
@@ -552,7 +551,7 @@ export async function scorekeepingReport(dir: string, flags: ScorekeepingReportF
 
 /** Short sha256 of a file (an instances file's identity in the variant). */
 async function fileDigest(file: string): Promise<string> {
-  return createHash('sha256').update(await readFile(file)).digest('hex').slice(0, 12);
+  return sha256Hex(await readFile(file)).slice(0, 12);
 }
 
 /** The episodes (every scores.json below the results directory, or only those of `modelPair`) as items, metrics and artifacts. */
