@@ -361,7 +361,6 @@ for (const c of cases) {
     const fileSystem = `file creation ${fileCreationMicros().toFixed(0)} us`;
     const plain = { wall: [], cpu: [] };
     const withRun = { wall: [], cpu: [] };
-    let firstOut;
     // one untimed pair first: after a build, each side's first process compiles every module and fills its own
     // compile-cache entries (as the multiwoz bench warms up); no user runs a command that way twice
     if (c.always) {
@@ -382,7 +381,6 @@ for (const c of cases) {
           const m = run();
           list.wall.push(m.wall);
           if (m.cpu !== undefined) list.cpu.push(m.cpu);
-          firstOut ??= m.stdout;
         }
       }
     };
