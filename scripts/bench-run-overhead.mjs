@@ -20,14 +20,30 @@
 // as any command without --run), substituted by a module-resolution hook; both sides run under the same hook, the
 // "with" side's wrapper re-exporting core unchanged. Commands whose inputs are missing are skipped with a line saying so.
 import { spawn, spawnSync } from 'node:child_process';
-import { closeSync, cpSync, existsSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const SHARED = process.env.EVAL_SHARED_DIR ? resolve(process.env.EVAL_SHARED_DIR) : join(root, '..', 'shared');
-const CLI = join(root, 'apps', 'cli', JSON.parse(readFileSync(join(root, 'apps', 'cli', 'package.json'), 'utf8')).bin.dialeval);
+const CLI = join(
+  root,
+  'apps',
+  'cli',
+  JSON.parse(readFileSync(join(root, 'apps', 'cli', 'package.json'), 'utf8')).bin.dialeval,
+);
 const CORE = join(root, 'packages', 'core', 'dist', 'index.js');
 const TESTING = join(root, 'packages', 'llm', 'dist', 'testing.js');
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
@@ -73,7 +89,9 @@ const sign = (x, d = 1) => `${x >= 0 ? '+' : ''}${x.toFixed(d)}`;
 const ENV = { ...process.env, DIALEVAL_RUNS: '', CI: '1', BENCH_RUN_OVERHEAD_KEY: 'sk-bench-not-a-key' };
 
 if (!existsSync(CLI) || !existsSync(CORE)) {
-  process.stdout.write(`run record overhead: skipped (${existsSync(CLI) ? CORE : CLI} is not built: run \`pnpm build\` first)\n`);
+  process.stdout.write(
+    `run record overhead: skipped (${existsSync(CLI) ? CORE : CLI} is not built: run \`pnpm build\` first)\n`,
+  );
   process.exit(0);
 }
 
@@ -83,7 +101,10 @@ process.on('exit', () => rmSync(work, { recursive: true, force: true }));
 /** Runs the CLI once (setup); throws with its last stderr line on a non-zero exit. */
 function cli(args, { ok = [0] } = {}) {
   const r = spawnSync(process.execPath, [CLI, ...args], { encoding: 'utf8', env: ENV, maxBuffer: 256 * 1024 * 1024 });
-  if (!ok.includes(r.status)) throw new Error(`dialeval ${args.slice(0, 2).join(' ')}: exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`);
+  if (!ok.includes(r.status))
+    throw new Error(
+      `dialeval ${args.slice(0, 2).join(' ')}: exit ${r.status}: ${(r.stderr || '').trim().split('\n').pop()}`,
+    );
   return r;
 }
 
@@ -94,7 +115,11 @@ function cliAsync(args) {
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     child.on('error', reject);
-    child.on('close', (code) => (code === 0 ? resolveRun() : reject(new Error(`dialeval ${args.slice(0, 2).join(' ')}: exit ${code}: ${stderr.trim().split('\n').pop()}`))));
+    child.on('close', (code) =>
+      code === 0
+        ? resolveRun()
+        : reject(new Error(`dialeval ${args.slice(0, 2).join(' ')}: exit ${code}: ${stderr.trim().split('\n').pop()}`)),
+    );
   });
 }
 
@@ -146,13 +171,16 @@ function hookFiles() {
  */
 function playedResults() {
   const dir = join(work, 'sk-played');
-  if (!existsSync(dir)) cli(['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', dir]);
+  if (!existsSync(dir))
+    cli(['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', dir]);
   return dir;
 }
 
 /** One whole process: wall ms, and CPU ms (user + system) with /usr/bin/time. */
 function measure(args, { hook } = {}) {
-  const node = hook ? ['--import', pathToFileURL(join(hookFiles(), 'register.mjs')).href, CLI, ...args] : [CLI, ...args];
+  const node = hook
+    ? ['--import', pathToFileURL(join(hookFiles(), 'register.mjs')).href, CLI, ...args]
+    : [CLI, ...args];
   const env = hook ? { ...ENV, BENCH_RUN_OVERHEAD_CORE: `./core-${hook}.mjs` } : ENV;
   const [cmd, argv] = TIME ? [TIME, ['-f', '%U %S', process.execPath, ...node]] : [process.execPath, node];
   const t0 = performance.now();
@@ -201,19 +229,40 @@ const cases = [
     label: 'cgt predictions/ (5 settings x 10 groups, 1,000 bootstrap samples) --format json',
     needs: ['cgt/predictions'],
     plain: () => ['cgt', shared('cgt', 'predictions'), '--format', 'json'],
-    withRun: (i) => ['cgt', shared('cgt', 'predictions'), '--format', 'json', '--run', join(work, 'runs', 'cgt', String(i))],
+    withRun: (i) => [
+      'cgt',
+      shared('cgt', 'predictions'),
+      '--format',
+      'json',
+      '--run',
+      join(work, 'runs', 'cgt', String(i)),
+    ],
   },
   {
     name: 'multiwoz',
     label: 'multiwoz ubar.json --success --richness (full test set, v2022)',
-    needs: ['multiwoz/predictions/ubar.json', 'multiwoz/data/database', 'multiwoz/derived/goals_test_reconstructed.json', 'multiwoz/data/booked_domains.json'],
+    needs: [
+      'multiwoz/predictions/ubar.json',
+      'multiwoz/data/database',
+      'multiwoz/derived/goals_test_reconstructed.json',
+      'multiwoz/data/booked_domains.json',
+    ],
     setup() {
       const data = join(work, 'mwz-data');
       mkdirSync(join(data, 'database'), { recursive: true });
       cpSync(shared('multiwoz', 'data', 'database'), join(data, 'database'), { recursive: true });
       cpSync(shared('multiwoz', 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
       cpSync(shared('multiwoz', 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
-      this.args = ['multiwoz', shared('multiwoz', 'predictions', 'ubar.json'), '--success', '--richness', '--data', data, '--format', 'json'];
+      this.args = [
+        'multiwoz',
+        shared('multiwoz', 'predictions', 'ubar.json'),
+        '--success',
+        '--richness',
+        '--data',
+        data,
+        '--format',
+        'json',
+      ];
     },
     plain() {
       return this.args;
@@ -247,27 +296,71 @@ const cases = [
       return ['scorekeeping', 'report', this.dir, '--format', 'json'];
     },
     withRun(i) {
-      return ['scorekeeping', 'report', this.dir, '--format', 'json', '--run', join(work, 'runs', 'sk-report', String(i))];
+      return [
+        'scorekeeping',
+        'report',
+        this.dir,
+        '--format',
+        'json',
+        '--run',
+        join(work, 'runs', 'sk-report', String(i)),
+      ];
     },
   },
   {
     name: 'scorekeeping-play',
     label: 'scorekeeping play --player perfect (every experiment and episode; always a run)',
     needs: ['scorekeeping'],
-    always: (i) => ['scorekeeping', 'play', '--player', 'perfect', '--resources', shared('scorekeeping'), '--out', join(work, 'sk-play', String(i))],
+    always: (i) => [
+      'scorekeeping',
+      'play',
+      '--player',
+      'perfect',
+      '--resources',
+      shared('scorekeeping'),
+      '--out',
+      join(work, 'sk-play', String(i)),
+    ],
   },
   {
     name: 'llm-judge-run',
     label: 'llm-judge run --method direct --records original_sampled.json.gz (732 turns, --cache replay; always a run)',
-    needs: ['llm-judge/predictions/original_sampled.json.gz', 'llm-judge/templates', 'llm-judge/slice/direct_outputs.json'],
+    needs: [
+      'llm-judge/predictions/original_sampled.json.gz',
+      'llm-judge/templates',
+      'llm-judge/slice/direct_outputs.json',
+    ],
     async setup() {
-      this.common = ['llm-judge', 'run', '--method', 'direct', '--records', shared('llm-judge', 'predictions', 'original_sampled.json.gz'), '--templates', shared('llm-judge', 'templates'), '--model', 'bench-model', '--cache-dir', join(work, 'llm-cache')];
+      this.common = [
+        'llm-judge',
+        'run',
+        '--method',
+        'direct',
+        '--records',
+        shared('llm-judge', 'predictions', 'original_sampled.json.gz'),
+        '--templates',
+        shared('llm-judge', 'templates'),
+        '--model',
+        'bench-model',
+        '--cache-dir',
+        join(work, 'llm-cache'),
+      ];
       // fill the cache once from a scripted server: the recorded answer where the slice has the prompt, else one of them
       const recorded = JSON.parse(readFileSync(shared('llm-judge', 'slice', 'direct_outputs.json'), 'utf8'));
       const answers = new Map(recorded.filter((e) => e.length > 2).map((e) => [e[2], e[1]]));
       const fallback = recorded[0][1];
-      await withServer((prompt) => answers.get(prompt) ?? fallback, (baseURL) =>
-        cliAsync([...this.common, '--base-url', baseURL, '--api-key-env', 'BENCH_RUN_OVERHEAD_KEY', '--out', join(work, 'llm-judge-filled')]),
+      await withServer(
+        (prompt) => answers.get(prompt) ?? fallback,
+        (baseURL) =>
+          cliAsync([
+            ...this.common,
+            '--base-url',
+            baseURL,
+            '--api-key-env',
+            'BENCH_RUN_OVERHEAD_KEY',
+            '--out',
+            join(work, 'llm-judge-filled'),
+          ]),
       );
     },
     always(i) {
@@ -277,7 +370,11 @@ const cases = [
   {
     name: 'llm-judge-report',
     label: 'llm-judge report --outputs direct=FILE (732 judged turns) --format json',
-    needs: ['llm-judge/predictions/original_sampled.json.gz', 'llm-judge/templates', 'llm-judge/slice/direct_outputs.json'],
+    needs: [
+      'llm-judge/predictions/original_sampled.json.gz',
+      'llm-judge/templates',
+      'llm-judge/slice/direct_outputs.json',
+    ],
     async setup() {
       const filled = join(work, 'llm-judge-filled', 'direct_outputs.json');
       if (!existsSync(filled)) await cases.find((c) => c.name === 'llm-judge-run').setup();
@@ -296,13 +393,36 @@ const cases = [
     needs: ['memory/aggregate_fixture_sessions0-11.json'],
     setup() {
       this.records = join(work, 'memory-records.json');
-      writeFileSync(this.records, JSON.stringify(JSON.parse(readFileSync(shared('memory', 'aggregate_fixture_sessions0-11.json'), 'utf8')).records));
+      writeFileSync(
+        this.records,
+        JSON.stringify(
+          JSON.parse(readFileSync(shared('memory', 'aggregate_fixture_sessions0-11.json'), 'utf8')).records,
+        ),
+      );
     },
     plain(i) {
-      return ['memory', 'aggregate', this.records, '--format', 'json', '--write-stat', join(work, 'memory-stat', `plain-${i}.json`)];
+      return [
+        'memory',
+        'aggregate',
+        this.records,
+        '--format',
+        'json',
+        '--write-stat',
+        join(work, 'memory-stat', `plain-${i}.json`),
+      ];
     },
     withRun(i) {
-      return ['memory', 'aggregate', this.records, '--format', 'json', '--write-stat', join(work, 'memory-stat', `run-${i}.json`), '--run', join(work, 'runs', 'memory-aggregate', String(i))];
+      return [
+        'memory',
+        'aggregate',
+        this.records,
+        '--format',
+        'json',
+        '--write-stat',
+        join(work, 'memory-stat', `run-${i}.json`),
+        '--run',
+        join(work, 'runs', 'memory-aggregate', String(i)),
+      ];
     },
   },
   {
@@ -310,16 +430,48 @@ const cases = [
     label: 'memory judge sample_run_artifact (12 sessions, 410 judgements, --cache replay)',
     needs: ['memory/sample_run_artifact_martin_mark_sessions0-11.jsonl'],
     async setup() {
-      this.common = ['memory', 'judge', shared('memory', 'sample_run_artifact_martin_mark_sessions0-11.jsonl'), '--format', 'json', '--model', 'bench-model', '--cache-dir', join(work, 'llm-cache')];
+      this.common = [
+        'memory',
+        'judge',
+        shared('memory', 'sample_run_artifact_martin_mark_sessions0-11.jsonl'),
+        '--format',
+        'json',
+        '--model',
+        'bench-model',
+        '--cache-dir',
+        join(work, 'llm-cache'),
+      ];
       await withServer(memoryVerdict, (baseURL) =>
-        cliAsync([...this.common, '--base-url', baseURL, '--api-key-env', 'BENCH_RUN_OVERHEAD_KEY', '--out', join(work, 'memory-filled', 'bench_eval_stat_result.json')]),
+        cliAsync([
+          ...this.common,
+          '--base-url',
+          baseURL,
+          '--api-key-env',
+          'BENCH_RUN_OVERHEAD_KEY',
+          '--out',
+          join(work, 'memory-filled', 'bench_eval_stat_result.json'),
+        ]),
       );
     },
     plain(i) {
-      return [...this.common, '--cache', 'replay', '--out', join(work, 'memory-judge', `plain-${i}`, 'bench_eval_stat_result.json')];
+      return [
+        ...this.common,
+        '--cache',
+        'replay',
+        '--out',
+        join(work, 'memory-judge', `plain-${i}`, 'bench_eval_stat_result.json'),
+      ];
     },
     withRun(i) {
-      return [...this.common, '--cache', 'replay', '--out', join(work, 'memory-judge', `run-${i}`, 'bench_eval_stat_result.json'), '--run', join(work, 'runs', 'memory-judge', String(i))];
+      return [
+        ...this.common,
+        '--cache',
+        'replay',
+        '--out',
+        join(work, 'memory-judge', `run-${i}`, 'bench_eval_stat_result.json'),
+        '--run',
+        join(work, 'runs', 'memory-judge', String(i)),
+      ];
     },
   },
 ];
@@ -327,9 +479,12 @@ const cases = [
 /** HaluMem judging with fixed verdicts (as apps/cli/test/memory-script.ts). */
 function memoryVerdict(prompt) {
   const fence = (o) => `\`\`\`json\n${JSON.stringify(o)}\n\`\`\``;
-  if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) return fence({ reasoning: 'scripted', score: '2' });
-  if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
-  if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) return fence({ reason: 'scripted', evaluation_result: 'Correct' });
+  if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**'))
+    return fence({ reasoning: 'scripted', score: '2' });
+  if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**'))
+    return fence({ accuracy_score: '2', is_included_in_golden_memories: 'true', reason: 'scripted' });
+  if (prompt.startsWith('Your task is to **evaluate the update accuracy**'))
+    return fence({ reason: 'scripted', evaluation_result: 'Correct' });
   return fence({ reasoning: 'scripted', evaluation_result: 'Correct' });
 }
 
@@ -346,7 +501,9 @@ async function withServer(answer, fn) {
 
 process.stdout.write(
   `run record overhead: the built CLI, whole processes, with vs without the run record, alternating, ${REPS} pairs (${EXTRA_REPS.length > 0 ? `${EXTRA_REPS.join(', then ')} more while the 90% interval holds ${TARGET_PCT}%` : 'no more'}; medians; the verdict on the median of the paired differences); ` +
-    `${cpus().length} cores, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')} at start${TIME ? '' : ' (no /usr/bin/time: wall time only)'}\n`,
+    `${cpus().length} cores, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')} at start${TIME ? '' : ' (no /usr/bin/time: wall time only)'}\n`,
 );
 let failed = 0;
 for (const c of cases) {
@@ -373,8 +530,15 @@ for (const c of cases) {
     const runPairs = (from, to) => {
       for (let i = from; i < to; i++) {
         const sides = [
-          [plain, () => (c.always ? measure(c.always.call(c, `p${i}`), { hook: 'without-run' }) : measure(c.plain.call(c, i)))],
-          [withRun, () => (c.always ? measure(c.always.call(c, `r${i}`), { hook: 'with-run' }) : measure(c.withRun.call(c, i)))],
+          [
+            plain,
+            () =>
+              c.always ? measure(c.always.call(c, `p${i}`), { hook: 'without-run' }) : measure(c.plain.call(c, i)),
+          ],
+          [
+            withRun,
+            () => (c.always ? measure(c.always.call(c, `r${i}`), { hook: 'with-run' }) : measure(c.withRun.call(c, i))),
+          ],
         ];
         // alternate which side goes first, so neither always runs on a warmer (or busier) machine
         for (const [list, run] of i % 2 === 0 ? sides : sides.reverse()) {

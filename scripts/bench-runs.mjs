@@ -87,12 +87,19 @@ function syntheticItems(seed, quality) {
 
 async function writeRun(dir, system, items) {
   const run = await startRun(dir, { benchmark: 'bench-mwz', variant: '2022', system });
-  await run.finish({ items, metrics: Object.fromEntries(Object.entries(benchmark.recompute(items)).map(([k, v]) => [k, { value: v, n: items.length }])) });
+  await run.finish({
+    items,
+    metrics: Object.fromEntries(
+      Object.entries(benchmark.recompute(items)).map(([k, v]) => [k, { value: v, n: items.length }]),
+    ),
+  });
 }
 
 const work = mkdtempSync(join(tmpdir(), 'bench-runs-'));
 const line = (what, seconds, target) =>
-  process.stdout.write(`${what.padEnd(64)} ${seconds.toFixed(2).padStart(6)} s   target < ${target} s   ${seconds < target ? 'ok' : 'OVER TARGET'}\n`);
+  process.stdout.write(
+    `${what.padEnd(64)} ${seconds.toFixed(2).padStart(6)} s   target < ${target} s   ${seconds < target ? 'ok' : 'OVER TARGET'}\n`,
+  );
 try {
   await writeRun(join(work, 'a'), 'a', syntheticItems(1, 0.5));
   await writeRun(join(work, 'b'), 'b', syntheticItems(2, 0.55));
@@ -102,18 +109,28 @@ try {
   const c = compareRuns(runs, benchmark, { resamples: R, seed: 0 });
   line(`compare: 2 runs x ${N} items, R = ${R}, BLEU (corpus) + Inform + Success`, (performance.now() - t) / 1000, 5);
   const used = process.cpuUsage(cpu);
-  process.stdout.write(`  (CPU time ${((used.user + used.system) / 1e6).toFixed(2)} s: wall time above includes waiting for a shared core)\n`);
+  process.stdout.write(
+    `  (CPU time ${((used.user + used.system) / 1e6).toFixed(2)} s: wall time above includes waiting for a shared core)\n`,
+  );
   const bleuRow = c.pairs[0].metrics.find((m) => m.name === 'BLEU');
-  process.stdout.write(`  (BLEU ${bleuRow.a.toFixed(2)} -> ${bleuRow.b.toFixed(2)}, 95% CI [${bleuRow.ci.map((x) => x.toFixed(2)).join(', ')}], p ${bleuRow.pRandomization.toFixed(4)})\n`);
+  process.stdout.write(
+    `  (BLEU ${bleuRow.a.toFixed(2)} -> ${bleuRow.b.toFixed(2)}, 95% CI [${bleuRow.ci.map((x) => x.toFixed(2)).join(', ')}], p ${bleuRow.pRandomization.toFixed(4)})\n`,
+  );
   const slow = { benchmark: benchmark.benchmark, binary: benchmark.binary, recompute: benchmark.recompute };
   t = performance.now();
   compareRuns(runs, slow, { resamples: 1000, seed: 0 });
-  process.stdout.write(`  (without the prepare fast path: ${((performance.now() - t) / 1000).toFixed(2)} s at R = 1000)\n`);
+  process.stdout.write(
+    `  (without the prepare fast path: ${((performance.now() - t) / 1000).toFixed(2)} s at R = 1000)\n`,
+  );
 
   const many = join(work, 'many');
   const small = syntheticItems(3, 0.5).slice(0, 20);
   for (let i = 0; i < RUNS; i += 50) {
-    await Promise.all(Array.from({ length: 50 }, (_, j) => writeRun(join(many, `sys${(i + j) % 25}`, `t${i + j}`), `sys${(i + j) % 25}`, small)));
+    await Promise.all(
+      Array.from({ length: 50 }, (_, j) =>
+        writeRun(join(many, `sys${(i + j) % 25}`, `t${i + j}`), `sys${(i + j) % 25}`, small),
+      ),
+    );
   }
   t = performance.now();
   const rows = await listRuns(many, { sortBy: 'BLEU' });
@@ -128,7 +145,11 @@ try {
   } finally {
     process.stdout.write = write;
   }
-  line(`runs: \`dialeval runs\` (in process, table) over ${RUNS} runs, exit ${code}`, (performance.now() - t) / 1000, 2);
+  line(
+    `runs: \`dialeval runs\` (in process, table) over ${RUNS} runs, exit ${code}`,
+    (performance.now() - t) / 1000,
+    2,
+  );
 } finally {
   rmSync(work, { recursive: true, force: true });
 }

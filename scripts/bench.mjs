@@ -19,12 +19,18 @@ let ran = 0;
 const overhead = join(root, 'scripts', 'bench-run-overhead.mjs');
 if (existsSync(overhead) && (only.length === 0 || only.some((o) => 'run-overhead'.includes(o)))) {
   process.stdout.write('\n=== bench run record overhead (scripts/bench-run-overhead.mjs)\n');
-  const build = spawnSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=dialeval...', '--output-logs=errors-only'], { cwd: root, stdio: 'inherit' });
+  const build = spawnSync(
+    'pnpm',
+    ['exec', 'turbo', 'run', 'build', '--filter=dialeval...', '--output-logs=errors-only'],
+    { cwd: root, stdio: 'inherit' },
+  );
   const r = build.status === 0 ? spawnSync(process.execPath, [overhead], { cwd: root, stdio: 'inherit' }) : build;
   ran++;
   if (r.status !== 0) {
     failed++;
-    process.stdout.write(`=== bench run record overhead FAILED (${build.status === 0 ? '' : 'build, '}exit ${r.status})\n`);
+    process.stdout.write(
+      `=== bench run record overhead FAILED (${build.status === 0 ? '' : 'build, '}exit ${r.status})\n`,
+    );
   }
 }
 // The run record's benchmark (scripts/bench-runs.mjs: compare and runs) is @eval/core's `bench` script, run below with

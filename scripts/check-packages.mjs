@@ -6,7 +6,7 @@
 // The CLI tarball is installed with its dependencies and `dialeval --help` / `dialeval demo` must run. Finally the
 // "from a checkout" install commands of README.md run as documented (pack, install the tarballs, import / --help).
 // Requires a prior `pnpm build`.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -18,7 +18,11 @@ const NO_OPENAI = new Set(['@eval/core', '@eval/cgt', '@eval/multiwoz', '@eval/s
 const only = process.argv.slice(2);
 
 function run(cmd, args, opts = {}) {
-  const r = spawnSync(cmd, args, { encoding: 'utf8', ...opts, env: { ...process.env, npm_config_update_notifier: 'false', ...opts.env } });
+  const r = spawnSync(cmd, args, {
+    encoding: 'utf8',
+    ...opts,
+    env: { ...process.env, npm_config_update_notifier: 'false', ...opts.env },
+  });
   if (r.status !== 0) {
     const out = `${r.stdout ?? ''}\n${r.stderr ?? ''}`.trim();
     throw new Error(`${cmd} ${args.join(' ')} failed (exit ${r.status}) in ${opts.cwd ?? process.cwd()}\n${out}`);
@@ -26,14 +30,15 @@ function run(cmd, args, opts = {}) {
   return r.stdout;
 }
 
-const dirs = [...readdirSync(join(root, 'packages')).map((d) => join(root, 'packages', d)), join(root, 'apps', 'cli')].filter((d) =>
-  existsSync(join(d, 'package.json')),
-);
+const dirs = [
+  ...readdirSync(join(root, 'packages')).map((d) => join(root, 'packages', d)),
+  join(root, 'apps', 'cli'),
+].filter((d) => existsSync(join(d, 'package.json')));
 const pkgs = dirs
   .map((dir) => ({ dir, json: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
   .filter((p) => !p.json.private)
   .filter((p) => only.length === 0 || only.includes(p.json.name));
-const byName = new Map(pkgs.map((p) => [p.json.name, p]));
+const _byName = new Map(pkgs.map((p) => [p.json.name, p]));
 const allByName = new Map(
   dirs.map((dir) => {
     const json = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
@@ -54,7 +59,13 @@ function check(name, what, fn) {
     process.stdout.write(`  ok   ${name}: ${what}\n`);
   } catch (error) {
     failures.push(`${name}: ${what}: ${error.message}`);
-    process.stdout.write(`  FAIL ${name}: ${what}\n${String(error.message).split('\n').slice(0, 30).map((l) => `       ${l}`).join('\n')}\n`);
+    process.stdout.write(
+      `  FAIL ${name}: ${what}\n${String(error.message)
+        .split('\n')
+        .slice(0, 30)
+        .map((l) => `       ${l}`)
+        .join('\n')}\n`,
+    );
   }
 }
 
@@ -65,7 +76,11 @@ function tarball(name) {
   const p = allByName.get(name);
   if (!existsSync(join(p.dir, 'dist'))) throw new Error(`${name} is not built: run \`pnpm build\` first`);
   const out = run('pnpm', ['pack', '--pack-destination', tarDir], { cwd: p.dir });
-  const file = out.trim().split('\n').filter((l) => l.endsWith('.tgz')).pop();
+  const file = out
+    .trim()
+    .split('\n')
+    .filter((l) => l.endsWith('.tgz'))
+    .pop();
   const path = resolve(p.dir, file.trim());
   tarballs.set(name, path);
   return path;
@@ -89,47 +104,88 @@ for (const { dir, json } of pkgs) {
   process.stdout.write(`${name}\n`);
   check(name, 'publint', () => run(bin('publint'), ['run', '--strict', dir], { cwd: dir }));
   check(name, 'arethetypeswrong', () =>
-    run(bin('attw'), [tarball(name), '--profile', 'node16', '--format', 'table-flipped', ...(json.bin ? ['--entrypoints', '.'] : [])], {
-      cwd: dir,
-    }),
+    run(
+      bin('attw'),
+      [tarball(name), '--profile', 'node16', '--format', 'table-flipped', ...(json.bin ? ['--entrypoints', '.'] : [])],
+      {
+        cwd: dir,
+      },
+    ),
   );
 
   const app = join(work, `install-${name.replace(/[@/]/g, '_')}`);
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'pkgcheck', version: '1.0.0', private: true }, null, 2));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'pkgcheck', version: '1.0.0', private: true }, null, 2),
+  );
   const toInstall = [...localDeps(name)].map((d) => tarball(d));
   toInstall.push(tarball(name));
   let installed = false;
   check(name, 'npm install of the packed tarball', () => {
-    run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...toInstall, '@types/node@20'], { cwd: app });
+    run('npm', ['install', '--no-audit', '--no-fund', '--loglevel=error', ...toInstall, '@types/node@20'], {
+      cwd: app,
+    });
     installed = true;
   });
   if (!installed) continue;
 
   const hasMain = Boolean(json.exports?.['.']);
   if (hasMain) {
-    writeFileSync(join(app, 'esm.mjs'), `import * as m from '${name}';\nif (Object.keys(m).length === 0) throw new Error('no exports');\nconsole.log(Object.keys(m).length);\n`);
-    writeFileSync(join(app, 'cjs.cjs'), `const m = require('${name}');\nif (Object.keys(m).length === 0) throw new Error('no exports');\nconsole.log(Object.keys(m).length);\n`);
+    writeFileSync(
+      join(app, 'esm.mjs'),
+      `import * as m from '${name}';\nif (Object.keys(m).length === 0) throw new Error('no exports');\nconsole.log(Object.keys(m).length);\n`,
+    );
+    writeFileSync(
+      join(app, 'cjs.cjs'),
+      `const m = require('${name}');\nif (Object.keys(m).length === 0) throw new Error('no exports');\nconsole.log(Object.keys(m).length);\n`,
+    );
     check(name, 'import works', () => run(process.execPath, ['esm.mjs'], { cwd: app }));
     check(name, 'require works', () => run(process.execPath, ['cjs.cjs'], { cwd: app }));
     const subpaths = Object.keys(json.exports).filter((k) => k !== '.' && k !== './package.json');
     const typeFiles = ['types.mts', 'types.cts'];
     for (const [i, sub] of subpaths.entries()) {
       const spec = `${name}/${sub.slice(2)}`;
-      writeFileSync(join(app, 'sub.mjs'), `import * as m from '${spec}';\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`);
+      writeFileSync(
+        join(app, 'sub.mjs'),
+        `import * as m from '${spec}';\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`,
+      );
       check(name, `import ${spec} works`, () => run(process.execPath, ['sub.mjs'], { cwd: app }));
-      writeFileSync(join(app, 'sub.cjs'), `const m = require('${spec}');\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`);
+      writeFileSync(
+        join(app, 'sub.cjs'),
+        `const m = require('${spec}');\nif (Object.keys(m).length === 0) throw new Error('no exports');\n`,
+      );
       check(name, `require ${spec} works`, () => run(process.execPath, ['sub.cjs'], { cwd: app }));
-      writeFileSync(join(app, `types-sub${i}.mts`), `import * as m from '${spec}';\nexport const keys: Array<keyof typeof m> = [];\n`);
-      writeFileSync(join(app, `types-sub${i}.cts`), `import m = require('${spec}');\nexport const keys: Array<keyof typeof m> = [];\n`);
+      writeFileSync(
+        join(app, `types-sub${i}.mts`),
+        `import * as m from '${spec}';\nexport const keys: Array<keyof typeof m> = [];\n`,
+      );
+      writeFileSync(
+        join(app, `types-sub${i}.cts`),
+        `import m = require('${spec}');\nexport const keys: Array<keyof typeof m> = [];\n`,
+      );
       typeFiles.push(`types-sub${i}.mts`, `types-sub${i}.cts`);
     }
-    writeFileSync(join(app, 'types.mts'), `import * as m from '${name}';\nexport const keys: Array<keyof typeof m> = [];\n`);
-    writeFileSync(join(app, 'types.cts'), `import m = require('${name}');\nexport const keys: Array<keyof typeof m> = [];\n`);
+    writeFileSync(
+      join(app, 'types.mts'),
+      `import * as m from '${name}';\nexport const keys: Array<keyof typeof m> = [];\n`,
+    );
+    writeFileSync(
+      join(app, 'types.cts'),
+      `import m = require('${name}');\nexport const keys: Array<keyof typeof m> = [];\n`,
+    );
     writeFileSync(
       join(app, 'tsconfig.json'),
       JSON.stringify({
-        compilerOptions: { module: 'node16', moduleResolution: 'node16', strict: true, noEmit: true, skipLibCheck: false, types: ['node'], lib: ['es2022', 'dom'] },
+        compilerOptions: {
+          module: 'node16',
+          moduleResolution: 'node16',
+          strict: true,
+          noEmit: true,
+          skipLibCheck: false,
+          types: ['node'],
+          lib: ['es2022', 'dom'],
+        },
         files: typeFiles,
       }),
     );
@@ -153,11 +209,17 @@ for (const { dir, json } of pkgs) {
       const log = join(app, 'resolved.log');
       writeFileSync(log, '');
       const hook = join(root, 'apps', 'cli', 'test', 'fixtures-resolve-log.mjs');
-      run(process.execPath, ['--import', hook, join(app, 'node_modules', name, json.bin[Object.keys(json.bin)[0]]), '--help'], {
-        cwd: app,
-        env: { DIALEVAL_RESOLVE_LOG: log },
-      });
-      const loaded = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].filter((s) => s !== '@eval/core');
+      run(
+        process.execPath,
+        ['--import', hook, join(app, 'node_modules', name, json.bin[Object.keys(json.bin)[0]]), '--help'],
+        {
+          cwd: app,
+          env: { DIALEVAL_RESOLVE_LOG: log },
+        },
+      );
+      const loaded = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].filter(
+        (s) => s !== '@eval/core',
+      );
       if (loaded.length > 0) throw new Error(`--help resolved ${loaded.join(', ')}`);
     });
   }
@@ -169,14 +231,28 @@ if (only.length === 0) {
   const T = join(work, 'readme-tarballs');
   const sh = (script, cwd) => run('bash', ['-euo', 'pipefail', '-c', script], { cwd, env: { T } });
   check('README', 'pnpm -r pack --pack-destination "$PWD/tarballs"', () => {
-    sh('pnpm -r pack --pack-destination "$T" >/dev/null && ls "$T"/eval-core-*.tgz "$T"/dialeval-*.tgz >/dev/null', root);
+    sh(
+      'pnpm -r pack --pack-destination "$T" >/dev/null && ls "$T"/eval-core-*.tgz "$T"/dialeval-*.tgz >/dev/null',
+      root,
+    );
   });
   const project = join(work, 'readme-project');
   mkdirSync(project);
-  writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'readme-project', version: '1.0.0', private: true, type: 'module' }));
+  writeFileSync(
+    join(project, 'package.json'),
+    JSON.stringify({ name: 'readme-project', version: '1.0.0', private: true, type: 'module' }),
+  );
   check('README', 'npm i "$T"/eval-core-*.tgz "$T"/eval-cgt-*.tgz zod, then import @eval/cgt', () => {
     sh('npm i --no-audit --no-fund --loglevel=error "$T"/eval-core-*.tgz "$T"/eval-cgt-*.tgz zod', project);
-    run(process.execPath, ['--input-type=module', '-e', "const m = await import('@eval/cgt'); if (typeof m.evaluateSetting !== 'function') throw new Error('no evaluateSetting');"], { cwd: project });
+    run(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const m = await import('@eval/cgt'); if (typeof m.evaluateSetting !== 'function') throw new Error('no evaluateSetting');",
+      ],
+      { cwd: project },
+    );
   });
   check('README', 'npm i --prefix DIR "$T"/*.tgz, then dialeval --help', () => {
     const prefix = join(work, 'readme-cli');

@@ -24,7 +24,10 @@ rmSync(dir, { recursive: true, force: true });
 const skipped = rows.reduce((n, r) => n + r.skipped, 0);
 let status = turbo.status ?? 1;
 if (skipped > 0) {
-  const where = rows.filter((r) => r.skipped > 0).map((r) => `${r.package} ${r.skipped}`).join(', ');
+  const where = rows
+    .filter((r) => r.skipped > 0)
+    .map((r) => `${r.package} ${r.skipped}`)
+    .join(', ');
   console.log(`\nreference data missing: ${skipped} parity tests skipped (${where}). ${rows[0].hint}`);
   if (process.env.EVAL_REQUIRE_REFERENCE_DATA === '1') {
     console.error('EVAL_REQUIRE_REFERENCE_DATA=1: no parity test may be skipped');

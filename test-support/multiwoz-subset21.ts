@@ -20,13 +20,19 @@ export function multiwozSubset21(work: string): MultiwozSubset21 {
   const data = join(work, 'data');
   mkdirSync(join(data, 'database'), { recursive: true });
   mkdirSync(join(data, 'references'));
-  for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(mwz, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
-  symlinkSync(join(mwz, 'data', 'database', 'restaurant_db.v2022.json'), join(data, 'database', 'restaurant_db.v2022.json'));
+  for (const d of ['attraction', 'hotel', 'restaurant', 'train'])
+    symlinkSync(join(mwz, 'data', 'database', `${d}_db.json`), join(data, 'database', `${d}_db.json`));
+  symlinkSync(
+    join(mwz, 'data', 'database', 'restaurant_db.v2022.json'),
+    join(data, 'database', 'restaurant_db.v2022.json'),
+  );
   symlinkSync(join(mwz, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
   symlinkSync(join(mwz, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
   symlinkSync(join(mwz, 'derived', 'subset21', 'mwz22_refs.json'), join(data, 'references', 'mwz22.json'));
   symlinkSync(join(mwz, 'derived', 'subset21', 'gold_states.json'), join(data, 'gold_states.json'));
-  const ids = new Set(JSON.parse(readFileSync(join(mwz, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[]);
+  const ids = new Set(
+    JSON.parse(readFileSync(join(mwz, 'derived', 'subset21', 'dialog_ids.json'), 'utf8')) as string[],
+  );
   return {
     data,
     subset(name, fileName = `${name}.json`) {

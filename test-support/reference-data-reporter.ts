@@ -44,10 +44,15 @@ export class ReferenceDataReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let skipped = 0;
     for (const module of testModules) {
-      for (const test of module.children.allTests('skipped')) if (test.fullName.includes(REFERENCE_DATA_MARK)) skipped++;
+      for (const test of module.children.allTests('skipped'))
+        if (test.fullName.includes(REFERENCE_DATA_MARK)) skipped++;
     }
     const log = process.env.EVAL_REFERENCE_SKIP_LOG;
-    if (log) appendFileSync(log, `${JSON.stringify({ package: process.env.npm_package_name ?? process.cwd(), skipped, hint: referenceDataHint() })}\n`);
+    if (log)
+      appendFileSync(
+        log,
+        `${JSON.stringify({ package: process.env.npm_package_name ?? process.cwd(), skipped, hint: referenceDataHint() })}\n`,
+      );
     else if (skipped > 0) process.stdout.write(`\n${referenceDataSkipLine(skipped)}\n`);
     if (skipped > 0 && process.env.EVAL_REQUIRE_REFERENCE_DATA === '1') process.exitCode = 1;
   }
@@ -74,7 +79,8 @@ export function findDirectSharedPaths(root: string): string[] {
         readFileSync(path, 'utf8')
           .split('\n')
           .forEach((line, i) => {
-            if (!/^\s*(\/\/|\/?\*)/.test(line) && DIRECT.some((re) => re.test(line))) hits.push(`${relative(root, path)}:${i + 1}`);
+            if (!/^\s*(\/\/|\/?\*)/.test(line) && DIRECT.some((re) => re.test(line)))
+              hits.push(`${relative(root, path)}:${i + 1}`);
           });
       }
     }

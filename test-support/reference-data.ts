@@ -19,7 +19,9 @@ export { REFERENCE_DATA_MARK };
 const REPO_ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** `../shared` beside the checkout (`EVAL_SHARED_DIR` overrides it, e.g. to try the suite without it). */
-export const SHARED_ROOT = process.env.EVAL_SHARED_DIR ? resolve(process.env.EVAL_SHARED_DIR) : join(REPO_ROOT, '..', 'shared');
+export const SHARED_ROOT = process.env.EVAL_SHARED_DIR
+  ? resolve(process.env.EVAL_SHARED_DIR)
+  : join(REPO_ROOT, '..', 'shared');
 
 function inCache(rel: string): string | undefined {
   for (const [prefix, set, inSet] of FETCHABLE_REFERENCE_DATA) {
@@ -79,7 +81,15 @@ function skipping<T extends typeof describe | typeof it>(skip: Fn & { each: Fn }
     (...cases: unknown[]) =>
     (name: unknown, fn?: unknown, ...rest: unknown[]) =>
       skip.each(...cases)(mark(name), body(fn), ...rest);
-  return Object.assign(api, { each, skip: api, skipIf: () => api, runIf: () => api, only: api, concurrent: api, sequential: api }) as unknown as T;
+  return Object.assign(api, {
+    each,
+    skip: api,
+    skipIf: () => api,
+    runIf: () => api,
+    only: api,
+    concurrent: api,
+    sequential: api,
+  }) as unknown as T;
 }
 
 /**
@@ -89,7 +99,9 @@ function skipping<T extends typeof describe | typeof it>(skip: Fn & { each: Fn }
  * `.each` works as on `describe`.
  */
 export function describeWithReferenceData(...rels: string[]): typeof describe {
-  return hasReferenceData(...rels) ? describe : skipping<typeof describe>(describe.skip as unknown as Fn & { each: Fn }, true);
+  return hasReferenceData(...rels)
+    ? describe
+    : skipping<typeof describe>(describe.skip as unknown as Fn & { each: Fn }, true);
 }
 
 /** `it` when every one of the reference data `rels` is available, else an `it` that registers skipped, marked tests. */

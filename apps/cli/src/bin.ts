@@ -29,7 +29,8 @@ if (process.argv[2] === 'multiwoz') {
 
 // The installed `dialeval` is the CommonJS build: its modules' compiled code is cached between runs (compile-cache.ts).
 // Entries are kept per command, subcommand and run record (compileCacheTag).
-if (typeof require === 'function' && typeof module === 'object') enableCompileCache(compileCacheTag(process.argv.slice(2), v8Settings));
+if (typeof require === 'function' && typeof module === 'object')
+  enableCompileCache(compileCacheTag(process.argv.slice(2), v8Settings));
 
 // `dialeval ... | head`: a closed pipe is the reader's choice, not an error.
 for (const stream of [process.stdout, process.stderr]) {
@@ -39,12 +40,14 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-import('./main').then(({ main }) => main(process.argv.slice(2))).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`dialeval: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
-    process.exitCode = 1;
-  },
-);
+import('./main')
+  .then(({ main }) => main(process.argv.slice(2)))
+  .then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`dialeval: internal error: ${(error as Error)?.stack ?? String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );

@@ -17,9 +17,7 @@ import { homedir } from 'node:os';
 import { basename, dirname, join, resolve } from 'node:path';
 import { Script } from 'node:vm';
 
-interface CompileFunction {
-  (this: Module, content: string, filename: string): unknown;
-}
+type CompileFunction = (this: Module, content: string, filename: string) => unknown;
 
 /** Hits and misses of this process (for tests and `DIALEVAL_COMPILE_CACHE=debug`). */
 export interface CompileCacheStats {
@@ -58,7 +56,18 @@ export function writesRunRecord(argv: readonly string[], env: NodeJS.ProcessEnv 
 }
 
 /** Top-level commands, and those with subcommands (their entries are kept per subcommand). */
-const COMMANDS = new Set(['cgt', 'multiwoz', 'scorekeeping', 'llm-judge', 'memory', 'compare', 'runs', 'report', 'resources', 'demo']);
+const COMMANDS = new Set([
+  'cgt',
+  'multiwoz',
+  'scorekeeping',
+  'llm-judge',
+  'memory',
+  'compare',
+  'runs',
+  'report',
+  'resources',
+  'demo',
+]);
 const WITH_SUBCOMMANDS = new Set(['multiwoz', 'scorekeeping', 'llm-judge', 'memory', 'resources']);
 
 /**
@@ -68,7 +77,11 @@ const WITH_SUBCOMMANDS = new Set(['multiwoz', 'scorekeeping', 'llm-judge', 'memo
  * llm-judge actions): with one set of entries for all, whichever command ran first would leave the others to compile
  * their own code anew on every run.
  */
-export function compileCacheTag(argv: readonly string[], v8Settings: string, env: NodeJS.ProcessEnv = process.env): string {
+export function compileCacheTag(
+  argv: readonly string[],
+  v8Settings: string,
+  env: NodeJS.ProcessEnv = process.env,
+): string {
   const [command, sub] = argv;
   let name = command !== undefined && COMMANDS.has(command) ? command : 'other';
   if (WITH_SUBCOMMANDS.has(name) && sub !== undefined && /^[a-z][a-z-]*$/.test(sub)) name += `-${sub}`;
@@ -102,7 +115,11 @@ export function enableCompileCache(tag: string, env: NodeJS.ProcessEnv = process
     return undefined;
   }
   const stats: CompileCacheStats = { dir, hits: 0, misses: 0 };
-  const proto = Module.prototype as unknown as { _compile: CompileFunction; require: (id: string) => unknown; paths?: string[] };
+  const proto = Module.prototype as unknown as {
+    _compile: CompileFunction;
+    require: (id: string) => unknown;
+    paths?: string[];
+  };
   const compile = proto._compile;
   const internals = Module as unknown as {
     wrap: (source: string) => string;
@@ -136,15 +153,15 @@ export function enableCompileCache(tag: string, env: NodeJS.ProcessEnv = process
       pending.push({ file: entry, script });
     }
     const wrapper = script.runInThisContext({ displayErrors: true }) as (...args: unknown[]) => unknown;
-    const mod = this;
-    const require = ((id: string) => mod.require(id)) as NodeJS.Require;
-    const requireResolve = ((request: string, options?: unknown) => internals._resolveFilename(request, mod, false, options)) as NodeJS.RequireResolve;
-    requireResolve.paths = (request: string) => internals._resolveLookupPaths(request, mod);
+    const require = ((id: string) => this.require(id)) as NodeJS.Require;
+    const requireResolve = ((request: string, options?: unknown) =>
+      internals._resolveFilename(request, this, false, options)) as NodeJS.RequireResolve;
+    requireResolve.paths = (request: string) => internals._resolveLookupPaths(request, this);
     require.resolve = requireResolve;
     require.main = process.mainModule;
     (require as unknown as { extensions: unknown }).extensions = internals._extensions;
     (require as unknown as { cache: unknown }).cache = internals._cache;
-    return wrapper.call(mod.exports, mod.exports, require, mod, filename, dirname(filename));
+    return wrapper.call(this.exports, this.exports, require, this, filename, dirname(filename));
   };
   // the compiled code of what ran (lazily compiled functions included) is written when the process ends
   process.once('exit', () => {
@@ -160,6 +177,9 @@ export function enableCompileCache(tag: string, env: NodeJS.ProcessEnv = process
       // a cache that cannot be written is only slower next time
     }
   });
-  if (env.DIALEVAL_COMPILE_CACHE === 'debug') process.once('exit', () => process.stderr.write(`dialeval: compile cache ${dir}: ${stats.hits} hit(s), ${stats.misses} miss(es)\n`));
+  if (env.DIALEVAL_COMPILE_CACHE === 'debug')
+    process.once('exit', () =>
+      process.stderr.write(`dialeval: compile cache ${dir}: ${stats.hits} hit(s), ${stats.misses} miss(es)\n`),
+    );
   return stats;
 }

@@ -4,18 +4,30 @@ import { EvalError } from '@eval/core';
 
 /** A configuration problem that no retry fixes: the run stops with its cause and the fix, exit 2. */
 export interface ConfigFailure {
-  cause: 'missing-key' | 'unauthorized' | 'forbidden' | 'model-not-found' | 'connection-refused' | 'dns' | 'replay-miss';
+  cause:
+    | 'missing-key'
+    | 'unauthorized'
+    | 'forbidden'
+    | 'model-not-found'
+    | 'connection-refused'
+    | 'dns'
+    | 'replay-miss';
   fix: string;
 }
 
 const FIXES: Record<ConfigFailure['cause'], string> = {
-  'missing-key': 'export the key in the variable named by --api-key-env (default OPENAI_API_KEY), or name another variable with --api-key-env',
-  unauthorized: 'the endpoint rejected the API key (HTTP 401): check the variable named by --api-key-env and that the key belongs to the endpoint of --base-url',
-  forbidden: 'the endpoint refused access (HTTP 403): the key has no access to this model or endpoint; check --model, --base-url and the key in --api-key-env',
+  'missing-key':
+    'export the key in the variable named by --api-key-env (default OPENAI_API_KEY), or name another variable with --api-key-env',
+  unauthorized:
+    'the endpoint rejected the API key (HTTP 401): check the variable named by --api-key-env and that the key belongs to the endpoint of --base-url',
+  forbidden:
+    'the endpoint refused access (HTTP 403): the key has no access to this model or endpoint; check --model, --base-url and the key in --api-key-env',
   'model-not-found': 'the endpoint does not know the model (HTTP 404): check --model, and that --base-url ends in /v1',
-  'connection-refused': 'nothing answers at the endpoint: check --base-url (or $OPENAI_BASE_URL) and that the server is running',
+  'connection-refused':
+    'nothing answers at the endpoint: check --base-url (or $OPENAI_BASE_URL) and that the server is running',
   dns: 'the endpoint host name does not resolve: check --base-url (or $OPENAI_BASE_URL)',
-  'replay-miss': 'with --cache replay every request must already be in the cache: run once with --cache use (and --cache-dir pointing at the recorded cache)',
+  'replay-miss':
+    'with --cache replay every request must already be in the cache: run once with --cache use (and --cache-dir pointing at the recorded cache)',
 };
 
 /** Recognises a configuration error (missing key, 401/403/404, refused connection, DNS, replay miss), else undefined. */
@@ -23,7 +35,8 @@ export function configFailure(error: unknown): ConfigFailure | undefined {
   if (!EvalError.isInstance(error)) return undefined;
   const e = error as EvalError & { cause?: unknown; fix?: unknown; status?: number; errno?: unknown };
   // @eval/llm's typed configuration error carries its own cause and fix.
-  if (typeof e.fix === 'string' && typeof e.cause === 'string' && e.cause in FIXES) return { cause: e.cause as ConfigFailure['cause'], fix: e.fix };
+  if (typeof e.fix === 'string' && typeof e.cause === 'string' && e.cause in FIXES)
+    return { cause: e.cause as ConfigFailure['cause'], fix: e.fix };
   if (e.code === 'missing_api_key') return { cause: 'missing-key', fix: FIXES['missing-key'] };
   if (e.code === 'cache_miss') return { cause: 'replay-miss', fix: FIXES['replay-miss'] };
   if (e.code !== 'llm_call_failed') return undefined;

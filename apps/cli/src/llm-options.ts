@@ -52,36 +52,84 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
   if (defaults.model) model.default(defaults.model);
   command
     .addOption(model)
-    .option('--base-url <url>', 'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI)')
-    .option('--api-key-env <name>', 'environment variable holding the API key (the key itself is never written anywhere)', 'OPENAI_API_KEY')
+    .option(
+      '--base-url <url>',
+      'OpenAI-compatible endpoint, e.g. http://localhost:11434/v1 (default: $OPENAI_BASE_URL, else OpenAI)',
+    )
+    .option(
+      '--api-key-env <name>',
+      'environment variable holding the API key (the key itself is never written anywhere)',
+      'OPENAI_API_KEY',
+    )
     .addOption(
-      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)').argParser(integer('--concurrency', { min: 1 })).default(defaults.concurrency ?? 16),
+      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)')
+        .argParser(integer('--concurrency', { min: 1 }))
+        .default(defaults.concurrency ?? 16),
     )
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
     .addOption(
-      new Option('--cache <mode>', 'use: read and write; refresh: overwrite; off: no cache; replay: cache only, a miss is an error (no network, no key)')
+      new Option(
+        '--cache <mode>',
+        'use: read and write; refresh: overwrite; off: no cache; replay: cache only, a miss is an error (no network, no key)',
+      )
         .choices([...CACHE_MODE_CHOICES])
         .default('use'),
     )
-    .addOption(new Option('--max-cost <usd>', 'budget in USD: stop cleanly (finished items kept) before passing it').argParser(nonNegativeNumber('--max-cost')))
-    .option('--dry-run', 'build every request without calling the model; print calls, tokens and estimated cost; write the requests as JSONL')
-    .option('--dry-run-file <file>', 'where --dry-run writes the requests (Batch API JSONL; default under the cache directory)')
-    .option('--batch', 'send the requests through the OpenAI Batch API (half price, up to 24 h), then finish from the cache')
+    .addOption(
+      new Option('--max-cost <usd>', 'budget in USD: stop cleanly (finished items kept) before passing it').argParser(
+        nonNegativeNumber('--max-cost'),
+      ),
+    )
+    .option(
+      '--dry-run',
+      'build every request without calling the model; print calls, tokens and estimated cost; write the requests as JSONL',
+    )
+    .option(
+      '--dry-run-file <file>',
+      'where --dry-run writes the requests (Batch API JSONL; default under the cache directory)',
+    )
+    .option(
+      '--batch',
+      'send the requests through the OpenAI Batch API (half price, up to 24 h), then finish from the cache',
+    )
     .addOption(new Option('--temperature <t>', 'sampling temperature').argParser(nonNegativeNumber('--temperature')))
     .addOption(new Option('--seed <n>', 'sampling seed sent to the endpoint').argParser(integer('--seed')))
-    .addOption(new Option('--max-tokens <n>', 'most completion tokens per call').argParser(integer('--max-tokens', { min: 1 })))
-    .addOption(new Option('--timeout <ms>', 'timeout of one model call attempt in ms').argParser(integer('--timeout', { min: 1 })))
-    .addOption(new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(integer('--max-attempts', { min: 1 })))
-    .option('--prices <file>', 'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one')
-    .option('--llm-summary <file>', 'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE')
     .addOption(
-      new Option('--repeats <n>', 'run every call N times (the repeat index is part of the cache key; repeat 0 is a single run\'s): figures as mean and std across repeats')
+      new Option('--max-tokens <n>', 'most completion tokens per call').argParser(integer('--max-tokens', { min: 1 })),
+    )
+    .addOption(
+      new Option('--timeout <ms>', 'timeout of one model call attempt in ms').argParser(
+        integer('--timeout', { min: 1 }),
+      ),
+    )
+    .addOption(
+      new Option('--max-attempts <n>', 'attempts per model call (429, 5xx, timeouts are retried)').argParser(
+        integer('--max-attempts', { min: 1 }),
+      ),
+    )
+    .option(
+      '--prices <file>',
+      'JSON price table {"model": {"input": USD/1M, "output": USD/1M, "cachedInput"?: USD/1M}} over the built-in one',
+    )
+    .option(
+      '--llm-summary <file>',
+      'write the machine-readable run summary (calls, cache hits, failures, tokens, cost) to FILE',
+    )
+    .addOption(
+      new Option(
+        '--repeats <n>',
+        "run every call N times (the repeat index is part of the cache key; repeat 0 is a single run's): figures as mean and std across repeats",
+      )
         .argParser(integer('--repeats', { min: 1 }))
         .default(1),
     )
     .option('--no-progress', 'no live progress line (it is only drawn on a terminal anyway)')
-    .option('--allow-invalid-utf8', 'replace invalid UTF-8 in the inputs with U+FFFD (counted on stderr) instead of failing with the file and byte offset');
-  if (defaults.temperature !== undefined) command.setOptionValueWithSource('temperature', defaults.temperature, 'default');
+    .option(
+      '--allow-invalid-utf8',
+      'replace invalid UTF-8 in the inputs with U+FFFD (counted on stderr) instead of failing with the file and byte offset',
+    );
+  if (defaults.temperature !== undefined)
+    command.setOptionValueWithSource('temperature', defaults.temperature, 'default');
   return command;
 }
 
@@ -117,6 +165,8 @@ export function readOptionsFromFlags(flags: Pick<LlmFlags, 'allowInvalidUtf8'>):
   return {
     allowInvalidUtf8: true,
     onInvalidUtf8: (r) =>
-      process.stderr.write(`warning: ${r.file}: ${r.replaced} invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${r.firstOffset}); the replaced text is what the model sees\n`),
+      process.stderr.write(
+        `warning: ${r.file}: ${r.replaced} invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${r.firstOffset}); the replaced text is what the model sees\n`,
+      ),
   };
 }

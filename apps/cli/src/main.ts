@@ -24,7 +24,8 @@ const BAD_INPUT_CODES = new Set([
 /** Exit code for an error: 2 for bad input or usage, 1 for evaluation failures. */
 export function exitCodeFor(error: unknown): number {
   if (EvalError.isInstance(error)) {
-    if (BAD_INPUT_CODES.has(error.code) || error.code.startsWith('input_') || error.code.endsWith('_input')) return EXIT.usage;
+    if (BAD_INPUT_CODES.has(error.code) || error.code.startsWith('input_') || error.code.endsWith('_input'))
+      return EXIT.usage;
     return EXIT.failure;
   }
   return EXIT.failure;
@@ -57,13 +58,20 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : EXIT.ok;
   } catch (error) {
     if (error instanceof CommanderError) {
-      if (error.code === 'commander.helpDisplayed' || error.code === 'commander.version' || error.code === 'commander.help') return EXIT.ok;
+      if (
+        error.code === 'commander.helpDisplayed' ||
+        error.code === 'commander.version' ||
+        error.code === 'commander.help'
+      )
+        return EXIT.ok;
       return error.exitCode === 0 ? EXIT.ok : EXIT.usage;
     }
     const config = configFailure(error);
     if (config) {
       const message = (error as Error).message;
-      process.stderr.write(`dialeval: configuration error (${config.cause}): ${message}\n${message.includes(config.fix) ? '' : `fix: ${config.fix}\n`}`);
+      process.stderr.write(
+        `dialeval: configuration error (${config.cause}): ${message}\n${message.includes(config.fix) ? '' : `fix: ${config.fix}\n`}`,
+      );
       return EXIT.usage;
     }
     const fs = filesystemFailure(error);

@@ -25,7 +25,8 @@ export function integer(flag: string, options: { min?: number } = {}): ArgParser
 export function nonNegativeNumber(flag: string): ArgParser<number> {
   return (value) => {
     const n = Number(value);
-    if (value.trim() === '' || !Number.isFinite(n) || n < 0) throw new InvalidArgumentError(`${flag} expects a non-negative number, got "${value}"`);
+    if (value.trim() === '' || !Number.isFinite(n) || n < 0)
+      throw new InvalidArgumentError(`${flag} expects a non-negative number, got "${value}"`);
     return n;
   };
 }

@@ -28,7 +28,9 @@ export interface SelfAgreement {
  * judgement of item i: such items are left out).
  */
 export function selfAgreement(labels: Array<Array<string | number | undefined>>): SelfAgreement {
-  const complete = labels.filter((row) => row.length > 1 && row.every((x) => x !== undefined)) as Array<Array<string | number>>;
+  const complete = labels.filter((row) => row.length > 1 && row.every((x) => x !== undefined)) as Array<
+    Array<string | number>
+  >;
   if (complete.length === 0) return { items: 0, agreement: null, fleissKappa: null };
   const same = complete.filter((row) => row.every((x) => x === row[0])).length;
   const kappa = fleissKappa(ratingTable(complete).table);

@@ -18,22 +18,62 @@ describe('scrubArgv: no key reaches a run record', () => {
   it('redacts key-like flag values (not `--*-env NAME`), key-shaped words, URL user info and queries; keeps the rest', () => {
     expect(
       scrubArgv([
-        'llm-judge', 'run', '--api-key', 'abc', '--token=xyz', '--api-key-env', 'OPENAI_API_KEY',
-        'sk-proj-abcdefghijklmnop', 'https://user:pw@api.example.com/v1?key=secret', '--model', 'gpt-4o', 'preds.json',
-        '--max-tokens', '256', '--hf-token', 'hf_x',
+        'llm-judge',
+        'run',
+        '--api-key',
+        'abc',
+        '--token=xyz',
+        '--api-key-env',
+        'OPENAI_API_KEY',
+        'sk-proj-abcdefghijklmnop',
+        'https://user:pw@api.example.com/v1?key=secret',
+        '--model',
+        'gpt-4o',
+        'preds.json',
+        '--max-tokens',
+        '256',
+        '--hf-token',
+        'hf_x',
       ]),
     ).toEqual([
-      'llm-judge', 'run', '--api-key', '***', '--token=***', '--api-key-env', 'OPENAI_API_KEY',
-      '***', 'https://***@api.example.com/v1?***', '--model', 'gpt-4o', 'preds.json',
-      '--max-tokens', '256', '--hf-token', '***',
+      'llm-judge',
+      'run',
+      '--api-key',
+      '***',
+      '--token=***',
+      '--api-key-env',
+      'OPENAI_API_KEY',
+      '***',
+      'https://***@api.example.com/v1?***',
+      '--model',
+      'gpt-4o',
+      'preds.json',
+      '--max-tokens',
+      '256',
+      '--hf-token',
+      '***',
     ]);
   });
 });
 
 describe('scrubOptions', () => {
   it('redacts key-named and key-shaped string options, keeps the rest', () => {
-    expect(scrubOptions({ apiKey: 'abc', hf_token: 'x', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 256, model: 'gpt-4o', header: 'sk-abcdefghijklmnopq' })).toEqual({
-      apiKey: '***', hf_token: '***', apiKeyEnv: 'OPENAI_API_KEY', maxTokens: 256, model: 'gpt-4o', header: '***',
+    expect(
+      scrubOptions({
+        apiKey: 'abc',
+        hf_token: 'x',
+        apiKeyEnv: 'OPENAI_API_KEY',
+        maxTokens: 256,
+        model: 'gpt-4o',
+        header: 'sk-abcdefghijklmnopq',
+      }),
+    ).toEqual({
+      apiKey: '***',
+      hf_token: '***',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      maxTokens: 256,
+      model: 'gpt-4o',
+      header: '***',
     });
   });
 });
@@ -56,7 +96,10 @@ describe('openRun', () => {
   it('--run DIR: fills tool, command (scrubbed) and the system from the input', async () => {
     rememberCommandLine(['toy', 'a.json', '--api-key', 'hunter2']);
     const dir = join(work, 'explicit');
-    const w = (await openRun({ run: dir }, { benchmark: 'multiwoz', variant: '2022', input: 'preds/a.json', options: { bleu: true } }))!;
+    const w = (await openRun(
+      { run: dir },
+      { benchmark: 'multiwoz', variant: '2022', input: 'preds/a.json', options: { bleu: true } },
+    ))!;
     expect(w.dir).toBe(dir);
     const m = await w.finish({ items: [], metrics: {} });
     expect(m.system).toBe('a');
@@ -82,7 +125,10 @@ describe('openRun', () => {
     try {
       for (const durable of [undefined, true]) {
         fsyncs = 0;
-        const w = (await openRun({ run: join(work, `durable-${durable}`) }, { benchmark: 'toy', variant: 'v1', ...(durable ? { durable } : {}) }))!;
+        const w = (await openRun(
+          { run: join(work, `durable-${durable}`) },
+          { benchmark: 'toy', variant: 'v1', ...(durable ? { durable } : {}) },
+        ))!;
         await w.finish({ items: [{ id: 'q1', values: { correct: true } }], metrics: {} });
         counts.push(fsyncs);
       }

@@ -36,7 +36,10 @@ export interface OpenRunInit {
 /** Adds `--run <dir>` and `--system <name>` to an evaluating command. */
 export function addRunOptions(cmd: Command): Command {
   return cmd
-    .option('--run <dir>', 'write a run record (run.json, items.jsonl) into DIR (default with $DIALEVAL_RUNS: <parent>/<benchmark>/<system>/<timestamp>)')
+    .option(
+      '--run <dir>',
+      'write a run record (run.json, items.jsonl) into DIR (default with $DIALEVAL_RUNS: <parent>/<benchmark>/<system>/<timestamp>)',
+    )
     .option('--system <name>', "the evaluated system's name in the run record (default: from the input file name)");
 }
 
@@ -52,7 +55,8 @@ export function rememberCommandLine(argv: string[]): void {
 
 /** Flag names whose value is a secret: `--api-key`, `--token`, `--hf-token`, `--password`, ... (not `--max-tokens`). */
 const SECRET_FLAG = /(^|[-_])(api[-_]?key|key|token|secret|password|passwd|auth|credentials?)$/i;
-const SECRET_VALUE = /^(sk|pk|rk|xox[abp]|gh[pousr]|hf|AKIA)[-_A-Za-z0-9]{8,}$|^[A-Za-z0-9_-]{32,}$|^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
+const SECRET_VALUE =
+  /^(sk|pk|rk|xox[abp]|gh[pousr]|hf|AKIA)[-_A-Za-z0-9]{8,}$|^[A-Za-z0-9_-]{32,}$|^eyJ[\w-]+\.[\w-]+\.[\w-]+$/;
 
 /** Redacts what looks like a key: values of `--*key*`/`--*token*`-like flags, key-shaped words, URL user info and queries. */
 export function scrubArgv(argv: string[]): string[] {
@@ -94,8 +98,10 @@ function scrubWord(arg: string): string {
   if (SECRET_VALUE.test(arg)) return '***';
   // URLs: drop user info and query (either can carry a key); most arguments are no URL
   if (!arg.includes('://')) return arg;
-  return arg.replace(/\b([a-z][a-z0-9+.-]*:\/\/)([^/\s@]*@)?([^\s?#]*)(\?[^\s#]*)?/gi, (_m, scheme: string, user: string | undefined, rest: string, query: string | undefined) =>
-    `${scheme}${user ? '***@' : ''}${rest}${query ? '?***' : ''}`,
+  return arg.replace(
+    /\b([a-z][a-z0-9+.-]*:\/\/)([^/\s@]*@)?([^\s?#]*)(\?[^\s#]*)?/gi,
+    (_m, scheme: string, user: string | undefined, rest: string, query: string | undefined) =>
+      `${scheme}${user ? '***@' : ''}${rest}${query ? '?***' : ''}`,
   );
 }
 
@@ -196,12 +202,16 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
   const cli = cliVersion();
   // Every command opens its run once its results are in hand (evaluated, judged, played) and finishes it at once:
   // no start marker (a command stopped before then leaves an empty run directory, never a complete-looking one).
-  return startRun(dir, {
-    benchmark: init.benchmark,
-    variant: init.variant,
-    system,
-    command: recordedCommand(),
-    options: scrubOptions(init.options ?? {}),
-    tool: { ...(cli !== undefined ? { cli } : {}), packages },
-  }, { marker: false, durable: init.durable === true });
+  return startRun(
+    dir,
+    {
+      benchmark: init.benchmark,
+      variant: init.variant,
+      system,
+      command: recordedCommand(),
+      options: scrubOptions(init.options ?? {}),
+      tool: { ...(cli !== undefined ? { cli } : {}), packages },
+    },
+    { marker: false, durable: init.durable === true },
+  );
 }

@@ -26,12 +26,17 @@ export async function describeResource(name: string, dir: string | undefined, fr
     set = undefined;
   }
   const source: RunResource['source'] = fromFlag ? 'option' : set && process.env[set.envVar] ? 'env' : 'cache';
-  const paths = set ? set.files.map((f) => f.path) : (await walk(dir)).map((f) => relative(dir, f).split(sep).join('/'));
+  const paths = set
+    ? set.files.map((f) => f.path)
+    : (await walk(dir)).map((f) => relative(dir, f).split(sep).join('/'));
   const files: Array<{ path: string; sha256: string }> = [];
   for (const path of paths) {
     const bytes = await readFile(join(dir, path)).catch(() => undefined);
     if (bytes) files.push({ path, sha256: sha256Hex(bytes) });
   }
-  const pinned = set !== undefined && files.length === set.files.length && set.files.every((f, i) => f.sha256 !== undefined && f.sha256 === files[i]!.sha256);
+  const pinned =
+    set !== undefined &&
+    files.length === set.files.length &&
+    set.files.every((f, i) => f.sha256 !== undefined && f.sha256 === files[i]!.sha256);
   return { name, ...(pinned ? { commit: set!.commit } : {}), sha256: resourceFileListSha256(files), source };
 }

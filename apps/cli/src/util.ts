@@ -21,7 +21,10 @@ export function formatTable(header: string[], rows: Array<Array<string | number>
   const widths = header.map((_, j) => Math.max(...cells.map((r) => String(r[j] ?? '').length)));
   const numeric = header.map((_, j) => rows.length > 0 && rows.every((r) => typeof r[j] === 'number'));
   const line = (r: Array<string | number>) =>
-    r.map((c, j) => (numeric[j] ? String(c).padStart(widths[j]!) : String(c).padEnd(widths[j]!))).join('  ').trimEnd();
+    r
+      .map((c, j) => (numeric[j] ? String(c).padStart(widths[j]!) : String(c).padEnd(widths[j]!)))
+      .join('  ')
+      .trimEnd();
   return [line(cells[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...cells.slice(1).map(line)].join('\n');
 }
 

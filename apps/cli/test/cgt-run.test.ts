@@ -21,11 +21,16 @@ const sha256 = (data: string | Buffer) => createHash('sha256').update(data).dige
 describeWithReferenceData('cgt')('dialeval cgt --run', () => {
   it('one setting: run.json, items.jsonl, the reference printout; native output unchanged; recompute(items) = run.json = expected.json', async () => {
     const plainOut = join(work, 'plain.txt');
-    const plain = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference', '--out', plainOut], { env });
+    const plain = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference', '--out', plainOut], {
+      env,
+    });
     expect(plain.code, plain.stderr).toBe(0);
     const runDir = join(work, 'run-dp-gpt4o');
     const out = join(work, 'with-run.txt');
-    const r = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference', '--out', out, '--run', runDir], { env });
+    const r = await runCli(
+      ['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference', '--out', out, '--run', runDir],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(plainOut, 'utf8'));
     expect(readFileSync(join(runDir, 'reference-output.txt'), 'utf8')).toBe(readFileSync(out, 'utf8'));
@@ -53,7 +58,9 @@ describeWithReferenceData('cgt')('dialeval cgt --run', () => {
       { path: 'reference-output.txt', format: 'cgt-printout' },
       { path: out, format: 'cgt-printout' },
     ]);
-    expect(run.items.map((i) => i.id)).toEqual(Array.from({ length: 10 }, (_, k) => `Group_${String(k + 1).padStart(2, '0')}`));
+    expect(run.items.map((i) => i.id)).toEqual(
+      Array.from({ length: 10 }, (_, k) => `Group_${String(k + 1).padStart(2, '0')}`),
+    );
     const recomputed = runBenchmark.recompute(run.items);
     for (const [k, v] of Object.entries(recomputed)) expect(m.metrics[k]!.value, k).toBe(v);
     expect(recomputed.macro_mean_dsc).toBe(expected.settings['dp-gpt4o']!.macro_mean_dsc_strict);
@@ -77,7 +84,10 @@ describeWithReferenceData('cgt')('dialeval cgt --run', () => {
     expect(result.pairs[0]!.paired).toBe(10);
     expect(f1.delta).toBe(expected.settings['dp-gpt3.5']!.macro_mean_f1 - expected.settings['dp-gpt4o']!.macro_mean_f1);
 
-    const cli = await runCli(['compare', join(runDir, 'dp-gpt4o'), join(runDir, 'dp-gpt3.5'), '--format', 'json', '--resamples', '200'], { env });
+    const cli = await runCli(
+      ['compare', join(runDir, 'dp-gpt4o'), join(runDir, 'dp-gpt3.5'), '--format', 'json', '--resamples', '200'],
+      { env },
+    );
     expect(cli.code, cli.stderr).toBe(0);
     const json = JSON.parse(cli.stdout) as typeof result & { recomputedBy: string };
     expect(json.recomputedBy).toBe('@eval/cgt');
@@ -86,7 +96,9 @@ describeWithReferenceData('cgt')('dialeval cgt --run', () => {
 
   it('a folder of settings with $DIALEVAL_RUNS and --system: <parent>/cgt/<system>_<setting>/<timestamp>, system <system>/<setting>', async () => {
     const parent = join(work, 'parent');
-    const r = await runCli(['cgt', PREDICTIONS, '--system', 'exp1', '--bootstrap', '0'], { env: { ...env, DIALEVAL_RUNS: parent } });
+    const r = await runCli(['cgt', PREDICTIONS, '--system', 'exp1', '--bootstrap', '0'], {
+      env: { ...env, DIALEVAL_RUNS: parent },
+    });
     expect(r.code, r.stderr).toBe(0);
     expect(readdirSync(join(parent, 'cgt')).sort()).toEqual(SETTINGS.map((s) => `exp1_${s}`));
     const base = join(parent, 'cgt', 'exp1_dp-gpt4o');
@@ -97,7 +109,10 @@ describeWithReferenceData('cgt')('dialeval cgt --run', () => {
 
   it('--gold DIR: the replayed CGA files are the run\'s resource (sha256 of their sorted "path sha256" list)', async () => {
     const runDir = join(work, 'gold');
-    const r = await runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5'), `--gold=${CGT}`, '--mode', 'lenient', '--run', runDir], { env });
+    const r = await runCli(
+      ['cgt', join(PREDICTIONS, 'text-gpt3.5'), `--gold=${CGT}`, '--mode', 'lenient', '--run', runDir],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     const m = (await readRun(runDir)).manifest;
     expect(m.variant).toBe('dsc=lenient,mean=exact,prf1=reference,empty-group=error,gold=cga-originals,invalid=error');

@@ -1,10 +1,9 @@
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { CLI_ROOT, SHARED, hasReferenceData, itWithReferenceData, probeResolved, runCli } from './cli';
+import { SHARED, hasReferenceData, itWithReferenceData, probeResolved, runCli } from './cli';
 
 const CGT = join(SHARED, 'cgt');
 const HAS_CGT = hasReferenceData('cgt');
@@ -20,7 +19,8 @@ const get = (v: PyValue | undefined, key: string) => (v as PyDict).get(key);
 const canon = (v: PyValue | undefined) => pythonJsonDumps(v ?? null);
 
 /** Gold dicts with their items sorted: replayed gold comes in color order, recorded gold in arbitrary (set) order. */
-const sortedGold = (v: PyValue | undefined) => canon((v as PyDict[]).map((d) => new Map([...d].sort(([a], [b]) => (a < b ? -1 : 1)))));
+const sortedGold = (v: PyValue | undefined) =>
+  canon((v as PyDict[]).map((d) => new Map([...d].sort(([a], [b]) => (a < b ? -1 : 1)))));
 
 /**
  * Every field of expected.json for one setting equals the CLI's JSON output, int/float distinction included
@@ -44,79 +44,105 @@ function expectSettingMatches(out: PyDict, name: string, goldOrder = true): void
   }
 }
 
-const turn = (text: unknown) => ({ input: { role: 'user', content: 'q' }, output: { text, model: 'm', role: 'assistant' } });
+const turn = (text: unknown) => ({
+  input: { role: 'user', content: 'q' },
+  output: { text, model: 'm', role: 'assistant' },
+});
 function settingDir(groups: Record<string, string>): string {
   const dir = mkdtempSync(join(tmpdir(), 'dialeval-cgt-'));
   const setting = join(dir, 'my-model');
   mkdirSync(setting);
-  for (const [g, text] of Object.entries(groups)) writeFileSync(join(setting, `mmdp_gpt_output_gpt-3.5-0125_segmented_group_${g}.json`), text);
+  for (const [g, text] of Object.entries(groups))
+    writeFileSync(join(setting, `mmdp_gpt_output_gpt-3.5-0125_segmented_group_${g}.json`), text);
   return setting;
 }
 const row = (gold: unknown, ...answers: unknown[]) => ({ gold, gpt_chat: answers.map(turn) });
 
 describe('dialeval cgt --format json equals expected.json', () => {
-  itCgt.concurrent.each(SETTINGS)('on the settings folder %s: every per-row value, mean, final, macro and printed line', async (name) => {
-    const r = await runCli(['cgt', join(PREDICTIONS, name), '--format', 'json']);
-    expect(r.stderr).toBe('');
-    expect(r.code).toBe(0);
-    const out = parsePythonJson(r.stdout) as PyDict;
-    expect([...(out.get('settings') as PyDict).keys()]).toEqual([name]);
-    expectSettingMatches(out, name);
-    // the whole output is the reference layout: byte for byte expected.json restricted to this setting
-    const want = new Map<string, PyValue>([
-      ['reference', (parsePythonJson(expectedText) as PyDict).get('reference')!],
-      ['settings', new Map([[name, expected.get(name)!]])],
-    ]);
-    expect(r.stdout).toBe(`${pythonJsonDumps(want, { indent: 1 })}\n`);
-  });
+  itCgt.concurrent.each(SETTINGS)(
+    'on the settings folder %s: every per-row value, mean, final, macro and printed line',
+    async (name) => {
+      const r = await runCli(['cgt', join(PREDICTIONS, name), '--format', 'json']);
+      expect(r.stderr).toBe('');
+      expect(r.code).toBe(0);
+      const out = parsePythonJson(r.stdout) as PyDict;
+      expect([...(out.get('settings') as PyDict).keys()]).toEqual([name]);
+      expectSettingMatches(out, name);
+      // the whole output is the reference layout: byte for byte expected.json restricted to this setting
+      const want = new Map<string, PyValue>([
+        ['reference', (parsePythonJson(expectedText) as PyDict).get('reference')!],
+        ['settings', new Map([[name, expected.get(name)!]])],
+      ]);
+      expect(r.stdout).toBe(`${pythonJsonDumps(want, { indent: 1 })}\n`);
+    },
+  );
 
-  itCgt.concurrent('on the folder of all settings, with the gold replayed from the CGA CSVs (bare --gold: $DIALEVAL_CGT_DIR)', async () => {
-    const r = await runCli(['cgt', PREDICTIONS, '--format', 'json', '--details', '--gold'], { env: { DIALEVAL_CGT_DIR: CGT } });
-    expect(r.code, r.stderr).toBe(0);
-    const out = parsePythonJson(r.stdout) as PyDict;
-    expect(canon(get(out, 'options'))).toContain(`"cga_dir": ${JSON.stringify(join(CGT, 'cga_originals'))}`);
-    for (const name of SETTINGS) expectSettingMatches(out, name, false);
-    // --details adds the bootstrap interval around each macro score
-    const ci = get(get(get(get(out, 'settings'), 'dp-gpt4o'), 'bootstrap'), 'macro_mean_f1') as PyDict;
-    expect(ci.get('estimate')).toBe((expected.get('dp-gpt4o') as PyDict).get('macro_mean_f1'));
-    expect(ci.get('lower') as number).toBeLessThan(ci.get('upper') as number);
-  });
+  itCgt.concurrent(
+    'on the folder of all settings, with the gold replayed from the CGA CSVs (bare --gold: $DIALEVAL_CGT_DIR)',
+    async () => {
+      const r = await runCli(['cgt', PREDICTIONS, '--format', 'json', '--details', '--gold'], {
+        env: { DIALEVAL_CGT_DIR: CGT },
+      });
+      expect(r.code, r.stderr).toBe(0);
+      const out = parsePythonJson(r.stdout) as PyDict;
+      expect(canon(get(out, 'options'))).toContain(`"cga_dir": ${JSON.stringify(join(CGT, 'cga_originals'))}`);
+      for (const name of SETTINGS) expectSettingMatches(out, name, false);
+      // --details adds the bootstrap interval around each macro score
+      const ci = get(get(get(get(out, 'settings'), 'dp-gpt4o'), 'bootstrap'), 'macro_mean_f1') as PyDict;
+      expect(ci.get('estimate')).toBe((expected.get('dp-gpt4o') as PyDict).get('macro_mean_f1'));
+      expect(ci.get('lower') as number).toBeLessThan(ci.get('upper') as number);
+    },
+  );
 });
 
 describe('dialeval cgt output formats', () => {
-  itCgt.concurrent('--format reference prints the reference script output; its last lines are the printed summary', async () => {
-    const r = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference']);
-    expect(r.code).toBe(0);
-    const want = expected.get('dp-gpt4o') as PyDict;
-    const lines = r.stdout.trimEnd().split('\n');
-    // spec section 4: the fourth line is repr(sum(group_mean_dsc) / 10), 0.503672627787518 for dp-gpt4o
-    expect(lines.slice(-4)).toEqual([want.get('printed_dsc_line'), want.get('printed_f1_line'), want.get('printed_dsc_latex'), '0.503672627787518']);
-    expect(lines[0]).toBe("{'red': '10'}");
-  });
+  itCgt.concurrent(
+    '--format reference prints the reference script output; its last lines are the printed summary',
+    async () => {
+      const r = await runCli(['cgt', join(PREDICTIONS, 'dp-gpt4o'), '--format', 'reference']);
+      expect(r.code).toBe(0);
+      const want = expected.get('dp-gpt4o') as PyDict;
+      const lines = r.stdout.trimEnd().split('\n');
+      // spec section 4: the fourth line is repr(sum(group_mean_dsc) / 10), 0.503672627787518 for dp-gpt4o
+      expect(lines.slice(-4)).toEqual([
+        want.get('printed_dsc_line'),
+        want.get('printed_f1_line'),
+        want.get('printed_dsc_latex'),
+        '0.503672627787518',
+      ]);
+      expect(lines[0]).toBe("{'red': '10'}");
+    },
+  );
 
-  itCgt.concurrent('--format table shows per-group and macro results; --format csv has full-precision values', async () => {
-    const [table, csv] = await Promise.all([
-      runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5')]),
-      runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5'), '--format', 'csv', '--mode', 'lenient']),
-    ]);
-    expect(table.code).toBe(0);
-    expect(table.stdout).toMatch(/setting text-gpt3\.5: 10 groups, 45 rows; gold: embedded; DSC strict/);
-    expect(table.stdout).toMatch(/macro F1  0\.4734  \[95% CI /);
-    expect(table.stdout).toContain((expected.get('text-gpt3.5') as PyDict).get('printed_f1_line'));
-    expect(csv.code).toBe(0);
-    const [header, ...rows] = csv.stdout.trimEnd().split('\n').map((l) => l.split(','));
-    expect(rows.length).toBe(11);
-    const col = (name: string) => header!.indexOf(name);
-    const groups = (expected.get('text-gpt3.5') as PyDict).get('groups') as PyDict;
-    for (const cells of rows.slice(0, 10)) {
-      const g = groups.get(cells[1]!) as PyDict;
-      expect(cells[col('mean_f1')]).toBe(canon(g.get('mean_f1')));
-      expect(cells[col('mean_dsc')]).toBe(canon(g.get('mean_dsc_lenient')));
-      expect(cells[col('final_dsc_strict')]).toBe(canon(g.get('final_dsc_strict')));
-    }
-    expect(rows[10]![1]).toBe('macro');
-    expect(Number(rows[10]![col('mean_f1')])).toBe((expected.get('text-gpt3.5') as PyDict).get('macro_mean_f1'));
-  });
+  itCgt.concurrent(
+    '--format table shows per-group and macro results; --format csv has full-precision values',
+    async () => {
+      const [table, csv] = await Promise.all([
+        runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5')]),
+        runCli(['cgt', join(PREDICTIONS, 'text-gpt3.5'), '--format', 'csv', '--mode', 'lenient']),
+      ]);
+      expect(table.code).toBe(0);
+      expect(table.stdout).toMatch(/setting text-gpt3\.5: 10 groups, 45 rows; gold: embedded; DSC strict/);
+      expect(table.stdout).toMatch(/macro F1 {2}0\.4734 {2}\[95% CI /);
+      expect(table.stdout).toContain((expected.get('text-gpt3.5') as PyDict).get('printed_f1_line'));
+      expect(csv.code).toBe(0);
+      const [header, ...rows] = csv.stdout
+        .trimEnd()
+        .split('\n')
+        .map((l) => l.split(','));
+      expect(rows.length).toBe(11);
+      const col = (name: string) => header!.indexOf(name);
+      const groups = (expected.get('text-gpt3.5') as PyDict).get('groups') as PyDict;
+      for (const cells of rows.slice(0, 10)) {
+        const g = groups.get(cells[1]!) as PyDict;
+        expect(cells[col('mean_f1')]).toBe(canon(g.get('mean_f1')));
+        expect(cells[col('mean_dsc')]).toBe(canon(g.get('mean_dsc_lenient')));
+        expect(cells[col('final_dsc_strict')]).toBe(canon(g.get('final_dsc_strict')));
+      }
+      expect(rows[10]![1]).toBe('macro');
+      expect(Number(rows[10]![col('mean_f1')])).toBe((expected.get('text-gpt3.5') as PyDict).get('macro_mean_f1'));
+    },
+  );
 
   itCgt.concurrent('--out writes the file atomically and prints nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'dialeval-cgt-out-'));

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { SHARED_ROOT } from '../../../test-support/reference-data';
 
-export { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
+export {
+  describeWithReferenceData,
+  hasReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../test-support/reference-data';
 
 export const CLI_ROOT = join(__dirname, '..');
 /** `../shared` beside the checkout: guard tests that read it with `itWithReferenceData`/`describeWithReferenceData`. */
@@ -117,7 +122,15 @@ export function probeResolved(args: string[]): { status: number | null; stderr: 
   writeFileSync(log, '');
   const r = spawnSync(
     process.execPath,
-    ['--conditions=@eval/source', '--import', 'tsx', '--import', join(CLI_ROOT, 'test', 'fixtures-resolve-log.mjs'), join(CLI_ROOT, 'src', 'bin.ts'), ...args],
+    [
+      '--conditions=@eval/source',
+      '--import',
+      'tsx',
+      '--import',
+      join(CLI_ROOT, 'test', 'fixtures-resolve-log.mjs'),
+      join(CLI_ROOT, 'src', 'bin.ts'),
+      ...args,
+    ],
     { cwd: CLI_ROOT, env: { ...process.env, DIALEVAL_RESOLVE_LOG: log }, encoding: 'utf8' },
   );
   const packages = [...new Set(readFileSync(log, 'utf8').split('\n').filter(Boolean))].sort();

@@ -3,7 +3,13 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type RunBenchmark, type RunItem, compareRuns, readRun, startRun } from '@eval/core';
-import { type BleuStats, type MultiwozReport, bleuFromStats, compareMultiwoz, evaluateMultiwozFile } from '@eval/multiwoz';
+import {
+  type BleuStats,
+  type MultiwozReport,
+  bleuFromStats,
+  compareMultiwoz,
+  evaluateMultiwozFile,
+} from '@eval/multiwoz';
 import { beforeAll, expect, it } from 'vitest';
 import { describeWithReferenceData, hasReferenceData } from './cli';
 
@@ -51,7 +57,10 @@ async function writeRun(name: string, report: MultiwozReport): Promise<string> {
     return { id: d.id, values };
   });
   const m = testBenchmark.recompute(items);
-  await run.finish({ items, metrics: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { value: v, n: items.length }])) });
+  await run.finish({
+    items,
+    metrics: Object.fromEntries(Object.entries(m).map(([k, v]) => [k, { value: v, n: items.length }])),
+  });
   return dir;
 }
 
@@ -71,7 +80,12 @@ beforeAll(async () => {
   if (!HAS_MULTIWOZ) return;
   mwz = multiwozSubset21(work);
   for (const name of ['augpt', 'hdsa']) {
-    reports[name] = await evaluateMultiwozFile(mwz.subset(name), { bleu: true, success: true, dir: data, normalization: '2022' });
+    reports[name] = await evaluateMultiwozFile(mwz.subset(name), {
+      bleu: true,
+      success: true,
+      dir: data,
+      normalization: '2022',
+    });
     dirs.push(await writeRun(name, reports[name]!));
   }
 });
@@ -84,7 +98,11 @@ describeWithReferenceData('multiwoz')('compareRuns on two MultiWOZ systems of ..
     const pair = c.pairs[0]!;
     expect(pair.paired).toBe(old.dialogues);
     const byName = Object.fromEntries(pair.metrics.map((m) => [m.name, m]));
-    for (const [name, o] of [['BLEU', old.bleu!.mwz22!], ['Inform', old.inform!], ['Success', old.success!]] as const) {
+    for (const [name, o] of [
+      ['BLEU', old.bleu!.mwz22!],
+      ['Inform', old.inform!],
+      ['Success', old.success!],
+    ] as const) {
       const m = byName[name]!;
       // compareMultiwoz reports A - B over the same seeded resamples (forEachResample), compareRuns B - A.
       expect(m.a, name).toBe(o.a);
@@ -94,7 +112,10 @@ describeWithReferenceData('multiwoz')('compareRuns on two MultiWOZ systems of ..
       expect(m.ci![1], name).toBeCloseTo(-o.comparison.interval.lower, 9);
     }
     let flips = 0;
-    for (const [name, key] of [['Inform', 'inform'], ['Success', 'success']] as const) {
+    for (const [name, key] of [
+      ['Inform', 'inform'],
+      ['Success', 'success'],
+    ] as const) {
       const byId = new Map(reports.hdsa!.details.perDialogue.map((d) => [d.id, d[key] === true]));
       const oneToZero: string[] = [];
       const zeroToOne: string[] = [];

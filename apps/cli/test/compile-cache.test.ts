@@ -32,7 +32,9 @@ function run(env: Record<string, string> = {}): { out: unknown; stats: { hits: n
 
 const entries = () => {
   try {
-    return readdirSync(compileCacheDir('test', { DIALEVAL_HOME: home })).filter((f) => f.endsWith('.v8')).sort();
+    return readdirSync(compileCacheDir('test', { DIALEVAL_HOME: home }))
+      .filter((f) => f.endsWith('.v8'))
+      .sort();
   } catch {
     return [];
   }
@@ -103,9 +105,15 @@ describe('compileCacheTag: entries per command, subcommand and run record', () =
     expect(compileCacheTag(['cgt', 'predictions', '--run', 'runs/a'], 'default', {})).toBe('default-cgt-run');
     expect(compileCacheTag(['multiwoz', 'ubar.json'], 'multiwoz-short', {})).toBe('multiwoz-short-multiwoz');
     expect(compileCacheTag(['multiwoz', 'compare', 'a', 'b'], 'multiwoz', {})).toBe('multiwoz-multiwoz-compare');
-    expect(compileCacheTag(['llm-judge', 'run', '--method', 'direct'], 'default', {})).toBe('default-llm-judge-run-run');
-    expect(compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', {})).toBe('default-llm-judge-report');
-    expect(compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', { DIALEVAL_RUNS: '/r' })).toBe('default-llm-judge-report-run');
+    expect(compileCacheTag(['llm-judge', 'run', '--method', 'direct'], 'default', {})).toBe(
+      'default-llm-judge-run-run',
+    );
+    expect(compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', {})).toBe(
+      'default-llm-judge-report',
+    );
+    expect(
+      compileCacheTag(['llm-judge', 'report', '--outputs', 'direct=x.json'], 'default', { DIALEVAL_RUNS: '/r' }),
+    ).toBe('default-llm-judge-report-run');
     expect(compileCacheTag(['scorekeeping', 'SCORE'], 'default', {})).toBe('default-scorekeeping');
     expect(compileCacheTag(['cgtt', 'x'], 'default', {})).toBe('default-other');
     expect(compileCacheTag([], 'default', {})).toBe('default-other');

@@ -3,6 +3,7 @@
 import { appendFileSync } from 'node:fs';
 
 export async function resolve(specifier, context, next) {
-  if (specifier.startsWith('@eval/') && process.env.DIALEVAL_RESOLVE_LOG) appendFileSync(process.env.DIALEVAL_RESOLVE_LOG, `${specifier}\n`);
+  if (specifier.startsWith('@eval/') && process.env.DIALEVAL_RESOLVE_LOG)
+    appendFileSync(process.env.DIALEVAL_RESOLVE_LOG, `${specifier}\n`);
   return next(specifier, context);
 }

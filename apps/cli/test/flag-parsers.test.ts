@@ -4,7 +4,10 @@ import { runCli } from './cli';
 // Numeric flags are parsed by commander (src/parsers.ts) before any action runs: a bad value is a usage error.
 describe('numeric flags', () => {
   it.each([
-    [['compare', 'a', 'b', '--seed', 'x'], "option '--seed <n>' argument 'x' is invalid. --seed expects a non-negative integer, got \"x\""],
+    [
+      ['compare', 'a', 'b', '--seed', 'x'],
+      "option '--seed <n>' argument 'x' is invalid. --seed expects a non-negative integer, got \"x\"",
+    ],
     [['cgt', 'dir', '--bootstrap', '1.5'], '--bootstrap expects a non-negative integer, got "1.5"'],
     [['scorekeeping', 'instances', '--per-experiment', '0'], '--per-experiment expects a positive integer, got "0"'],
     [['multiwoz', 'compare', 'a', 'b', '--samples', 'many'], '--samples expects a positive integer, got "many"'],

@@ -29,9 +29,26 @@ describe('one JSON reader: the same syntax error reads the same through every be
   const jsonCases: Array<[string, (d: string) => string[], string]> = [
     ['cgt', (d) => ['cgt', join(d, 'setting_group_1.json')], 'setting_group_1.json'],
     ['multiwoz', (d) => ['multiwoz', join(d, 'broken.json')], 'broken.json'],
-    ['llm-judge convert', (d) => ['llm-judge', 'convert', '--dialogues', join(d, 'broken.json'), '--raw-predictions', join(d, 'broken.json'), '--out', join(d, 'x.json')], 'broken.json'],
+    [
+      'llm-judge convert',
+      (d) => [
+        'llm-judge',
+        'convert',
+        '--dialogues',
+        join(d, 'broken.json'),
+        '--raw-predictions',
+        join(d, 'broken.json'),
+        '--out',
+        join(d, 'x.json'),
+      ],
+      'broken.json',
+    ],
     ['memory aggregate', (d) => ['memory', 'aggregate', join(d, 'broken.json')], 'broken.json'],
-    ['scorekeeping score', (d) => ['scorekeeping', 'score', join(d, 'episode', 'interactions.json')], join('episode', 'interactions.json')],
+    [
+      'scorekeeping score',
+      (d) => ['scorekeeping', 'score', join(d, 'episode', 'interactions.json')],
+      join('episode', 'interactions.json'),
+    ],
   ];
 
   it.each(jsonCases)('%s: file, line, column and what was expected; exit 2', async (_name, args, file) => {

@@ -1,12 +1,21 @@
 // Issue 13 through the CLI: configuration errors stop every LLM command early with cause and fix (exit 2, no stack
 // trace), failed calls are never scored (exit 1, the item named, retried by the next run), filesystem errors name the
 // path (exit 2). Everything against the scripted server on 127.0.0.1.
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startTestServer, type TestReply, type TestServer } from '@eval/llm/testing';
 import { readOutputEntries, serializeTurnRecords, type TurnRecord } from '@eval/llm-judge';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import { MEMORY_DEMO_USER } from '../src/demo/memory';
 import { SHARED, describeWithReferenceData, hasReferenceData, runCli } from './cli';
 import { scriptedVerdict, writeTinyMemoryArtifact } from './memory-script';
@@ -36,7 +45,10 @@ beforeAll(async () => {
   const by = new Map<string, TurnRecord[]>();
   for (const e of entries) by.set(e.record.dialogueId, [...(by.get(e.record.dialogueId) ?? []), e.record]);
   records = join(dir, 'records.json');
-  writeFileSync(records, serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))));
+  writeFileSync(
+    records,
+    serializeTurnRecords([...by.values()].flatMap((l) => l.sort((a, b) => a.turnIndex - b.turnIndex))),
+  );
   dataset = join(dir, 'tiny.jsonl');
   writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
   server = await startTestServer({ respond: (req) => reply(req.messages[req.messages.length - 1]!.content) });
@@ -49,27 +61,84 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const env = (extra: Record<string, string> = {}) => ({ [KEY_ENV]: 'dummy', CI: '1', OPENAI_BASE_URL: '', DIALEVAL_HOME: join(dir, 'home'), ...extra });
+const env = (extra: Record<string, string> = {}) => ({
+  [KEY_ENV]: 'dummy',
+  CI: '1',
+  OPENAI_BASE_URL: '',
+  DIALEVAL_HOME: join(dir, 'home'),
+  ...extra,
+});
 let n = 0;
 const fresh = () => join(dir, `case-${++n}`);
 
 /** The four LLM commands, each on a small input, writing below `out`. */
 function commands(out: string): Record<string, string[]> {
   return {
-    'llm-judge run': ['llm-judge', 'run', '--method', 'direct', '--records', records, '--templates', TEMPLATES, '--out', join(out, 'lj')],
+    'llm-judge run': [
+      'llm-judge',
+      'run',
+      '--method',
+      'direct',
+      '--records',
+      records,
+      '--templates',
+      TEMPLATES,
+      '--out',
+      join(out, 'lj'),
+    ],
     'memory judge': ['memory', 'judge', ARTIFACT, '--out', join(out, 'mem', 'stat.json')],
     'memory run': ['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(out, 'run.jsonl')],
-    'scorekeeping play': ['scorekeeping', 'play', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0-3', '--out', join(out, 'sk')],
+    'scorekeeping play': [
+      'scorekeeping',
+      'play',
+      '--resources',
+      SK,
+      '--experiments',
+      'travel-booking',
+      '--episodes',
+      '0-3',
+      '--out',
+      join(out, 'sk'),
+    ],
   };
 }
 
-const llm = (baseURL: string, out: string, extra: string[] = []) => ['--base-url', baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--concurrency', '2', '--max-attempts', '1', ...extra];
+const llm = (baseURL: string, out: string, extra: string[] = []) => [
+  '--base-url',
+  baseURL,
+  '--api-key-env',
+  KEY_ENV,
+  '--model',
+  'test-model',
+  '--cache-dir',
+  join(out, 'cache'),
+  '--concurrency',
+  '2',
+  '--max-attempts',
+  '1',
+  ...extra,
+];
 
 describeData('configuration errors stop every LLM command early: exit 2, cause and fix, no stack trace', () => {
   const cases: Array<{ name: string; cause: RegExp; fix: RegExp; status?: number }> = [
-    { name: '401 everywhere', status: 401, cause: /configuration error \(unauthorized\): .*HTTP 401/, fix: /fix: .*--api-key-env/i },
-    { name: '403 everywhere', status: 403, cause: /configuration error \(forbidden\): .*HTTP 403/, fix: /fix: .*--model/i },
-    { name: '404 everywhere (unknown model)', status: 404, cause: /configuration error \(model-not-found\): .*HTTP 404/, fix: /fix: .*--model.*\/v1/i },
+    {
+      name: '401 everywhere',
+      status: 401,
+      cause: /configuration error \(unauthorized\): .*HTTP 401/,
+      fix: /fix: .*--api-key-env/i,
+    },
+    {
+      name: '403 everywhere',
+      status: 403,
+      cause: /configuration error \(forbidden\): .*HTTP 403/,
+      fix: /fix: .*--model/i,
+    },
+    {
+      name: '404 everywhere (unknown model)',
+      status: 404,
+      cause: /configuration error \(model-not-found\): .*HTTP 404/,
+      fix: /fix: .*--model.*\/v1/i,
+    },
   ];
   for (const c of cases) {
     for (const command of Object.keys(commands(''))) {
@@ -104,7 +173,15 @@ describeData('configuration errors stop every LLM command early: exit 2, cause a
 
     it(`no API key for OpenAI: ${command}`, async () => {
       const out = fresh();
-      const args = [...commands(out)[command]!, '--api-key-env', 'DIALEVAL_FAULTS_NO_SUCH_KEY', '--model', 'gpt-4o-mini', '--cache-dir', join(out, 'cache')];
+      const args = [
+        ...commands(out)[command]!,
+        '--api-key-env',
+        'DIALEVAL_FAULTS_NO_SUCH_KEY',
+        '--model',
+        'gpt-4o-mini',
+        '--cache-dir',
+        join(out, 'cache'),
+      ];
       const r = await runCli(args, { env: env() });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/configuration error \(missing-key\): .*DIALEVAL_FAULTS_NO_SUCH_KEY/);
@@ -115,7 +192,9 @@ describeData('configuration errors stop every LLM command early: exit 2, cause a
     it(`replay-mode cache miss: ${command}`, async () => {
       const out = fresh();
       const before = server.chatRequests().length;
-      const r = await runCli([...commands(out)[command]!, ...llm(server.baseURL, out, ['--cache', 'replay'])], { env: env() });
+      const r = await runCli([...commands(out)[command]!, ...llm(server.baseURL, out, ['--cache', 'replay'])], {
+        env: env(),
+      });
       expect(r.code, r.stderr).toBe(2);
       expect(r.stderr).toMatch(/configuration error \(replay-miss\)/);
       expect(r.stderr).toMatch(/fix: .*--cache use/i);
@@ -128,7 +207,23 @@ describeData('filesystem errors name the path, exit 2', () => {
   it('--out that is a file, an unwritable --out directory', async () => {
     const file = join(dir, 'a-file');
     writeFileSync(file, 'x');
-    let r = await runCli(['scorekeeping', 'play', '--player', 'perfect', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0', '--out', join(file, 'sub')], { env: env() });
+    let r = await runCli(
+      [
+        'scorekeeping',
+        'play',
+        '--player',
+        'perfect',
+        '--resources',
+        SK,
+        '--experiments',
+        'travel-booking',
+        '--episodes',
+        '0',
+        '--out',
+        join(file, 'sub'),
+      ],
+      { env: env() },
+    );
     expect(r.code, r.stderr).toBe(2);
     expect(r.stderr).toMatch(/a-file.*: a part of the path is a file, not a directory \(ENOTDIR\)|a-file.*\(EEXIST\)/);
     expect(r.stderr).not.toMatch(/\n\s+at |internal error/);
@@ -138,7 +233,9 @@ describeData('filesystem errors name the path, exit 2', () => {
       mkdirSync(locked);
       chmodSync(locked, 0o500);
       try {
-        r = await runCli(['scorekeeping', 'instances', '--resources', SK, '--out', join(locked, 'instances.json')], { env: env() });
+        r = await runCli(['scorekeeping', 'instances', '--resources', SK, '--out', join(locked, 'instances.json')], {
+          env: env(),
+        });
         expect(r.code, r.stderr).toBe(2);
         expect(r.stderr).toMatch(/locked.*permission denied \(EACCES\)/);
         expect(r.stderr).not.toMatch(/\n\s+at /);
@@ -164,12 +261,18 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
     const args = ['memory', 'judge', ARTIFACT, '--out', stat, ...llm(server.baseURL, out)];
     const r = await runCli(args, { env: env() });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/error: user Martin Mark \([0-9a-f-]+\) session \d+ (question|memory point|extracted memory) \d+ \(\w+ judge\): HTTP 500/);
-    expect(r.stderr).toMatch(/judgement call\(s\) failed after every retry \(not scored\).*run the same command again/s);
+    expect(r.stderr).toMatch(
+      /error: user Martin Mark \([0-9a-f-]+\) session \d+ (question|memory point|extracted memory) \d+ \(\w+ judge\): HTTP 500/,
+    );
+    expect(r.stderr).toMatch(
+      /judgement call\(s\) failed after every retry \(not scored\).*run the same command again/s,
+    );
     expect(existsSync(stat)).toBe(false);
     const workDir = join(out, 'stat.tmp2');
     expect(readdirSync(workDir).filter((f) => f.endsWith('.json'))).toEqual([]);
-    expect(readFileSync(join(workDir, '.memory-judge-incomplete'), 'utf8')).toMatch(/user Martin Mark .*: \d+ failed call\(s\)/);
+    expect(readFileSync(join(workDir, '.memory-judge-incomplete'), 'utf8')).toMatch(
+      /user Martin Mark .*: \d+ failed call\(s\)/,
+    );
     // the outage is over: only the failed judgements are asked again
     const failed = failing.size;
     reply = verdict;
@@ -204,8 +307,22 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
 
   it('memory run: a call failing for good names user, session and question, and says how to resume', async () => {
     const out = fresh();
-    reply = (prompt) => (prompt.includes('"memories"') ? '```json\n{"memories": []}\n```' : { status: 500, error: 'boom' });
-    const r = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(out, 'run.jsonl'), ...llm(server.baseURL, out)], { env: env() });
+    reply = (prompt) =>
+      prompt.includes('"memories"') ? '```json\n{"memories": []}\n```' : { status: 500, error: 'boom' };
+    const r = await runCli(
+      [
+        'memory',
+        'run',
+        '--system',
+        'full-context',
+        '--data',
+        dataset,
+        '--out',
+        join(out, 'run.jsonl'),
+        ...llm(server.baseURL, out),
+      ],
+      { env: env() },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/user Lena Ortiz \([^)]+\), session \d+, question \d+ ".*" \(answer\): HTTP 500/);
     expect(r.stderr).toMatch(/run the same command again to resume/);
@@ -215,7 +332,8 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
 
   it('llm-judge run under mixed faults (429 with retry-after, 500s, truncated bodies, a hang, persistent 500s): every turn accounted for', async () => {
     const answers = new Map<string, string>();
-    for (const e of await readOutputEntries(join(SLICE, 'direct_outputs.json'))) if (e.prompt) answers.set(e.prompt, e.output);
+    for (const e of await readOutputEntries(join(SLICE, 'direct_outputs.json')))
+      if (e.prompt) answers.set(e.prompt, e.output);
     const prompts = [...answers.keys()];
     const persistent = new Set(prompts.slice(0, 3));
     let outage = true;
@@ -224,7 +342,8 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
         const prompt = req.messages[req.messages.length - 1]!.content;
         const k = prompts.indexOf(prompt);
         if (outage && persistent.has(prompt)) return { status: 500, error: 'persistent outage' };
-        if (ctx.attempt === 0 && k % 5 === 1) return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
+        if (ctx.attempt === 0 && k % 5 === 1)
+          return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
         if (ctx.attempt === 0 && k % 5 === 2) return { status: 503, error: 'overloaded' };
         if (ctx.attempt === 0 && k % 5 === 3) return { raw: '{"id": "x", "choices": [{"mess' };
         if (ctx.attempt === 0 && k === 9) return { hang: true };
@@ -234,7 +353,32 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
     try {
       const out = fresh();
       const summary = join(out, 'summary.json');
-      const args = ['llm-judge', 'run', '--method', 'direct', '--records', records, '--templates', TEMPLATES, '--out', join(out, 'lj'), '--base-url', mixed.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--max-attempts', '3', '--timeout', '300', '--summary', summary];
+      const args = [
+        'llm-judge',
+        'run',
+        '--method',
+        'direct',
+        '--records',
+        records,
+        '--templates',
+        TEMPLATES,
+        '--out',
+        join(out, 'lj'),
+        '--base-url',
+        mixed.baseURL,
+        '--api-key-env',
+        KEY_ENV,
+        '--model',
+        'test-model',
+        '--cache-dir',
+        join(out, 'cache'),
+        '--max-attempts',
+        '3',
+        '--timeout',
+        '300',
+        '--summary',
+        summary,
+      ];
       const r = await runCli(args, { env: env() });
       expect(r.code).toBe(1);
       const s1 = JSON.parse(readFileSync(summary, 'utf8'));
@@ -250,7 +394,9 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
       const again = await runCli([...args, '--format', 'json'], { env: env() });
       expect(again.code, again.stderr).toBe(0);
       expect(mixed.chatRequests().length - before).toBe(3);
-      const e = JSON.parse(readFileSync(join(SHARED, 'llm-judge', 'slice', 'expected_direct.json'), 'utf8')).metrics_percent;
+      const e = JSON.parse(
+        readFileSync(join(SHARED, 'llm-judge', 'slice', 'expected_direct.json'), 'utf8'),
+      ).metrics_percent;
       expect(JSON.parse(again.stdout).metrics.tsaGpt).toBe(e.TSA_gpt);
     } finally {
       await mixed.close();
@@ -271,22 +417,47 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
         if (!seen.has(body)) seen.set(body, seen.size);
         const k = seen.get(body)!;
         if (outage.on && k % 11 === 5) return { status: 500, error: 'persistent outage' };
-        if (ctx.attempt === 0 && k % 4 === 1) return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
+        if (ctx.attempt === 0 && k % 4 === 1)
+          return { status: 429, error: 'slow down', headers: { 'retry-after': '0' } };
         // (backoff before these retries is real time: kept rare so the test stays short)
         if (ctx.attempt === 0 && k % 40 === 2) return { raw: '{"choices": [{"message": {"content": "tru' };
         if (ctx.attempt === 0 && k % 40 === 3) return { status: 502, error: 'bad gateway' };
-        return prompt.startsWith('You are') || prompt.startsWith('Your task') || prompt.includes('* **Memory System Response:**') ? verdict(prompt) : perfectAnswer(req.messages, canonical);
+        return prompt.startsWith('You are') ||
+          prompt.startsWith('Your task') ||
+          prompt.includes('* **Memory System Response:**')
+          ? verdict(prompt)
+          : perfectAnswer(req.messages, canonical);
       },
     });
     return { server, outage };
   }
-  const mixedFlags = (server: TestServer, out: string) => ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--model', 'test-model', '--cache-dir', join(out, 'cache'), '--max-attempts', '2'];
+  const mixedFlags = (server: TestServer, out: string) => [
+    '--base-url',
+    server.baseURL,
+    '--api-key-env',
+    KEY_ENV,
+    '--model',
+    'test-model',
+    '--cache-dir',
+    join(out, 'cache'),
+    '--max-attempts',
+    '2',
+  ];
 
   it('memory judge under mixed faults: every judgement scored, or failed with its reason and asked again next run', async () => {
     const { server: mixed, outage } = await mixedServer();
     try {
       const out = fresh();
-      const mj = ['memory', 'judge', ARTIFACT, '--out', join(out, 'mem', 'stat.json'), '--llm-summary', join(out, 'mj.json'), ...mixedFlags(mixed, out)];
+      const mj = [
+        'memory',
+        'judge',
+        ARTIFACT,
+        '--out',
+        join(out, 'mem', 'stat.json'),
+        '--llm-summary',
+        join(out, 'mj.json'),
+        ...mixedFlags(mixed, out),
+      ];
       const m1 = await runCli(mj, { env: env() });
       expect(m1.code).toBe(1);
       const s1 = JSON.parse(readFileSync(join(out, 'mj.json'), 'utf8'));
@@ -311,17 +482,36 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
     const { server: mixed, outage } = await mixedServer();
     try {
       const out = fresh();
-      const sk = ['scorekeeping', 'play', '--resources', SK, '--experiments', 'travel-booking', '--episodes', '0-3', '--out', join(out, 'sk'), '--llm-summary', join(out, 'sk.json'), ...mixedFlags(mixed, out)];
+      const sk = [
+        'scorekeeping',
+        'play',
+        '--resources',
+        SK,
+        '--experiments',
+        'travel-booking',
+        '--episodes',
+        '0-3',
+        '--out',
+        join(out, 'sk'),
+        '--llm-summary',
+        join(out, 'sk.json'),
+        ...mixedFlags(mixed, out),
+      ];
       const k1 = await runCli(sk, { env: env() });
       const ks1 = JSON.parse(readFileSync(join(out, 'sk.json'), 'utf8'));
       expect(ks1.done + ks1.failed).toBe(4);
       expect(ks1.failed).toBeGreaterThan(0);
       expect(k1.code).toBe(1);
-      for (const f of ks1.failures) expect(f.error).toMatch(/experiment travel-booking episode \d+: player failure: HTTP 500/);
+      for (const f of ks1.failures)
+        expect(f.error).toMatch(/experiment travel-booking episode \d+: player failure: HTTP 500/);
       outage.on = false;
       const k2 = await runCli(sk, { env: env() });
       expect(k2.code, k2.stderr).toBe(0);
-      expect(JSON.parse(readFileSync(join(out, 'sk.json'), 'utf8'))).toMatchObject({ items: ks1.failed, done: ks1.failed, failed: 0 });
+      expect(JSON.parse(readFileSync(join(out, 'sk.json'), 'utf8'))).toMatchObject({
+        items: ks1.failed,
+        done: ks1.failed,
+        failed: 0,
+      });
     } finally {
       await mixed.close();
     }
@@ -335,7 +525,18 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
     // $1 per 1M tokens both ways: a judgement costs about its prompt (~2,500 tokens, $0.0025); the whole run ~$1
     writeFileSync(prices, JSON.stringify({ 'test-model': { input: 1, output: 1 } }));
     const summary = join(out, 'summary.json');
-    const args = ['memory', 'judge', ARTIFACT, '--out', join(out, 'stat.json'), '--prices', prices, '--llm-summary', summary, ...llm(server.baseURL, out, ['--concurrency', '16'])];
+    const args = [
+      'memory',
+      'judge',
+      ARTIFACT,
+      '--out',
+      join(out, 'stat.json'),
+      '--prices',
+      prices,
+      '--llm-summary',
+      summary,
+      ...llm(server.baseURL, out, ['--concurrency', '16']),
+    ];
     const r = await runCli([...args, '--max-cost', '0.5'], { env: env() });
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/stopped by --max-cost/);
@@ -356,7 +557,10 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
     const out = fresh();
     const prices = join(dir, 'prices.json');
     writeFileSync(prices, JSON.stringify({ 'test-model': { input: 1000, output: 1000 } }));
-    const r = await runCli([...commands(out)['llm-judge run']!, ...llm(server.baseURL, out, ['--prices', prices, '--max-cost', '0.5'])], { env: env() });
+    const r = await runCli(
+      [...commands(out)['llm-judge run']!, ...llm(server.baseURL, out, ['--prices', prices, '--max-cost', '0.5'])],
+      { env: env() },
+    );
     expect(r.code).toBe(1);
     expect(r.stderr).toMatch(/call\(s\) not made \(budget reached\).*no outputs or result written/s);
     expect(existsSync(join(out, 'lj', 'direct_outputs.json'))).toBe(false);
@@ -368,7 +572,7 @@ describeData('failed calls are never scored; the rerun retries exactly them', ()
 });
 
 describeData('memory judge --repeats', () => {
-  it('repeat 0 reuses a single run\'s cache; per-repeat stat results; mean ± std and self-agreement', async () => {
+  it("repeat 0 reuses a single run's cache; per-repeat stat results; mean ± std and self-agreement", async () => {
     reply = scriptedVerdict;
     const out = fresh();
     mkdirSync(out);
@@ -379,7 +583,9 @@ describeData('memory judge --repeats', () => {
     const before = server.chatRequests().length;
     const summary = join(out, 'summary.json');
     const stat = join(out, 'x2', 'stat.json');
-    const r = await runCli([...base, '--out', stat, '--repeats', '2', '--summary', summary, '--format', 'json'], { env: env() });
+    const r = await runCli([...base, '--out', stat, '--repeats', '2', '--summary', summary, '--format', 'json'], {
+      env: env(),
+    });
     expect(r.code, r.stderr).toBe(0);
     // 12 judgements x 2 repeats: repeat 0 answered from the single run's cache entries, repeat 1 asked anew
     expect(server.chatRequests().length - before).toBe(12);
@@ -389,7 +595,11 @@ describeData('memory judge --repeats', () => {
     expect(s.repeats.n).toBe(2);
     const R = JSON.parse(r.stdout).memory_integrity['recall(all)'];
     expect(s.repeats.figures.R).toEqual({ values: [R, R], mean: R, std: 0 });
-    expect(JSON.parse(readFileSync(join(out, 'x2', 'stat.repeat1.json'), 'utf8')).overall_score.memory_integrity['recall(all)']).toBe(R);
+    expect(
+      JSON.parse(readFileSync(join(out, 'x2', 'stat.repeat1.json'), 'utf8')).overall_score.memory_integrity[
+        'recall(all)'
+      ],
+    ).toBe(R);
     expect(s.repeats.selfAgreement.items).toBe(12);
     expect(s.repeats.selfAgreement.agreement).toBe(1);
     expect(r.stderr).toMatch(/judge self-agreement: 100\.00% of 12 judgement\(s\)/);
@@ -416,20 +626,47 @@ describeData('invalid UTF-8 in an input', () => {
     const recordsText = readFileSync(records);
     const at2 = recordsText.indexOf(Buffer.from('"user": "')) + '"user": "'.length;
     writeFileSync(lj, Buffer.concat([recordsText.subarray(0, at2), Buffer.from([0xc3]), recordsText.subarray(at2)]));
-    const r2 = await runCli(['llm-judge', 'run', '--method', 'direct', '--records', lj, '--templates', TEMPLATES, '--out', join(out, 'lj'), ...llm(server.baseURL, out)], { env: env() });
+    const r2 = await runCli(
+      [
+        'llm-judge',
+        'run',
+        '--method',
+        'direct',
+        '--records',
+        lj,
+        '--templates',
+        TEMPLATES,
+        '--out',
+        join(out, 'lj'),
+        ...llm(server.baseURL, out),
+      ],
+      { env: env() },
+    );
     expect(r2.code).toBe(2);
     expect(r2.stderr).toContain(`${lj}: invalid UTF-8 at byte offset ${at2}`);
     // allowed: replaced with U+FFFD, counted on stderr, and the run goes on
     reply = scriptedVerdict;
-    const ok = await runCli(['memory', 'judge', artifact, '--allow-invalid-utf8', '--format', 'json', ...llm(server.baseURL, out)], { env: env() });
+    const ok = await runCli(
+      ['memory', 'judge', artifact, '--allow-invalid-utf8', '--format', 'json', ...llm(server.baseURL, out)],
+      { env: env() },
+    );
     expect(ok.code, ok.stderr).toBe(0);
-    expect(ok.stderr).toContain(`warning: ${artifact}: 1 invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${at})`);
-    expect(server.chatRequests().slice(before).some((q) => JSON.stringify(q.body).includes('\\ufffd') || JSON.stringify(q.body).includes('\ufffd'))).toBe(true);
+    expect(ok.stderr).toContain(
+      `warning: ${artifact}: 1 invalid UTF-8 sequence(s) replaced with U+FFFD (the first at byte ${at})`,
+    );
+    expect(
+      server
+        .chatRequests()
+        .slice(before)
+        .some((q) => JSON.stringify(q.body).includes('\\ufffd') || JSON.stringify(q.body).includes('\ufffd')),
+    ).toBe(true);
   });
 });
 
 describeData('Ctrl-C', () => {
-  it('stops the run, prints the summary, writes --llm-summary and exits 1 (spawned binary)', { timeout: 60_000 }, async () => {
+  it('stops the run, prints the summary, writes --llm-summary and exits 1 (spawned binary)', {
+    timeout: 60_000,
+  }, async () => {
     const { spawn } = await import('node:child_process');
     const { CLI_ROOT } = await import('./cli');
     let calls = 0;
@@ -444,7 +681,14 @@ describeData('Ctrl-C', () => {
       const summaryFile = join(out, 'llm-summary.json');
       const child = spawn(
         process.execPath,
-        ['--conditions=@eval/source', '--import', 'tsx', join(CLI_ROOT, 'src', 'bin.ts'), ...commands(out)['llm-judge run']!, ...llm(hanging.baseURL, out, ['--llm-summary', summaryFile])],
+        [
+          '--conditions=@eval/source',
+          '--import',
+          'tsx',
+          join(CLI_ROOT, 'src', 'bin.ts'),
+          ...commands(out)['llm-judge run']!,
+          ...llm(hanging.baseURL, out, ['--llm-summary', summaryFile]),
+        ],
         { cwd: CLI_ROOT, env: { ...process.env, ...env() }, stdio: ['ignore', 'pipe', 'pipe'] },
       );
       let stderr = '';

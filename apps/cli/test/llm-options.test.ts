@@ -5,7 +5,10 @@ import { describe, expect, it } from 'vitest';
 import { addLlmOptions, llmOptionsFromFlags, type LlmFlags } from '../src/llm-options';
 
 function parse(args: string[], defaults?: Parameters<typeof addLlmOptions>[1]): LlmFlags {
-  const cmd = addLlmOptions(new Command('judge').exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} }), defaults);
+  const cmd = addLlmOptions(
+    new Command('judge').exitOverride().configureOutput({ writeErr: () => {}, writeOut: () => {} }),
+    defaults,
+  );
   cmd.parse(args, { from: 'user' });
   return cmd.opts<LlmFlags>();
 }
@@ -13,20 +16,34 @@ function parse(args: string[], defaults?: Parameters<typeof addLlmOptions>[1]): 
 describe('shared LLM flags', () => {
   it('turns every flag into createLlm options', () => {
     const flags = parse([
-      '--model', 'gpt-4o-mini',
-      '--base-url', 'http://localhost:11434/v1',
-      '--api-key-env', 'MY_KEY',
-      '--concurrency', '8',
-      '--cache-dir', '/tmp/c',
-      '--cache', 'replay',
-      '--max-cost', '2.5',
-      '--temperature', '0',
-      '--seed', '42',
-      '--max-tokens', '300',
-      '--timeout', '5000',
-      '--max-attempts', '3',
-      '--prices', 'prices.json',
-      '--llm-summary', 'summary.json',
+      '--model',
+      'gpt-4o-mini',
+      '--base-url',
+      'http://localhost:11434/v1',
+      '--api-key-env',
+      'MY_KEY',
+      '--concurrency',
+      '8',
+      '--cache-dir',
+      '/tmp/c',
+      '--cache',
+      'replay',
+      '--max-cost',
+      '2.5',
+      '--temperature',
+      '0',
+      '--seed',
+      '42',
+      '--max-tokens',
+      '300',
+      '--timeout',
+      '5000',
+      '--max-attempts',
+      '3',
+      '--prices',
+      'prices.json',
+      '--llm-summary',
+      'summary.json',
       '--no-progress',
     ]);
     expect(llmOptionsFromFlags(flags)).toEqual({
@@ -49,9 +66,16 @@ describe('shared LLM flags', () => {
   });
 
   it('has defaults, a per-subcommand default model, --dry-run [--dry-run-file] and --batch', () => {
-    expect(llmOptionsFromFlags(parse([], { model: 'gpt-4' }))).toEqual({ model: 'gpt-4', apiKeyEnv: 'OPENAI_API_KEY', concurrency: 16, cache: 'use' });
+    expect(llmOptionsFromFlags(parse([], { model: 'gpt-4' }))).toEqual({
+      model: 'gpt-4',
+      apiKeyEnv: 'OPENAI_API_KEY',
+      concurrency: 16,
+      cache: 'use',
+    });
     expect(llmOptionsFromFlags(parse(['--model', 'm', '--dry-run'])).dryRun).toBe(true);
-    expect(llmOptionsFromFlags(parse(['--model', 'm', '--dry-run', '--dry-run-file', 'plan.jsonl'])).dryRun).toEqual({ requestsFile: 'plan.jsonl' });
+    expect(llmOptionsFromFlags(parse(['--model', 'm', '--dry-run', '--dry-run-file', 'plan.jsonl'])).dryRun).toEqual({
+      requestsFile: 'plan.jsonl',
+    });
     expect(llmOptionsFromFlags(parse(['--model', 'm', '--batch'])).batch).toBe(true);
     expect(parse([], { temperature: 0 }).temperature).toBe(0);
   });
@@ -62,7 +86,9 @@ describe('shared LLM flags', () => {
     expect(() => parse(['--max-cost', '-1'])).toThrow(/--max-cost expects a non-negative number/);
     expect(() => parse(['--seed', '1.5'])).toThrow(/--seed expects an integer/);
     expect(() => llmOptionsFromFlags(parse([]))).toThrow(/--model is required/);
-    expect(() => llmOptionsFromFlags(parse(['--model', 'm', '--dry-run-file', 'x']))).toThrow(/--dry-run-file needs --dry-run/);
+    expect(() => llmOptionsFromFlags(parse(['--model', 'm', '--dry-run-file', 'x']))).toThrow(
+      /--dry-run-file needs --dry-run/,
+    );
   });
 
   it('does not load @eval/llm (type import only), so the CLI stays lazy', () => {
@@ -81,11 +107,28 @@ describe('shared LLM flags', () => {
     const dir = await mkdtemp(join(tmpdir(), 'cli-llm-'));
     process.env.CLI_LLM_TEST_KEY = 'sk-cli-test';
     try {
-      const options = llmOptionsFromFlags(parse(['--model', 'test-model', '--base-url', server.baseURL, '--api-key-env', 'CLI_LLM_TEST_KEY', '--cache-dir', dir, '--temperature', '0']));
+      const options = llmOptionsFromFlags(
+        parse([
+          '--model',
+          'test-model',
+          '--base-url',
+          server.baseURL,
+          '--api-key-env',
+          'CLI_LLM_TEST_KEY',
+          '--cache-dir',
+          dir,
+          '--temperature',
+          '0',
+        ]),
+      );
       const llm = createLlm({ ...options, progress: false });
       const r = await llm.model.chat([{ role: 'user', content: 'from the CLI' }]);
       expect(r.text).toBe('echo: from the CLI');
-      expect(server.chatRequests()[0]!.body).toEqual({ model: 'test-model', messages: [{ role: 'user', content: 'from the CLI' }], temperature: 0 });
+      expect(server.chatRequests()[0]!.body).toEqual({
+        model: 'test-model',
+        messages: [{ role: 'user', content: 'from the CLI' }],
+        temperature: 0,
+      });
       await llm.close();
     } finally {
       await server.close();

@@ -17,7 +17,8 @@ let dir: string;
 let server: TestServer;
 /** Fixed verdicts, and one QA judgement with a label outside HaluMem's vocabulary (a failed judgement). */
 function respond(prompt: string): string {
-  if (judgeKind(prompt) === 'qa' && prompt.includes("What is Martin Mark's middle name?")) return fence({ reasoning: 'scripted', evaluation_result: 'Unsure' });
+  if (judgeKind(prompt) === 'qa' && prompt.includes("What is Martin Mark's middle name?"))
+    return fence({ reasoning: 'scripted', evaluation_result: 'Unsure' });
   return scriptedVerdict(prompt);
 }
 
@@ -30,7 +31,8 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const metricValues = (m: Record<string, { value: number | null }>) => Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.value]));
+const metricValues = (m: Record<string, { value: number | null }>) =>
+  Object.fromEntries(Object.entries(m).map(([k, x]) => [k, x.value]));
 
 describeWithReferenceData('memory')('memory runs', () => {
   for (const name of ['aggregate_fixture_sessions0-11.json', 'aggregate_fixture_with_invalid.json']) {
@@ -38,16 +40,42 @@ describeWithReferenceData('memory')('memory runs', () => {
       const f = JSON.parse(readFileSync(join(MEMORY, name), 'utf8'));
       const file = join(dir, `records_${name}`);
       writeFileSync(file, JSON.stringify(f.records));
-      const plain = await runCli(['memory', 'aggregate', file, '--format', 'json', '--write-stat', join(dir, `plain_${name}`)]);
+      const plain = await runCli([
+        'memory',
+        'aggregate',
+        file,
+        '--format',
+        'json',
+        '--write-stat',
+        join(dir, `plain_${name}`),
+      ]);
       const runDir = join(dir, `run_${name}`);
-      const withRun = await runCli(['memory', 'aggregate', file, '--format', 'json', '--write-stat', join(dir, `stat_${name}`), '--run', runDir]);
+      const withRun = await runCli([
+        'memory',
+        'aggregate',
+        file,
+        '--format',
+        'json',
+        '--write-stat',
+        join(dir, `stat_${name}`),
+        '--run',
+        runDir,
+      ]);
       expect(withRun.code, withRun.stderr).toBe(0);
       expect(withRun.stdout).toBe(plain.stdout);
       expect(readFileSync(join(dir, `stat_${name}`), 'utf8')).toBe(readFileSync(join(dir, `plain_${name}`), 'utf8'));
       const run = await readRun(runDir);
-      expect(run.manifest).toMatchObject({ benchmark: 'memory', variant: 'halumem', system: `records_${name.replace(/\.json$/, '')}` });
+      expect(run.manifest).toMatchObject({
+        benchmark: 'memory',
+        variant: 'halumem',
+        system: `records_${name.replace(/\.json$/, '')}`,
+      });
       expect(run.manifest.inputs).toEqual([expect.objectContaining({ role: 'judged-records', path: file })]);
-      expect(run.manifest.options).toEqual({ acceptBooleanIncluded: false, typeAccuracyExcludesInterference: false, onEmpty: 'error' });
+      expect(run.manifest.options).toEqual({
+        acceptBooleanIncluded: false,
+        typeAccuracyExcludesInterference: false,
+        onEmpty: 'error',
+      });
       const values = metricValues(run.manifest.metrics);
       expect(runBenchmark.recompute(run.items, run.manifest.variant)).toStrictEqual(values);
       const o = f.expected_overall_score;
@@ -69,18 +97,31 @@ describeWithReferenceData('memory')('memory runs', () => {
     const pair = JSON.parse(r.stdout).pairs[0];
     // 163 + 191 + 24 + 32 items pair; B's one extra (failed) accuracy judgement, from session 43, is unpaired
     expect(pair.paired).toBe(163 + 191 + 24 + 32);
-    expect([...pair.unpaired.onlyB, ...pair.unpaired.failedB]).toEqual(['extracted:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/43/1']);
+    expect([...pair.unpaired.onlyB, ...pair.unpaired.failedB]).toEqual([
+      'extracted:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/43/1',
+    ]);
     const qa = pair.metrics.find((m: { name: string }) => m.name === 'question_answering.correct_qa_ratio(valid)');
     expect(qa.delta).toBe(0);
     expect(qa.mcnemar).toMatchObject({ outcome: 'correct', b: 0, c: 0, p: 1 });
   });
 
   it('judge --run: items and metrics of the judged records, a failed judgement as judged: false, the llm block', async () => {
-    const flags = ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
+    const flags = [
+      '--base-url',
+      server.baseURL,
+      '--api-key-env',
+      KEY_ENV,
+      '--cache-dir',
+      join(dir, 'cache'),
+      '--model',
+      'test-model',
+    ];
     const env = { [KEY_ENV]: KEY, CI: '1' };
     const runDir = join(dir, 'judge-run');
     const out = join(dir, 'judged', 'exia_eval_stat_result.json');
-    const r = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', '--run', runDir, ...flags], { env });
+    const r = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', '--run', runDir, ...flags], {
+      env,
+    });
     expect(r.code, r.stderr).toBe(0);
     // the same command without a run (answers from the cache) writes the same stat file, byte for byte
     const out2 = join(dir, 'judged2', 'exia_eval_stat_result.json');
@@ -102,8 +143,14 @@ describeWithReferenceData('memory')('memory runs', () => {
     expect(run.items.filter((i) => i.error)).toEqual([]);
     const failed = run.items.filter((i) => i.values.judged === false);
     // the sample asks that question in sessions 0, 2 and 7 (first question of each)
-    expect(failed.map((i) => i.id)).toEqual([0, 2, 7].map((s) => `question:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/${s}/1`));
-    expect(failed[0]!.detail).toMatchObject({ kind: 'question', question: "What is Martin Mark's middle name?", verdict: 'Unsure' });
+    expect(failed.map((i) => i.id)).toEqual(
+      [0, 2, 7].map((s) => `question:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/${s}/1`),
+    );
+    expect(failed[0]!.detail).toMatchObject({
+      kind: 'question',
+      question: "What is Martin Mark's middle name?",
+      verdict: 'Unsure',
+    });
     // 32 questions, 29 validly judged Correct: (all) 29/32, (valid) 29/29 (HaluMem's split), from items as from run.json
     expect(m.metrics['question_answering.correct_qa_ratio(all)']!.value).toBe(29 / 32);
     expect(m.metrics['question_answering.correct_qa_ratio(valid)']!.value).toBe(1);

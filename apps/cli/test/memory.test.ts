@@ -38,7 +38,16 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const llmFlags = () => ['--base-url', server.baseURL, '--api-key-env', KEY_ENV, '--cache-dir', join(dir, 'cache'), '--model', 'test-model'];
+const llmFlags = () => [
+  '--base-url',
+  server.baseURL,
+  '--api-key-env',
+  KEY_ENV,
+  '--cache-dir',
+  join(dir, 'cache'),
+  '--model',
+  'test-model',
+];
 const env = () => ({ [KEY_ENV]: 'dummy', CI: '1' });
 
 function fixture(name: string): { records: Record<string, unknown[]>; expected_overall_score: unknown } {
@@ -53,8 +62,15 @@ describe('dialeval memory aggregate', () => {
       // HaluMem's own <frame>_eval_stat_result.json shape: overall_score plus the *_records lists
       const file = join(dir, `halumem_${name}`);
       // records carry no durations: the file's stored time_consuming (here the spec's values for the sample) is kept
-      const time_consuming = { add_dialogue_duration_time: 6.567127, search_memory_duration_time: 0.23362766666666662, total_duration_time: 6.800754666666667 };
-      writeFileSync(file, JSON.stringify({ overall_score: { memory_integrity: {}, time_consuming }, ...f.records }, null, 4));
+      const time_consuming = {
+        add_dialogue_duration_time: 6.567127,
+        search_memory_duration_time: 0.23362766666666662,
+        total_duration_time: 6.800754666666667,
+      };
+      writeFileSync(
+        file,
+        JSON.stringify({ overall_score: { memory_integrity: {}, time_consuming }, ...f.records }, null, 4),
+      );
       const r = await runCli(['memory', 'aggregate', file, '--format', 'json']);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout)).toStrictEqual({ ...(f.expected_overall_score as object), time_consuming });
@@ -70,7 +86,17 @@ describe('dialeval memory aggregate', () => {
     const f = fixture('aggregate_fixture_sessions0-11.json');
     const file = join(dir, 'records.json');
     writeFileSync(file, JSON.stringify(f.records));
-    const report = await runCli(['memory', 'aggregate', file, '--artifact', ARTIFACT, '--format', 'report', '--write-stat', join(dir, 'stat.json')]);
+    const report = await runCli([
+      'memory',
+      'aggregate',
+      file,
+      '--artifact',
+      ARTIFACT,
+      '--format',
+      'report',
+      '--write-stat',
+      join(dir, 'stat.json'),
+    ]);
     expect(report.code, report.stderr).toBe(0);
     const rep = JSON.parse(report.stdout);
     expect(rep.overall_score.time_consuming).toStrictEqual({
@@ -89,7 +115,14 @@ describe('dialeval memory aggregate', () => {
 
   it('bad input: exit 2 naming the file, record and field', async () => {
     const file = join(dir, 'bad.json');
-    writeFileSync(file, JSON.stringify({ memory_integrity_records: [{ memory_source: 'system', memory_type: 'Event Memory', importance: 'high', memory_integrity_score: 2 }] }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        memory_integrity_records: [
+          { memory_source: 'system', memory_type: 'Event Memory', importance: 'high', memory_integrity_score: 2 },
+        ],
+      }),
+    );
     const r = await runCli(['memory', 'aggregate', file]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('bad.json');
@@ -101,7 +134,10 @@ describe('dialeval memory judge', () => {
   itMemory('judges the sample artifact through the scripted endpoint; values derived by hand', async () => {
     const out = join(dir, 'judge', 'exia_eval_stat_result.json');
     const summary = join(dir, 'judge', 'summary.json');
-    const r = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', '--summary', summary, ...llmFlags()], { env: env() });
+    const r = await runCli(
+      ['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', '--summary', summary, ...llmFlags()],
+      { env: env() },
+    );
     expect(r.code, r.stderr).toBe(0);
     const o = JSON.parse(r.stdout);
     // every integrity verdict is 2: recall 147/147; no interference point resisted (0 of 16 scored 0)
@@ -112,8 +148,18 @@ describe('dialeval memory judge', () => {
     expect(o.memory_update['correct_update_memory_ratio(all)']).toBe(1);
     expect(o.question_answering['correct_qa_ratio(all)']).toBe(1);
     // per type: the sample's update points are 9 Event, 10 Persona, 5 Relationship (spec §2: 24), the rest integrity
-    expect(o.memory_type_accuracy['Event Memory']).toStrictEqual({ memory_integrity_acc: 25 / 34, memory_update_acc: 9 / 34, total_num: 34, memory_acc: 25 / 34 + 9 / 34 });
-    expect(o.memory_type_accuracy['Relationship Memory']).toStrictEqual({ memory_integrity_acc: 3 / 8, memory_update_acc: 5 / 8, total_num: 8, memory_acc: 1 });
+    expect(o.memory_type_accuracy['Event Memory']).toStrictEqual({
+      memory_integrity_acc: 25 / 34,
+      memory_update_acc: 9 / 34,
+      total_num: 34,
+      memory_acc: 25 / 34 + 9 / 34,
+    });
+    expect(o.memory_type_accuracy['Relationship Memory']).toStrictEqual({
+      memory_integrity_acc: 3 / 8,
+      memory_update_acc: 5 / 8,
+      total_num: 8,
+      memory_acc: 1,
+    });
     expect(o.time_consuming.total_duration_time).toBe(6.800754666666667);
     const s = JSON.parse(readFileSync(summary, 'utf8'));
     expect(s.complete).toBe(true);
@@ -122,7 +168,9 @@ describe('dialeval memory judge', () => {
 
     // again: the user is cached, no call, same numbers
     const before = server.chatRequests().length;
-    const again = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', ...llmFlags()], { env: env() });
+    const again = await runCli(['memory', 'judge', ARTIFACT, '--out', out, '--format', 'json', ...llmFlags()], {
+      env: env(),
+    });
     expect(again.code, again.stderr).toBe(0);
     expect(again.stderr).toMatch(/cached result found/);
     expect(server.chatRequests().length).toBe(before);
@@ -135,7 +183,19 @@ describe('dialeval memory judge', () => {
     const requests = join(dir, 'dry', 'requests.jsonl');
     const before = server.chatRequests().length;
     const r = await runCli(
-      ['memory', 'judge', artifact, '--out', out, '--dry-run', '--dry-run-file', requests, ...llmFlags(), '--cache-dir', join(dir, 'empty-cache')],
+      [
+        'memory',
+        'judge',
+        artifact,
+        '--out',
+        out,
+        '--dry-run',
+        '--dry-run-file',
+        requests,
+        ...llmFlags(),
+        '--cache-dir',
+        join(dir, 'empty-cache'),
+      ],
       { env: env() },
     );
     expect(r.code, r.stderr).toBe(0);
@@ -144,14 +204,20 @@ describe('dialeval memory judge', () => {
     expect(r.stdout).toMatch(/realistic: 12 calls/);
     expect(server.chatRequests().length).toBe(before);
     expect(existsSync(out)).toBe(false);
-    const lines = readFileSync(requests, 'utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = readFileSync(requests, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(12);
     expect(lines.every((l) => l.body.messages.length === 1 && l.body.temperature === 0)).toBe(true);
   });
 
   it('a malformed artifact is a usage error naming the record and field', async () => {
     const bad = join(dir, 'bad_eval_results.jsonl');
-    writeFileSync(bad, `${JSON.stringify({ uuid: 'u', user_name: 'n', sessions: [{ memory_points: [], dialogue: [], extracted_memories: 'x' }] })}\n`);
+    writeFileSync(
+      bad,
+      `${JSON.stringify({ uuid: 'u', user_name: 'n', sessions: [{ memory_points: [], dialogue: [], extracted_memories: 'x' }] })}\n`,
+    );
     const r = await runCli(['memory', 'judge', bad, ...llmFlags()], { env: env() });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad_eval_results\.jsonl, record 1, field sessions\[0\]\.extracted_memories/);
@@ -165,7 +231,9 @@ describe('dialeval memory run + judge + leaderboard', () => {
     const stats: string[] = [];
     for (const system of ['extract-retrieve', 'full-context']) {
       const out = join(dir, 'runs', `${system}_eval_results.jsonl`);
-      const run = await runCli(['memory', 'run', '--system', system, '--data', dataset, '--out', out, ...llmFlags()], { env: env() });
+      const run = await runCli(['memory', 'run', '--system', system, '--data', dataset, '--out', out, ...llmFlags()], {
+        env: env(),
+      });
       expect(run.code, run.stderr).toBe(0);
       expect(run.stdout).toMatch(/1 user\(s\) run; 2 sessions, 1 update points, 4 questions/);
       const line = JSON.parse(readFileSync(out, 'utf8').trim());
@@ -194,7 +262,18 @@ describe('dialeval memory run + judge + leaderboard', () => {
 `,
     );
     const modOut = join(dir, 'runs', 'echo_eval_results.jsonl');
-    const run = await runCli(['memory', 'run', '--system', mod, '--system-option', 'tag=t1', '--data', dataset, '--out', modOut]);
+    const run = await runCli([
+      'memory',
+      'run',
+      '--system',
+      mod,
+      '--system-option',
+      'tag=t1',
+      '--data',
+      dataset,
+      '--out',
+      modOut,
+    ]);
     expect(run.code, run.stderr).toBe(0);
     expect(run.stdout).toMatch(/^echo-t1: 1 user\(s\) run/);
 
@@ -210,58 +289,137 @@ describe('dialeval memory run + judge + leaderboard', () => {
     expect(table.stdout).toMatch(/\nA\s+100\.00/);
   });
 
-  itMemory('run --answer-prompts DIR --answer-prompt MEMZERO: the baseline answers with HaluMem\'s PROMPT_MEMZERO', async () => {
-    // HaluMem's answer prompts are CC-BY-NC-ND and not shipped: the user points at a directory (here the project's
-    // reference copies in ../shared; scripts/extract-halumem-prompts.mjs produces one from a HaluMem checkout).
-    const answerDir = join(MEMORY, 'answer_prompts');
-    const template = readFileSync(join(answerDir, 'PROMPT_MEMZERO.txt'), 'utf8');
-    const dataset = join(dir, 'tiny-halumem-prompt.jsonl');
-    writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
-    const out = join(dir, 'runs-memzero', 'er_eval_results.jsonl');
-    const summary = join(dir, 'runs-memzero', 'summary.json');
-    const before = server.chatRequests().length;
-    const run = await runCli(
-      ['memory', 'run', '--system', 'extract-retrieve', '--data', dataset, '--out', out, '--summary', summary, '--answer-prompts', answerDir, '--answer-prompt', 'MEMZERO', ...llmFlags()],
-      { env: env() },
-    );
-    expect(run.code, run.stderr).toBe(0);
-    const sent = server
-      .chatRequests()
-      .slice(before)
-      .map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]!.content);
-    const line = JSON.parse(readFileSync(out, 'utf8').trim());
-    const questions = line.sessions.flatMap((s: { questions?: unknown[] }) => s.questions ?? []) as Array<{ question: string; context: string; system_response: string }>;
-    expect(questions).toHaveLength(4);
-    for (const q of questions) {
-      // PROMPT_MEMZERO.format(context=<the recorded context>, question=<the question>): the template's text before
-      // "{context}", the context, "\n\n    Question: ", the question, then "\n\n    Answer:\n    " (spec §8.2)
-      const expected = `${template.slice(0, template.indexOf('{context}'))}${q.context}\n\n    Question: ${q.question}\n\n    Answer:\n    `;
-      expect(sent).toContain(expected);
-      expect(q.system_response).toBe('Lisbon');
-    }
-    expect(sent.filter((p) => p.startsWith('\n    You are an intelligent memory assistant'))).toHaveLength(4);
-    expect(JSON.parse(readFileSync(summary, 'utf8')).answerPrompt).toStrictEqual({ name: 'PROMPT_MEMZERO', dir: answerDir });
+  itMemory(
+    "run --answer-prompts DIR --answer-prompt MEMZERO: the baseline answers with HaluMem's PROMPT_MEMZERO",
+    async () => {
+      // HaluMem's answer prompts are CC-BY-NC-ND and not shipped: the user points at a directory (here the project's
+      // reference copies in ../shared; scripts/extract-halumem-prompts.mjs produces one from a HaluMem checkout).
+      const answerDir = join(MEMORY, 'answer_prompts');
+      const template = readFileSync(join(answerDir, 'PROMPT_MEMZERO.txt'), 'utf8');
+      const dataset = join(dir, 'tiny-halumem-prompt.jsonl');
+      writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
+      const out = join(dir, 'runs-memzero', 'er_eval_results.jsonl');
+      const summary = join(dir, 'runs-memzero', 'summary.json');
+      const before = server.chatRequests().length;
+      const run = await runCli(
+        [
+          'memory',
+          'run',
+          '--system',
+          'extract-retrieve',
+          '--data',
+          dataset,
+          '--out',
+          out,
+          '--summary',
+          summary,
+          '--answer-prompts',
+          answerDir,
+          '--answer-prompt',
+          'MEMZERO',
+          ...llmFlags(),
+        ],
+        { env: env() },
+      );
+      expect(run.code, run.stderr).toBe(0);
+      const sent = server
+        .chatRequests()
+        .slice(before)
+        .map((r) => (r.body as { messages: Array<{ content: string }> }).messages[0]!.content);
+      const line = JSON.parse(readFileSync(out, 'utf8').trim());
+      const questions = line.sessions.flatMap((s: { questions?: unknown[] }) => s.questions ?? []) as Array<{
+        question: string;
+        context: string;
+        system_response: string;
+      }>;
+      expect(questions).toHaveLength(4);
+      for (const q of questions) {
+        // PROMPT_MEMZERO.format(context=<the recorded context>, question=<the question>): the template's text before
+        // "{context}", the context, "\n\n    Question: ", the question, then "\n\n    Answer:\n    " (spec §8.2)
+        const expected = `${template.slice(0, template.indexOf('{context}'))}${q.context}\n\n    Question: ${q.question}\n\n    Answer:\n    `;
+        expect(sent).toContain(expected);
+        expect(q.system_response).toBe('Lisbon');
+      }
+      expect(sent.filter((p) => p.startsWith('\n    You are an intelligent memory assistant'))).toHaveLength(4);
+      expect(JSON.parse(readFileSync(summary, 'utf8')).answerPrompt).toStrictEqual({
+        name: 'PROMPT_MEMZERO',
+        dir: answerDir,
+      });
 
-    // $DIALEVAL_HALUMEM_PROMPTS_DIR stands in for --answer-prompts; a directory without the file names it
-    const viaEnv = await runCli(
-      ['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'runs-memzero', 'fc.jsonl'), '--answer-prompt', 'ZEP', ...llmFlags()],
-      { env: { ...env(), DIALEVAL_HALUMEM_PROMPTS_DIR: answerDir } },
-    );
-    expect(viaEnv.code, viaEnv.stderr).toBe(0);
-    const empty = join(dir, 'no-prompts');
-    mkdirSync(empty, { recursive: true });
-    const missing = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'y.jsonl'), '--answer-prompts', empty, '--answer-prompt', 'MEMOS', ...llmFlags()], { env: env() });
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/missing HaluMem prompt file PROMPT_MEMZERO\.txt/);
-    const noName = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'y.jsonl'), '--answer-prompts', answerDir, ...llmFlags()], { env: env() });
-    expect(noName.code).toBe(2);
-    expect(noName.stderr).toMatch(/--answer-prompts needs --answer-prompt/);
-  });
+      // $DIALEVAL_HALUMEM_PROMPTS_DIR stands in for --answer-prompts; a directory without the file names it
+      const viaEnv = await runCli(
+        [
+          'memory',
+          'run',
+          '--system',
+          'full-context',
+          '--data',
+          dataset,
+          '--out',
+          join(dir, 'runs-memzero', 'fc.jsonl'),
+          '--answer-prompt',
+          'ZEP',
+          ...llmFlags(),
+        ],
+        { env: { ...env(), DIALEVAL_HALUMEM_PROMPTS_DIR: answerDir } },
+      );
+      expect(viaEnv.code, viaEnv.stderr).toBe(0);
+      const empty = join(dir, 'no-prompts');
+      mkdirSync(empty, { recursive: true });
+      const missing = await runCli(
+        [
+          'memory',
+          'run',
+          '--system',
+          'full-context',
+          '--data',
+          dataset,
+          '--out',
+          join(dir, 'y.jsonl'),
+          '--answer-prompts',
+          empty,
+          '--answer-prompt',
+          'MEMOS',
+          ...llmFlags(),
+        ],
+        { env: env() },
+      );
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/missing HaluMem prompt file PROMPT_MEMZERO\.txt/);
+      const noName = await runCli(
+        [
+          'memory',
+          'run',
+          '--system',
+          'full-context',
+          '--data',
+          dataset,
+          '--out',
+          join(dir, 'y.jsonl'),
+          '--answer-prompts',
+          answerDir,
+          ...llmFlags(),
+        ],
+        { env: env() },
+      );
+      expect(noName.code).toBe(2);
+      expect(noName.stderr).toMatch(/--answer-prompts needs --answer-prompt/);
+    },
+  );
 
   it('run: a baseline without --model is a usage error', async () => {
     const dataset = join(dir, 'tiny2.jsonl');
     writeFileSync(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
-    const noModel = await runCli(['memory', 'run', '--system', 'full-context', '--data', dataset, '--out', join(dir, 'x.jsonl')]);
+    const noModel = await runCli([
+      'memory',
+      'run',
+      '--system',
+      'full-context',
+      '--data',
+      dataset,
+      '--out',
+      join(dir, 'x.jsonl'),
+    ]);
     expect(noModel.code).toBe(2);
     expect(noModel.stderr).toMatch(/pass --model/);
   });

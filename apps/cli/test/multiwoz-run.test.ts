@@ -30,12 +30,34 @@ beforeAll(() => {
 describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
   it('writes run.json, items.jsonl and mwzeval.json; native outputs unchanged; recompute(items) = run.json metrics', async () => {
     const plainOut = join(work, 'plain.json');
-    const plain = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', plainOut], { env });
+    const plain = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', plainOut], {
+      env,
+    });
     expect(plain.code, plain.stderr).toBe(0);
     const runDir = join(work, 'runs', 'augpt');
     const out = join(work, 'with-run.json');
     const perDialogue = join(work, 'with-run.jsonl');
-    const r = await runCli(['multiwoz', augpt, '--data', data, ...ALL, '--format', 'json', '--out', out, '--per-dialogue', perDialogue, '--run', runDir, '--ci', '--samples', '100'], { env });
+    const r = await runCli(
+      [
+        'multiwoz',
+        augpt,
+        '--data',
+        data,
+        ...ALL,
+        '--format',
+        'json',
+        '--out',
+        out,
+        '--per-dialogue',
+        perDialogue,
+        '--run',
+        runDir,
+        '--ci',
+        '--samples',
+        '100',
+      ],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     // the native output is byte-identical with and without the run, and the run holds the same bytes
     expect(readFileSync(out, 'utf8')).toBe(readFileSync(plainOut, 'utf8'));
@@ -44,13 +66,36 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     const run = await readRun(runDir);
     const m = run.manifest;
     expect([m.benchmark, m.variant, m.system, m.status]).toEqual(['multiwoz', 'mwzeval-2022', 'augpt', 'complete']);
-    expect(m.inputs).toEqual([{ role: 'predictions', path: augpt, size: readFileSync(augpt).length, sha256: sha256(augpt) }]);
+    expect(m.inputs).toEqual([
+      { role: 'predictions', path: augpt, size: readFileSync(augpt).length, sha256: sha256(augpt) },
+    ]);
     expect(m.resources).toHaveLength(1);
     expect(m.resources[0]).toMatchObject({ name: 'multiwoz', source: 'option' });
     // hashed from the bytes the evaluation read: the same digest as the data files on disk (v2022: its restaurant database)
-    const used = ['references/mwz22.json', 'database/attraction_db.json', 'database/hotel_db.json', 'database/restaurant_db.v2022.json', 'database/train_db.json', 'goals.json', 'booked_domains.json', 'gold_states.json'];
-    expect(m.resources[0]!.sha256).toBe(resourceFileListSha256(used.map((path) => ({ path, sha256: sha256(join(data, path)) }))));
-    expect(m.options).toMatchObject({ bleu: true, success: true, richness: true, dst: true, normalization: '2022', references: ['mwz22'], addSlotDomains: false, strictDst: false, samples: 100 });
+    const used = [
+      'references/mwz22.json',
+      'database/attraction_db.json',
+      'database/hotel_db.json',
+      'database/restaurant_db.v2022.json',
+      'database/train_db.json',
+      'goals.json',
+      'booked_domains.json',
+      'gold_states.json',
+    ];
+    expect(m.resources[0]!.sha256).toBe(
+      resourceFileListSha256(used.map((path) => ({ path, sha256: sha256(join(data, path)) }))),
+    );
+    expect(m.options).toMatchObject({
+      bleu: true,
+      success: true,
+      richness: true,
+      dst: true,
+      normalization: '2022',
+      references: ['mwz22'],
+      addSlotDomains: false,
+      strictDst: false,
+      samples: 100,
+    });
     expect(m.artifacts).toEqual([
       { path: 'mwzeval.json', format: 'mwzeval-json' },
       { path: out, format: 'mwzeval-json' },
@@ -60,13 +105,25 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     expect(run.items.map((i) => i.id)).toEqual(Object.keys(JSON.parse(readFileSync(augpt, 'utf8')) as object));
 
     // the recorded metrics are the native ones and recompute exactly from the items
-    const native = JSON.parse(readFileSync(out, 'utf8')) as { bleu: { mwz22: number }; success: { inform: { total: number } }; dst: { joint_accuracy: number } };
+    const native = JSON.parse(readFileSync(out, 'utf8')) as {
+      bleu: { mwz22: number };
+      success: { inform: { total: number } };
+      dst: { joint_accuracy: number };
+    };
     expect(m.metrics.BLEU!.value).toBe(native.bleu.mwz22);
     expect(m.metrics.Inform!.value).toBe(native.success.inform.total);
     expect(m.metrics.JGA!.value).toBe(native.dst.joint_accuracy);
     expect(m.metrics.BLEU!.ci).toHaveLength(2);
     const recomputed = runBenchmark.recompute(run.items);
-    expect(Object.keys(recomputed).sort()).toEqual(['BLEU', 'Inform', 'JGA', 'Slot F1', 'Slot Precision', 'Slot Recall', 'Success']);
+    expect(Object.keys(recomputed).sort()).toEqual([
+      'BLEU',
+      'Inform',
+      'JGA',
+      'Slot F1',
+      'Slot Precision',
+      'Slot Recall',
+      'Success',
+    ]);
     for (const [k, v] of Object.entries(recomputed)) expect(m.metrics[k]!.value, k).toBe(v);
     expect(Object.keys(m.metrics).filter((k) => k.startsWith('richness.'))).toHaveLength(7);
   });
@@ -74,7 +131,9 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
   it('$DIALEVAL_RUNS: the run goes to <parent>/multiwoz/<system>/<timestamp>; two runs compare by dialogue', async () => {
     const parent = join(work, 'parent');
     for (const file of [augpt, ubar]) {
-      const r = await runCli(['multiwoz', file, '--data', data, '--success', '--bleu'], { env: { ...env, DIALEVAL_RUNS: parent } });
+      const r = await runCli(['multiwoz', file, '--data', data, '--success', '--bleu'], {
+        env: { ...env, DIALEVAL_RUNS: parent },
+      });
       expect(r.code, r.stderr).toBe(0);
     }
     const dirOf = (system: string) => {
@@ -92,7 +151,9 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     expect(metric('Success').mcnemar!.outcome).toBe('success');
 
     // the same through `dialeval compare` (the package's runBenchmark, seeded: the same figures as from code)
-    const cli = await runCli(['compare', dirOf('augpt'), dirOf('ubar'), '--format', 'json', '--resamples', '200'], { env });
+    const cli = await runCli(['compare', dirOf('augpt'), dirOf('ubar'), '--format', 'json', '--resamples', '200'], {
+      env,
+    });
     expect(cli.code, cli.stderr).toBe(0);
     const json = JSON.parse(cli.stdout) as typeof result & { recomputedBy: string };
     expect(json.recomputedBy).toBe('@eval/multiwoz');

@@ -31,43 +31,80 @@ function closeTo(a: number, b: number): boolean {
 }
 
 describe('dialeval multiwoz', () => {
-  itMultiwoz('--format json prints exactly mwzeval\'s output object (subset21 expected output, Python number format)', async () => {
-    const r = await runCli(['multiwoz', augpt, '--data', data, '--bleu', '--success', '--richness', '--dst', '--format', 'json'], { env });
-    expect(r.code, r.stderr).toBe(0);
-    const got = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
-    const expected = JSON.parse(readFileSync(join(MWZ, 'expected', 'subset21', 'augpt.json'), 'utf8')) as Record<string, Record<string, unknown>>;
-    expect(Object.keys(got)).toEqual(['bleu', 'success', 'richness', 'dst']);
-    expect(got.success).toEqual(expected.success);
-    for (const section of ['bleu', 'richness', 'dst']) {
-      expect(Object.keys(got[section]!).sort()).toEqual(Object.keys(expected[section]!).sort());
-      for (const [k, v] of Object.entries(expected[section]!)) expect(closeTo(got[section]![k] as number, v as number), `${section}.${k}`).toBe(true);
-    }
-    expect(r.stdout).toMatch(/"attraction": 100\.0/);
-    expect(r.stdout).toMatch(/"num_unigrams": 206[,}]/);
-  });
+  itMultiwoz(
+    "--format json prints exactly mwzeval's output object (subset21 expected output, Python number format)",
+    async () => {
+      const r = await runCli(
+        ['multiwoz', augpt, '--data', data, '--bleu', '--success', '--richness', '--dst', '--format', 'json'],
+        { env },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      const got = JSON.parse(r.stdout) as Record<string, Record<string, unknown>>;
+      const expected = JSON.parse(readFileSync(join(MWZ, 'expected', 'subset21', 'augpt.json'), 'utf8')) as Record<
+        string,
+        Record<string, unknown>
+      >;
+      expect(Object.keys(got)).toEqual(['bleu', 'success', 'richness', 'dst']);
+      expect(got.success).toEqual(expected.success);
+      for (const section of ['bleu', 'richness', 'dst']) {
+        expect(Object.keys(got[section]!).sort()).toEqual(Object.keys(expected[section]!).sort());
+        for (const [k, v] of Object.entries(expected[section]!))
+          expect(closeTo(got[section]![k] as number, v as number), `${section}.${k}`).toBe(true);
+      }
+      expect(r.stdout).toMatch(/"attraction": 100\.0/);
+      expect(r.stdout).toMatch(/"num_unigrams": 206[,}]/);
+    },
+  );
 
-  itMultiwoz('table output (default metrics: BLEU, Inform/Success, richness), CIs, per-dialogue JSONL and a summary', async () => {
-    const perDialogue = join(work, 'per-dialogue.jsonl');
-    const summary = join(work, 'summary.json');
-    const r = await runCli(['multiwoz', augpt, '--data', data, '--ci', '--samples', '200', '--per-dialogue', perDialogue, '--summary', summary], { env });
-    expect(r.code, r.stderr).toBe(0);
-    expect(r.stdout).toMatch(/21 dialogues, 142 turns, mwzeval v2022/);
-    expect(r.stdout).toMatch(/BLEU \(mwz22\)\s+14\.93\s+\[95% CI/);
-    expect(r.stdout).toMatch(/Inform 81\.0\s+\[95% CI/);
-    expect(r.stdout).toMatch(/Success 71\.4/);
-    expect(r.stdout).toMatch(/trigrams\s+713/);
-    const rows = readFileSync(perDialogue, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as { id: string; inform: boolean; domains: Record<string, { reason?: string }> });
-    expect(rows).toHaveLength(21);
-    const failed = rows.filter((x) => !x.inform);
-    expect(failed.length).toBe(4);
-    for (const f of failed) expect(Object.values(f.domains).some((d) => d.reason)).toBe(true);
-    const s = JSON.parse(readFileSync(summary, 'utf8')) as { results: { success: { inform: { total: number } } }; intervals: { inform: { lower: number } } };
-    expect(s.results.success.inform.total).toBe(81.0);
-    expect(s.intervals.inform.lower).toBeLessThanOrEqual(81);
-  });
+  itMultiwoz(
+    'table output (default metrics: BLEU, Inform/Success, richness), CIs, per-dialogue JSONL and a summary',
+    async () => {
+      const perDialogue = join(work, 'per-dialogue.jsonl');
+      const summary = join(work, 'summary.json');
+      const r = await runCli(
+        [
+          'multiwoz',
+          augpt,
+          '--data',
+          data,
+          '--ci',
+          '--samples',
+          '200',
+          '--per-dialogue',
+          perDialogue,
+          '--summary',
+          summary,
+        ],
+        { env },
+      );
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toMatch(/21 dialogues, 142 turns, mwzeval v2022/);
+      expect(r.stdout).toMatch(/BLEU \(mwz22\)\s+14\.93\s+\[95% CI/);
+      expect(r.stdout).toMatch(/Inform 81\.0\s+\[95% CI/);
+      expect(r.stdout).toMatch(/Success 71\.4/);
+      expect(r.stdout).toMatch(/trigrams\s+713/);
+      const rows = readFileSync(perDialogue, 'utf8')
+        .trim()
+        .split('\n')
+        .map((l) => JSON.parse(l) as { id: string; inform: boolean; domains: Record<string, { reason?: string }> });
+      expect(rows).toHaveLength(21);
+      const failed = rows.filter((x) => !x.inform);
+      expect(failed.length).toBe(4);
+      for (const f of failed) expect(Object.values(f.domains).some((d) => d.reason)).toBe(true);
+      const s = JSON.parse(readFileSync(summary, 'utf8')) as {
+        results: { success: { inform: { total: number } } };
+        intervals: { inform: { lower: number } };
+      };
+      expect(s.results.success.inform.total).toBe(81.0);
+      expect(s.intervals.inform.lower).toBeLessThanOrEqual(81);
+    },
+  );
 
   itMultiwoz('--normalization 2023 and gold states for a file without states (with a warning)', async () => {
-    const r = await runCli(['multiwoz', hdsa, '--data', data, '--success', '--format', 'json', '--normalization', '2023'], { env });
+    const r = await runCli(
+      ['multiwoz', hdsa, '--data', data, '--success', '--format', 'json', '--normalization', '2023'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/warning: Missing state predictions, using ground-truth dialog states/);
     expect(JSON.parse(r.stdout).success.inform.total).toBeTypeOf('number');
@@ -75,7 +112,15 @@ describe('dialeval multiwoz', () => {
 
   itMultiwoz('bad input: errors name the dialogue id, turn index and field; exit 2', async () => {
     const bad = join(work, 'bad.json');
-    writeFileSync(bad, JSON.stringify({ sng0433: [{ response: 'hello', state: {} }, { response: 7, state: {} }] }));
+    writeFileSync(
+      bad,
+      JSON.stringify({
+        sng0433: [
+          { response: 'hello', state: {} },
+          { response: 7, state: {} },
+        ],
+      }),
+    );
     const r = await runCli(['multiwoz', bad, '--data', data], { env });
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/dialogue "sng0433", turn 1, field response/);
@@ -97,13 +142,22 @@ describe('dialeval multiwoz', () => {
   itMultiwoz('without data: the error gives the exact fetch command (exit 2)', async () => {
     const r = await runCli(['multiwoz', augpt, '--success'], { env });
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('run `dialeval resources fetch multiwoz`, or pass --data DIR, or set DIALEVAL_MULTIWOZ_DIR');
+    expect(r.stderr).toContain(
+      'run `dialeval resources fetch multiwoz`, or pass --data DIR, or set DIALEVAL_MULTIWOZ_DIR',
+    );
   });
 
   itMultiwoz('compare: paired bootstrap of two files on their common dialogues', async () => {
-    const r = await runCli(['multiwoz', 'compare', augpt, hdsa, '--data', data, '--samples', '200', '--format', 'json'], { env });
+    const r = await runCli(
+      ['multiwoz', 'compare', augpt, hdsa, '--data', data, '--samples', '200', '--format', 'json'],
+      { env },
+    );
     expect(r.code, r.stderr).toBe(0);
-    const c = JSON.parse(r.stdout) as { dialogues: number; bleu: { mwz22: { comparison: { difference: number; pValue: number } } }; inform: unknown };
+    const c = JSON.parse(r.stdout) as {
+      dialogues: number;
+      bleu: { mwz22: { comparison: { difference: number; pValue: number } } };
+      inform: unknown;
+    };
     expect(c.dialogues).toBe(21);
     expect(c.bleu.mwz22.comparison.pValue).toBeGreaterThanOrEqual(0);
     expect(c.inform).toBeDefined();
@@ -136,10 +190,16 @@ beforeAll(async () => {
     const url = decodeURIComponent(req.url ?? '');
     const m = /^\/Tomiinek\/MultiWOZ_Evaluation\/([0-9a-f]{40})\/mwzeval\/data\/(.+)$/.exec(url);
     if (m) {
-      const rel = m[2] === 'database/restaurant_db.json' && m[1]!.startsWith('7f19ee0') ? 'database/restaurant_db.v2022.json' : m[2]!;
+      const rel =
+        m[2] === 'database/restaurant_db.json' && m[1]!.startsWith('7f19ee0')
+          ? 'database/restaurant_db.v2022.json'
+          : m[2]!;
       return void res.writeHead(200).end(readFileSync(join(MWZ, 'data', rel)));
     }
-    if (url.startsWith('/thu-coai/ConvLab-2/')) return void res.writeHead(200).end(readFileSync(join(MWZ, 'derived', 'sources', 'convlab2_multiwoz21_test.json.zip')));
+    if (url.startsWith('/thu-coai/ConvLab-2/'))
+      return void res
+        .writeHead(200)
+        .end(readFileSync(join(MWZ, 'derived', 'sources', 'convlab2_multiwoz21_test.json.zip')));
     if (url.startsWith('/budzianowski/multiwoz/')) return void res.writeHead(200).end('[]');
     res.writeHead(404).end();
   });
@@ -153,7 +213,9 @@ describe('dialeval resources fetch multiwoz', () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
     const r = await runCli(['resources', 'fetch', 'multiwoz', '--mirror', mirror], { env: { DIALEVAL_HOME: home } });
     expect(r.code).toBe(1);
-    expect(r.stderr).toMatch(/checksum mismatch for sources\/MultiWOZ_2\.2\/dialog_acts\.json .*expected git blob sha1 8975b7888b7279387876ac8bce37825f5782ce40/);
+    expect(r.stderr).toMatch(
+      /checksum mismatch for sources\/MultiWOZ_2\.2\/dialog_acts\.json .*expected git blob sha1 8975b7888b7279387876ac8bce37825f5782ce40/,
+    );
     expect(existsSync(join(home, 'resources', 'multiwoz'))).toBe(false);
   });
 

@@ -10,17 +10,38 @@ import { runCli } from './cli';
 const root = mkdtempSync(join(tmpdir(), 'dialeval-report-'));
 const dirs: Record<string, string> = {};
 
-async function writeRun(name: string, correct: Array<boolean | 'error'>, init: { benchmark?: string; variant?: string; unfinished?: boolean } = {}) {
+async function writeRun(
+  name: string,
+  correct: Array<boolean | 'error'>,
+  init: { benchmark?: string; variant?: string; unfinished?: boolean } = {},
+) {
   const dir = join(root, 'runs', name);
-  const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: init.variant ?? 'v1', system: name });
+  const run = await startRun(dir, {
+    benchmark: init.benchmark ?? 'my-qa',
+    variant: init.variant ?? 'v1',
+    system: name,
+  });
   dirs[name] = dir;
-  const items = correct.map((c, i): RunItem => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c }, detail: { note: '</script><b>not markup</b>' } }));
+  const items = correct.map(
+    (c, i): RunItem =>
+      c === 'error'
+        ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' }
+        : { id: `q${i + 1}`, values: { correct: c }, detail: { note: '</script><b>not markup</b>' } },
+  );
   if (init.unfinished) {
-    writeFileSync(join(dir, 'items.jsonl'), items.map((i) => JSON.stringify(i)).join('\n') + '\n');
+    writeFileSync(join(dir, 'items.jsonl'), `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     return;
   }
   const evaluated = items.filter((i) => i.error === undefined);
-  await run.finish({ items, metrics: { correct: { value: evaluated.filter((i) => i.values.correct === true).length / evaluated.length, n: evaluated.length } } });
+  await run.finish({
+    items,
+    metrics: {
+      correct: {
+        value: evaluated.filter((i) => i.values.correct === true).length / evaluated.length,
+        n: evaluated.length,
+      },
+    },
+  });
 }
 
 /** The JSON the report embeds (one script tag). */
@@ -59,7 +80,17 @@ describe('dialeval report', () => {
     const out = join(root, 'cmp.html');
     const r = await runCli(['report', dirs.base!, dirs.better!, '--out', out, '--resamples', '300', '--seed', '3']);
     expect(r.code, r.stderr).toBe(0);
-    const c = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '300', '--seed', '3', '--format', 'json']);
+    const c = await runCli([
+      'compare',
+      dirs.base!,
+      dirs.better!,
+      '--resamples',
+      '300',
+      '--seed',
+      '3',
+      '--format',
+      'json',
+    ]);
     expect(c.code, c.stderr).toBe(0);
     const { recomputedBy: _source, ...expected } = JSON.parse(c.stdout);
     expect(embedded(out).data.comparison).toEqual(expected);
@@ -74,7 +105,16 @@ describe('dialeval report', () => {
     expect(data.comparison).toBeNull();
     expect(data.notes).toHaveLength(1);
     expect(data.runs.map((x: { label: string }) => x.label)).toEqual(['base', 'method-b']);
-    const forced = await runCli(['report', dirs.base!, dirs['method-b']!, '--out', out, '--resamples', '100', '--force']);
+    const forced = await runCli([
+      'report',
+      dirs.base!,
+      dirs['method-b']!,
+      '--out',
+      out,
+      '--resamples',
+      '100',
+      '--force',
+    ]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(embedded(out).data.comparison.forced[0]).toMatch(/variant: "v2"/);
   });
@@ -100,7 +140,9 @@ describe('dialeval report', () => {
     const out = join(root, 'mixed.html');
     const r = await runCli(['report', dirs.base!, dirs.elsewhere!, '--out', out]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toMatch(/runs of different benchmarks cannot be mixed in one report: .*\(my-qa\), .*\(other-bench\)/);
+    expect(r.stderr).toMatch(
+      /runs of different benchmarks cannot be mixed in one report: .*\(my-qa\), .*\(other-bench\)/,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /);
     expect(existsSync(out)).toBe(false);
   });
@@ -125,7 +167,7 @@ describe('dialeval report', () => {
 });
 
 describe('dialeval demo ends with a report', () => {
-  it('writes the llm-judge demo as a run and its report, prints the path; the figures are the demo\'s own', async () => {
+  it("writes the llm-judge demo as a run and its report, prints the path; the figures are the demo's own", async () => {
     const out = join(root, 'demo', 'report.html');
     const r = await runCli(['demo', '--only', 'llm-judge', '--format', 'json', '--report', out]);
     expect(r.code, r.stderr).toBe(0);

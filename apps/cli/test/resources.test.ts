@@ -16,7 +16,8 @@ beforeAll(async () => {
     let url = decodeURIComponent(req.url ?? '');
     const corrupt = url.startsWith('/corrupt/');
     if (corrupt) url = url.slice('/corrupt'.length);
-    const m = /^\/brandeis-llc\/mmdp-cgt\/[0-9a-f]{40}\/source-data\/(cga_originals|cga_new)\/(Group_\d\d_CGA\.csv)$/.exec(url);
+    const m =
+      /^\/brandeis-llc\/mmdp-cgt\/[0-9a-f]{40}\/source-data\/(cga_originals|cga_new)\/(Group_\d\d_CGA\.csv)$/.exec(url);
     if (!m) return void res.writeHead(404).end();
     let body = readFileSync(referencePath(`cgt/${m[1]}/${m[2]}`));
     if (corrupt && m[2] === 'Group_03_CGA.csv') body = Buffer.concat([body, Buffer.from('x')]);
@@ -53,19 +54,22 @@ describe('dialeval resources', () => {
     expect(r.stderr).toContain('dialeval resources fetch cgt');
   });
 
-  itWithReferenceData('cgt/cga_originals', 'cgt/cga_new')('fetch rejects a corrupted file and installs nothing; a good fetch installs and path finds it', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
-    const env = { DIALEVAL_HOME: home, DIALEVAL_CGT_DIR: '' };
-    const bad = await runCli(['resources', 'fetch', 'cgt', '--mirror', corruptMirror], { env });
-    expect(bad.code).toBe(1);
-    expect(bad.stderr).toMatch(/checksum mismatch for cga_originals\/Group_03_CGA\.csv/);
-    expect(existsSync(join(home, 'resources', 'cgt'))).toBe(false);
+  itWithReferenceData('cgt/cga_originals', 'cgt/cga_new')(
+    'fetch rejects a corrupted file and installs nothing; a good fetch installs and path finds it',
+    async () => {
+      const home = mkdtempSync(join(tmpdir(), 'dialeval-home-'));
+      const env = { DIALEVAL_HOME: home, DIALEVAL_CGT_DIR: '' };
+      const bad = await runCli(['resources', 'fetch', 'cgt', '--mirror', corruptMirror], { env });
+      expect(bad.code).toBe(1);
+      expect(bad.stderr).toMatch(/checksum mismatch for cga_originals\/Group_03_CGA\.csv/);
+      expect(existsSync(join(home, 'resources', 'cgt'))).toBe(false);
 
-    const good = await runCli(['resources', 'fetch', 'cgt'], { env: { ...env, DIALEVAL_MIRROR: mirror } });
-    expect(good.code).toBe(0);
-    expect(good.stdout).toMatch(/fetched cgt: 20 files verified/);
-    const path = await runCli(['resources', 'path', 'cgt'], { env });
-    expect(path.code).toBe(0);
-    expect(path.stdout.trim()).toBe(join(home, 'resources', 'cgt'));
-  });
+      const good = await runCli(['resources', 'fetch', 'cgt'], { env: { ...env, DIALEVAL_MIRROR: mirror } });
+      expect(good.code).toBe(0);
+      expect(good.stdout).toMatch(/fetched cgt: 20 files verified/);
+      const path = await runCli(['resources', 'path', 'cgt'], { env });
+      expect(path.code).toBe(0);
+      expect(path.stdout.trim()).toBe(join(home, 'resources', 'cgt'));
+    },
+  );
 });

@@ -10,12 +10,23 @@ const root = mkdtempSync(join(tmpdir(), 'dialeval-runs-'));
 const runsDir = join(root, 'runs');
 const dirs: Record<string, string> = {};
 
-async function writeRun(name: string, correct: Array<boolean | 'error'>, init: { variant?: string; benchmark?: string; unfinished?: boolean } = {}) {
+async function writeRun(
+  name: string,
+  correct: Array<boolean | 'error'>,
+  init: { variant?: string; benchmark?: string; unfinished?: boolean } = {},
+) {
   const dir = join(runsDir, init.benchmark ?? 'my-qa', name);
-  const run = await startRun(dir, { benchmark: init.benchmark ?? 'my-qa', variant: init.variant ?? 'v1', system: name });
+  const run = await startRun(dir, {
+    benchmark: init.benchmark ?? 'my-qa',
+    variant: init.variant ?? 'v1',
+    system: name,
+  });
   dirs[name] = dir;
   if (init.unfinished) return;
-  const items = correct.map((c, i): RunItem => (c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c } }));
+  const items = correct.map(
+    (c, i): RunItem =>
+      c === 'error' ? { id: `q${i + 1}`, values: {}, error: 'HTTP 500' } : { id: `q${i + 1}`, values: { correct: c } },
+  );
   const evaluated = items.filter((i) => i.error === undefined);
   const accuracy = evaluated.filter((i) => i.values.correct === true).length / evaluated.length;
   await run.finish({ items, metrics: { correct: { value: accuracy, n: evaluated.length } } });
@@ -64,7 +75,16 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     expect(md.stdout).toContain('| pair | metric | A | B | B - A |');
     const csv = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200', '--format', 'csv']);
     const [header, row] = csv.stdout.trim().split('\n');
-    expect(header!.split(',').slice(0, 8)).toEqual(['run_a', 'run_b', 'system_a', 'system_b', 'metric', 'a', 'b', 'delta']);
+    expect(header!.split(',').slice(0, 8)).toEqual([
+      'run_a',
+      'run_b',
+      'system_a',
+      'system_b',
+      'metric',
+      'a',
+      'b',
+      'delta',
+    ]);
     expect(row!.split(',').slice(2, 5)).toEqual(['base', 'flaky', 'correct']);
     expect(row).toContain(',7,1,true,200,0'); // paired, unpaired, partial, resamples, seed
   });
@@ -78,7 +98,17 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
         return { correct: ok.filter((i) => i.values.correct).length / ok.length };
       } };\n`,
     );
-    const r = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '100', '--recompute', mod, '--format', 'json']);
+    const r = await runCli([
+      'compare',
+      dirs.base!,
+      dirs.better!,
+      '--resamples',
+      '100',
+      '--recompute',
+      mod,
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout);
     expect(c.recomputedBy).toBe(mod);
@@ -93,12 +123,23 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
   it('refuses different variants or benchmarks (exit 2) unless --force', async () => {
     const r = await runCli(['compare', dirs.base!, dirs['other-variant']!]);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain(`${join(dirs['other-variant']!, 'run.json')}, field variant: cannot compare runs of different variants`);
+    expect(r.stderr).toContain(
+      `${join(dirs['other-variant']!, 'run.json')}, field variant: cannot compare runs of different variants`,
+    );
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
     const b = await runCli(['compare', dirs.base!, dirs.elsewhere!]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/field benchmark: cannot compare runs of different benchmarks/);
-    const f = await runCli(['compare', dirs.base!, dirs['other-variant']!, '--force', '--resamples', '50', '--format', 'json']);
+    const f = await runCli([
+      'compare',
+      dirs.base!,
+      dirs['other-variant']!,
+      '--force',
+      '--resamples',
+      '50',
+      '--format',
+      'json',
+    ]);
     expect(f.code, f.stderr).toBe(0);
     expect(JSON.parse(f.stdout).forced).toHaveLength(1);
   });
@@ -113,10 +154,15 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     const broken = join(root, 'broken');
     mkdirSync(broken);
     writeFileSync(join(broken, 'run.json'), readFileSync(join(dirs.base!, 'run.json')));
-    writeFileSync(join(broken, 'items.jsonl'), '{"id":"q1","values":{"correct":true}}\n{"id":"q1","values":{"correct":false}}\n');
+    writeFileSync(
+      join(broken, 'items.jsonl'),
+      '{"id":"q1","values":{"correct":true}}\n{"id":"q1","values":{"correct":false}}\n',
+    );
     const d = await runCli(['compare', dirs.base!, broken]);
     expect(d.code).toBe(2);
-    expect(d.stderr).toContain(`${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`);
+    expect(d.stderr).toContain(
+      `${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`,
+    );
     expect((await runCli(['compare', dirs.base!])).code).toBe(2);
   });
 
@@ -126,10 +172,15 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     writeFileSync(join(damaged, 'run.json'), readFileSync(join(dirs.better!, 'run.json')));
     const lines = readFileSync(join(dirs.better!, 'items.jsonl'), 'utf8').split('\n');
     writeFileSync(join(damaged, 'items.jsonl'), `${lines.slice(0, 5).join('\n')}\n`);
-    for (const argv of [['compare', dirs.base!, damaged], ['report', damaged, '--out', join(root, 'damaged.html')]]) {
+    for (const argv of [
+      ['compare', dirs.base!, damaged],
+      ['report', damaged, '--out', join(root, 'damaged.html')],
+    ]) {
       const r = await runCli(argv);
       expect(r.code, argv[0]).toBe(2);
-      expect(r.stderr).toContain(`${join(damaged, 'items.jsonl')}: has 5 item line(s) where run.json's counts.items is 8: the run is damaged (cut short or edited); write it again`);
+      expect(r.stderr).toContain(
+        `${join(damaged, 'items.jsonl')}: has 5 item line(s) where run.json's counts.items is 8: the run is damaged (cut short or edited); write it again`,
+      );
       expect(r.stderr).not.toMatch(/\n\s+at /);
     }
     expect(existsSync(join(root, 'damaged.html'))).toBe(false);
@@ -138,9 +189,30 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
 
 describe('dialeval multiwoz compare (the old spelling) on run directories', () => {
   it('is `dialeval compare` with --samples as R', async () => {
-    const old = await runCli(['multiwoz', 'compare', dirs.base!, dirs.better!, '--samples', '200', '--seed', '3', '--format', 'json']);
+    const old = await runCli([
+      'multiwoz',
+      'compare',
+      dirs.base!,
+      dirs.better!,
+      '--samples',
+      '200',
+      '--seed',
+      '3',
+      '--format',
+      'json',
+    ]);
     expect(old.code, old.stderr).toBe(0);
-    const now = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '200', '--seed', '3', '--format', 'json']);
+    const now = await runCli([
+      'compare',
+      dirs.base!,
+      dirs.better!,
+      '--resamples',
+      '200',
+      '--seed',
+      '3',
+      '--format',
+      'json',
+    ]);
     expect(old.stdout).toBe(now.stdout);
     const mixed = await runCli(['multiwoz', 'compare', dirs.base!, join(dirs.base!, 'items.jsonl')]);
     expect(mixed.code).toBe(2);
@@ -150,7 +222,10 @@ describe('dialeval multiwoz compare (the old spelling) on run directories', () =
 
 describe('compare and runs load no benchmark package for a third-party benchmark', () => {
   it('only @eval/core is resolved', () => {
-    for (const args of [['compare', dirs.base!, dirs.better!, '--resamples', '10'], ['runs', runsDir]]) {
+    for (const args of [
+      ['compare', dirs.base!, dirs.better!, '--resamples', '10'],
+      ['runs', runsDir],
+    ]) {
       const r = probeResolved(args);
       expect(r.status, r.stderr).toBe(0);
       expect(r.packages).toEqual(['@eval/core']);
@@ -163,8 +238,20 @@ describe('dialeval runs', () => {
     const r = await runCli(['runs', runsDir, '--benchmark', 'my-qa', '--sort', 'correct']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
-    expect(lines[0]!.split(/\s{2,}/)).toEqual(['benchmark', 'variant', 'system', 'date', 'status', 'correct', 'cost', 'dir']);
-    const systems = lines.slice(2).filter((l) => l.startsWith('my-qa')).map((l) => l.split(/\s{2,}/)[2]);
+    expect(lines[0]!.split(/\s{2,}/)).toEqual([
+      'benchmark',
+      'variant',
+      'system',
+      'date',
+      'status',
+      'correct',
+      'cost',
+      'dir',
+    ]);
+    const systems = lines
+      .slice(2)
+      .filter((l) => l.startsWith('my-qa'))
+      .map((l) => l.split(/\s{2,}/)[2]);
     // sorted by correct, highest first: flaky 6/7, better 6/8 = other-variant 6/8 (by dir), base 4/8; stopped has none
     expect(systems).toEqual(['flaky', 'better', 'other-variant', 'base', 'stopped']);
     expect(lines.find((l) => l.includes(' stopped '))).toMatch(/unfinished/);
@@ -178,7 +265,12 @@ describe('dialeval runs', () => {
     expect(j.code, j.stderr).toBe(0);
     const rows = JSON.parse(j.stdout) as Array<{ system: string; status: string; benchmark: string }>;
     expect(rows.map((x) => `${x.benchmark}/${x.system}:${x.status}`).sort()).toEqual([
-      'my-qa/base:complete', 'my-qa/better:complete', 'my-qa/flaky:partial', 'my-qa/other-variant:complete', 'my-qa/stopped:unfinished', 'other-bench/elsewhere:complete',
+      'my-qa/base:complete',
+      'my-qa/better:complete',
+      'my-qa/flaky:partial',
+      'my-qa/other-variant:complete',
+      'my-qa/stopped:unfinished',
+      'other-bench/elsewhere:complete',
     ]);
     const csv = await runCli(['runs', runsDir, '--format', 'csv', '--benchmark', 'other-bench']);
     expect(csv.stdout.trim().split('\n')).toEqual([

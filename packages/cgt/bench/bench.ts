@@ -18,7 +18,7 @@ function time<T>(f: () => T, repeat = 1): { ms: number; value: T } {
 
 function synthetic(groups: number, rowsPerGroup: number, seed = 1) {
   let s = seed >>> 0;
-  const rnd = () => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+  const rnd = () => (s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32;
   return Array.from({ length: groups }, (_, g) => {
     const gold: Record<string, string> = {};
     return groupFromRows(
@@ -26,7 +26,8 @@ function synthetic(groups: number, rowsPerGroup: number, seed = 1) {
         const c = COLORS[Math.floor(rnd() * 5)]!;
         gold[c] = WEIGHTS[Math.floor(rnd() * 5)]!;
         const pred: Record<string, string> = {};
-        for (const k of COLORS) if (rnd() < 0.5) pred[k] = rnd() < 0.7 ? (gold[k] ?? WEIGHTS[0]!) : WEIGHTS[Math.floor(rnd() * 5)]!;
+        for (const k of COLORS)
+          if (rnd() < 0.5) pred[k] = rnd() < 0.7 ? (gold[k] ?? WEIGHTS[0]!) : WEIGHTS[Math.floor(rnd() * 5)]!;
         return { gold: { ...gold }, pred };
       }),
       String(g + 1),
@@ -42,9 +43,12 @@ async function main() {
     const load = performance.now() - t0;
     const score = time(() => settings.map((s) => evaluateSetting(s, { bootstrap: false })), 20);
     const t1 = performance.now();
-    for (const v of ['cga_originals', 'cga_new']) for (let g = 1; g <= 10; g++) await loadCgaHistory(join(SHARED, v, cgaFileName(g)));
+    for (const v of ['cga_originals', 'cga_new'])
+      for (let g = 1; g <= 10; g++) await loadCgaHistory(join(SHARED, v, cgaFileName(g)));
     const replay = performance.now() - t1;
-    console.log(`reference fixtures (5 settings x 10 groups, 225 rows): read+parse ${load.toFixed(1)} ms, score ${score.ms.toFixed(2)} ms, CGA replay of 20 CSVs ${replay.toFixed(1)} ms`);
+    console.log(
+      `reference fixtures (5 settings x 10 groups, 225 rows): read+parse ${load.toFixed(1)} ms, score ${score.ms.toFixed(2)} ms, CGA replay of 20 CSVs ${replay.toFixed(1)} ms`,
+    );
   } else {
     console.log('reference fixtures: skipped (../shared/cgt not found)');
   }
@@ -55,7 +59,9 @@ async function main() {
   const naive = time(() => evaluateSetting(large, { bootstrap: false, mean: 'naive' }), 3);
   const smallT = time(() => evaluateSetting(small, { bootstrap: false }), 3);
   const rows = 1000 * 50;
-  console.log(`synthetic 1000 groups x 50 rows: ${exact.ms.toFixed(1)} ms (${Math.round(rows / (exact.ms / 1000)).toLocaleString('en')} rows/s)`);
+  console.log(
+    `synthetic 1000 groups x 50 rows: ${exact.ms.toFixed(1)} ms (${Math.round(rows / (exact.ms / 1000)).toLocaleString('en')} rows/s)`,
+  );
   console.log(`exact / naive mean time ratio: ${(exact.ms / naive.ms).toFixed(2)}`);
   console.log(`scaling 10x rows -> time ratio ${(exact.ms / smallT.ms).toFixed(1)} (linear = 10)`);
   const boot = time(() => evaluateSetting(large, { bootstrap: { samples: 1000 } }), 1);

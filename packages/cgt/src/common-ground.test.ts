@@ -1,6 +1,14 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { acceptTimes, cgaFileName, fbankWeights, loadCgaHistory, parsePythonFloat, replayCga, timeKey } from './common-ground';
+import {
+  acceptTimes,
+  cgaFileName,
+  fbankWeights,
+  loadCgaHistory,
+  parsePythonFloat,
+  replayCga,
+  timeKey,
+} from './common-ground';
 import { describeWithReferenceData } from '../../../test-support/reference-data';
 import { CGA_NEW, CGA_ORIGINALS } from './test/shared';
 
@@ -22,11 +30,21 @@ describe('CommonGround replay (spec section 6)', () => {
   });
 
   it('swap rule: accepting "red = blue" while red is known makes blue share red\'s sets (group 1, 98.088)', () => {
-    const text = csv('1,2,S0: STATEMENT(red = 10)', '2,3,ACCEPT(S0)', '4,5,S1: STATEMENT(red = blue)', '5,6,ACCEPT(S1)');
+    const text = csv(
+      '1,2,S0: STATEMENT(red = 10)',
+      '2,3,ACCEPT(S0)',
+      '4,5,S1: STATEMENT(red = blue)',
+      '5,6,ACCEPT(S1)',
+    );
     // |poss[red]| = 1 < |poss[blue]| = 5 → block = blue, rhs = [red]; ACCEPT '=' with one block aliases blue to red
     expect(fbankAt(text, 5)).toEqual(['red=10']);
     expect(fbankAt(text, 6)).toEqual(['red=10', 'blue=10']);
-    expect(fbankWeights(replayCga(text).get(6)!)).toEqual(new Map([['red', '10'], ['blue', '10']]));
+    expect(fbankWeights(replayCga(text).get(6)!)).toEqual(
+      new Map([
+        ['red', '10'],
+        ['blue', '10'],
+      ]),
+    );
   });
 
   it('aliasing: after ACCEPT(red = blue), removing a weight from red removes it from blue too', () => {
@@ -46,7 +64,12 @@ describe('CommonGround replay (spec section 6)', () => {
   });
 
   it('swap rule does not mirror the relation: "red < blue" with red known is applied as blue < red', () => {
-    const text = csv('1,2,S0: STATEMENT(red = 10)', '2,3,ACCEPT(S0)', '4,5,S1: STATEMENT(red < blue)', '5,6,ACCEPT(S1)');
+    const text = csv(
+      '1,2,S0: STATEMENT(red = 10)',
+      '2,3,ACCEPT(S0)',
+      '4,5,S1: STATEMENT(red < blue)',
+      '5,6,ACCEPT(S1)',
+    );
     // block = blue, rhs = [red]: keep {x ∈ poss[blue] : x < max({10})} = {} → every weight of blue is removed
     const s = replayCga(text).get(6)!;
     expect(s.possible.blue).toEqual([]);
@@ -99,16 +122,25 @@ describe('CommonGround replay (spec section 6)', () => {
   });
 
   it('quoted fields, blank lines and other moves (OBSERVATION, QUESTION, DOUBT) leave the state alone', () => {
-    const text = csv('"1","2","O1: OBSERVATION: on(RedBlock, LeftScale) and red = 10"', '', '3,4,Q1: QUESTION(red = 10?)', '5,6,DOUBT(S0)');
+    const text = csv(
+      '"1","2","O1: OBSERVATION: on(RedBlock, LeftScale) and red = 10"',
+      '',
+      '3,4,Q1: QUESTION(red = 10?)',
+      '5,6,DOUBT(S0)',
+    );
     expect([...replayCga(text).keys()]).toEqual([0]);
   });
 
   it('bad annotations are input errors naming the file, the line and the field', () => {
-    expect(() => replayCga(csv('1,2,ACCEPT(S9)'), { file: 'G.csv' })).toThrow(/G\.csv, record 2, field \["Common Ground"\]: ACCEPT\(S9\) refers to a statement/);
+    expect(() => replayCga(csv('1,2,ACCEPT(S9)'), { file: 'G.csv' })).toThrow(
+      /G\.csv, record 2, field \["Common Ground"\]: ACCEPT\(S9\) refers to a statement/,
+    );
     // poss[red] = {} after "red < 10"; then "blue < red" needs max() of an empty set of sums (Python raises ValueError)
     const empty = csv('1,2,S0: STATEMENT(red < 10)', '2,3,ACCEPT(S0)', '3,4,S1: STATEMENT(blue < red)');
     expect(() => replayCga(empty, { file: 'G.csv' })).toThrow(/G\.csv, record 4, .*max\(\) of an empty set/);
-    expect(() => replayCga(csv('1,x,S0: STATEMENT(red = 10)'), { file: 'G.csv' })).toThrow(/record 2, field \["End Time - ss\.msec"\]: not a finite number/);
+    expect(() => replayCga(csv('1,x,S0: STATEMENT(red = 10)'), { file: 'G.csv' })).toThrow(
+      /record 2, field \["End Time - ss\.msec"\]: not a finite number/,
+    );
     expect(() => replayCga('a,b\n1,2', { file: 'G.csv' })).toThrow(/missing column "End Time - ss\.msec"/);
   });
 

@@ -37,12 +37,14 @@ function sums(sets: ReadonlyArray<ReadonlySet<number>>): Set<number> {
 }
 
 function maxOf(set: ReadonlySet<number>): number {
-  if (set.size === 0) throw new CommonGroundError('max() of an empty set of possible sums (the reference raises ValueError)');
+  if (set.size === 0)
+    throw new CommonGroundError('max() of an empty set of possible sums (the reference raises ValueError)');
   return Math.max(...set);
 }
 
 function minOf(set: ReadonlySet<number>): number {
-  if (set.size === 0) throw new CommonGroundError('min() of an empty set of possible sums (the reference raises ValueError)');
+  if (set.size === 0)
+    throw new CommonGroundError('min() of an empty set of possible sums (the reference raises ValueError)');
   return Math.min(...set);
 }
 
@@ -97,7 +99,10 @@ export class CommonGround {
       if (rhsBlocks.length === 1) {
         const other = rhsBlocks[0]!;
         const known = (c: Color) => new Set([...ef[c], ...ea[c]]).size;
-        if (poss[block].size < poss[other].size || (poss[block].size === poss[other].size && known(block) > known(other))) {
+        if (
+          poss[block].size < poss[other].size ||
+          (poss[block].size === poss[other].size && known(block) > known(other))
+        ) {
           rhsBlocks = [block];
           block = other;
         }
@@ -222,7 +227,8 @@ export function fbankWeights(snapshot: CommonGroundSnapshot): Weights {
  */
 export type CommonGroundHistory = Map<number, CommonGroundSnapshot>;
 
-const FLOAT_RE = /^[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
+const FLOAT_RE =
+  /^[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
 const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, 'g');
 
 /** Python's `float(text)` for finite decimal literals (surrounding whitespace and `_` digit separators allowed); else undefined. */
@@ -270,12 +276,19 @@ export function replayCga(csvText: string, options: { file?: string } = {}): Com
     if (cells.length === 1 && cells[0] === '') continue; // a blank line (csv.DictReader skips it)
     const line = r + 1;
     if (cells.length <= Math.max(endCol, cgCol)) {
-      throw new InputError(`row has ${cells.length} fields, expected at least ${Math.max(endCol, cgCol) + 1}`, { file, record: line });
+      throw new InputError(`row has ${cells.length} fields, expected at least ${Math.max(endCol, cgCol) + 1}`, {
+        file,
+        record: line,
+      });
     }
     const endText = cells[endCol]!;
     const end = parsePythonFloat(endText);
     if (end === undefined) {
-      throw new InputError(`not a finite number: ${JSON.stringify(endText)}`, { file, record: line, field: [END_TIME] });
+      throw new InputError(`not a finite number: ${JSON.stringify(endText)}`, {
+        file,
+        record: line,
+        field: [END_TIME],
+      });
     }
     const text = cells[cgCol]!;
     try {
@@ -293,14 +306,22 @@ export function replayCga(csvText: string, options: { file?: string } = {}): Com
         const m = ACCEPT_RE.exec(text);
         if (m) {
           const content = statements.get(m[1]!);
-          if (content === undefined) throw new CommonGroundError(`ACCEPT(${m[1]}) refers to a statement that was not made before (the reference raises KeyError)`);
+          if (content === undefined)
+            throw new CommonGroundError(
+              `ACCEPT(${m[1]}) refers to a statement that was not made before (the reference raises KeyError)`,
+            );
           cg.update('ACCEPT', content);
           history.set(end, cg.snapshot());
         }
       }
     } catch (error) {
       if (error instanceof CommonGroundError) {
-        throw new InputError(`${error.message}: ${JSON.stringify(text)}`, { file, record: line, field: [COMMON_GROUND], cause: error });
+        throw new InputError(`${error.message}: ${JSON.stringify(text)}`, {
+          file,
+          record: line,
+          field: [COMMON_GROUND],
+          cause: error,
+        });
       }
       throw error;
     }

@@ -1,6 +1,16 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { InputError, PythonJsonError, isPyDict, jsonSyntaxError, parsePythonJson, readText, toPlainJson, validate, type ReadOptions } from '@eval/core';
+import {
+  InputError,
+  PythonJsonError,
+  isPyDict,
+  jsonSyntaxError,
+  parsePythonJson,
+  readText,
+  toPlainJson,
+  validate,
+  type ReadOptions,
+} from '@eval/core';
 import { z } from 'zod';
 import {
   CGA_VARIANT_DIRS,
@@ -11,7 +21,14 @@ import {
   loadCgaHistory,
   parsePythonFloat,
 } from './common-ground';
-import { type InvalidPredictionReason, type Weights, type WeightsInput, parseGoldList, parsePrediction, toWeights } from './normalize';
+import {
+  type InvalidPredictionReason,
+  type Weights,
+  type WeightsInput,
+  parseGoldList,
+  parsePrediction,
+  toWeights,
+} from './normalize';
 
 /** One evaluation row: the gold common ground at an accepted statement and the model's (normalised) answer. */
 export interface CgtRow {
@@ -103,14 +120,23 @@ export function parseGroupJson(text: string, options: ReadGroupOptions = {}): Cg
         { file, record: key, field: ['gpt_chat', last, 'output', 'text'], code: 'input_invalid_prediction' },
       );
     }
-    rows.push({ key, gold: gold.weights, pred: new Map(), text: answer, invalid: { reason: pred.reason, message: pred.message } });
+    rows.push({
+      key,
+      gold: gold.weights,
+      pred: new Map(),
+      text: answer,
+      invalid: { reason: pred.reason, message: pred.message },
+    });
   }
   return { id: options.id ?? (file ? (groupIdOf(file) ?? basename(file)) : '1'), file, rows };
 }
 
 /** Reads a group file from disk (gzip transparently); see {@link parseGroupJson}. */
 export async function readGroupFile(file: string, options: Omit<ReadGroupOptions, 'file'> = {}): Promise<CgtGroup> {
-  return parseGroupJson(await readText(file, options.onRead ? { onRead: options.onRead } : undefined), { ...options, file });
+  return parseGroupJson(await readText(file, options.onRead ? { onRead: options.onRead } : undefined), {
+    ...options,
+    file,
+  });
 }
 
 /** Builds a group from in-memory rows (gold and already-normalised predictions). */
@@ -118,7 +144,10 @@ export function groupFromRows(
   rows: ReadonlyArray<{ key?: string; gold: WeightsInput; pred: WeightsInput }>,
   id = '1',
 ): CgtGroup {
-  return { id, rows: rows.map((r, i) => ({ key: r.key ?? String(i), gold: toWeights(r.gold), pred: toWeights(r.pred) })) };
+  return {
+    id,
+    rows: rows.map((r, i) => ({ key: r.key ?? String(i), gold: toWeights(r.gold), pred: toWeights(r.pred) })),
+  };
 }
 
 /** The recorded outputs of one setting (one model/condition): its groups in group-number order. */
@@ -140,7 +169,10 @@ async function isDir(path: string): Promise<boolean> {
 }
 
 /** Reads every `..._group_<n>.json` of a setting folder, in group-number order. */
-export async function readSettingDir(dir: string, options: Omit<ReadGroupOptions, 'file' | 'id'> & { name?: string } = {}): Promise<CgtSetting> {
+export async function readSettingDir(
+  dir: string,
+  options: Omit<ReadGroupOptions, 'file' | 'id'> & { name?: string } = {},
+): Promise<CgtSetting> {
   if (!(await isDir(dir))) throw new InputError('not a directory', { file: dir, code: 'file_not_found' });
   const files = await listGroupFiles(dir);
   if (files.length === 0) throw new InputError('no group files (*_group_<n>.json) in this directory', { file: dir });
@@ -159,11 +191,15 @@ export async function readSettingDir(dir: string, options: Omit<ReadGroupOptions
  * Reads predictions from a setting folder (group files directly inside), from a folder of setting folders (every
  * sub-folder that holds group files, sorted by name), or from a single group file.
  */
-export async function readPredictions(dir: string, options: Omit<ReadGroupOptions, 'file' | 'id'> = {}): Promise<CgtSetting[]> {
+export async function readPredictions(
+  dir: string,
+  options: Omit<ReadGroupOptions, 'file' | 'id'> = {},
+): Promise<CgtSetting[]> {
   if (!(await isDir(dir))) {
     const st = await stat(dir).catch(() => undefined);
     // A single group file: one setting named after its folder.
-    if (st?.isFile()) return [{ name: basename(dirname(dir)), dir: dirname(dir), groups: [await readGroupFile(dir, options)] }];
+    if (st?.isFile())
+      return [{ name: basename(dirname(dir)), dir: dirname(dir), groups: [await readGroupFile(dir, options)] }];
     throw new InputError('directory not found', { file: dir, code: 'file_not_found' });
   }
   if ((await listGroupFiles(dir)).length > 0) return [await readSettingDir(dir, options)];
@@ -193,12 +229,19 @@ export async function cgaDirFor(dir: string, variant: CgaVariant = 'originals'):
  * Gold of a row from a replayed history: the FBank of the snapshot at `float(rowKey)`. Throws when the row key is not
  * an end time of a STATEMENT/ACCEPT row of the annotations.
  */
-export function goldAt(history: CommonGroundHistory, key: string, where: { file?: string; cgaFile?: string } = {}): Weights {
+export function goldAt(
+  history: CommonGroundHistory,
+  key: string,
+  where: { file?: string; cgaFile?: string } = {},
+): Weights {
   const t = parsePythonFloat(key);
   if (t === undefined) throw new InputError('row key is not a time in seconds', { file: where.file, record: key });
   const snap = history.get(t);
   if (!snap) {
-    throw new InputError(`no STATEMENT/ACCEPT of ${where.cgaFile ?? 'the CGA annotations'} ends at this time`, { file: where.file, record: key });
+    throw new InputError(`no STATEMENT/ACCEPT of ${where.cgaFile ?? 'the CGA annotations'} ends at this time`, {
+      file: where.file,
+      record: key,
+    });
   }
   return fbankWeights(snap);
 }
@@ -212,7 +255,10 @@ export async function withReplayedGold(groups: readonly CgtGroup[], cgaDir: stri
   for (const group of groups) {
     const cgaFile = join(cgaDir, cgaFileName(group.id));
     const history = await loadCgaHistory(cgaFile);
-    out.push({ ...group, rows: group.rows.map((r) => ({ ...r, gold: goldAt(history, r.key, { file: group.file, cgaFile }) })) });
+    out.push({
+      ...group,
+      rows: group.rows.map((r) => ({ ...r, gold: goldAt(history, r.key, { file: group.file, cgaFile }) })),
+    });
   }
   return out;
 }
@@ -237,7 +283,8 @@ export function checkGold(group: CgtGroup, history: CommonGroundHistory): GoldCh
     const snap = t === undefined ? undefined : history.get(t);
     if (!snap) return { key: row.key, ok: false, cgType: 'missing', expected, replayed: [] };
     const replayed = [...snap.fbank].sort();
-    const ok = snap.cgType === 'ACCEPT' && replayed.length === expected.length && replayed.every((x, i) => x === expected[i]);
+    const ok =
+      snap.cgType === 'ACCEPT' && replayed.length === expected.length && replayed.every((x, i) => x === expected[i]);
     return { key: row.key, ok, cgType: snap.cgType, expected, replayed };
   });
 }

@@ -51,7 +51,12 @@ describe('evaluateSetting', () => {
     let sum = 0;
     for (const x of lenientMeans) sum += x;
     expect(r.macro.dsc).toBe(sum / lenientMeans.length);
-    expect(r.printed).toEqual(printedLines(lenientMeans, r.groupMeanF1.map((x) => x!)));
+    expect(r.printed).toEqual(
+      printedLines(
+        lenientMeans,
+        r.groupMeanF1.map((x) => x!),
+      ),
+    );
     expect(r.bootstrap).toBeUndefined();
   });
 
@@ -101,15 +106,27 @@ describeCgt('the reference printout', () => {
       const lines: string[] = [];
       Object.values(want.groups).forEach((g, gi) => {
         // print(p) of each normalised prediction dict
-        for (const p of g.pred_normalized) lines.push(`{${Object.entries(p).map(([k, v]) => `'${k}': '${v}'`).join(', ')}}`);
+        for (const p of g.pred_normalized)
+          lines.push(
+            `{${Object.entries(p)
+              .map(([k, v]) => `'${k}': '${v}'`)
+              .join(', ')}}`,
+          );
         lines.push(`(${pythonFloatRepr(g.mean_dsc_strict)}, [${g.dsc_strict_rows.map(pythonFloatRepr).join(', ')}])`);
         // Python ints print bare; which rows are ints is checked byte for byte against expected.json in parity.test.ts
         const ours = r.groups[gi]!.prf1;
         const f1 = (x: number, int: boolean) => (int ? String(x) : pythonFloatRepr(x));
-        lines.push(`(${f1(g.mean_f1, ours.mean!.int)}, [${g.prf1_rows.map((x, j) => f1(x.f1, ours.rows[j]!.int)).join(', ')}])`);
+        lines.push(
+          `(${f1(g.mean_f1, ours.mean!.int)}, [${g.prf1_rows.map((x, j) => f1(x.f1, ours.rows[j]!.int)).join(', ')}])`,
+        );
         lines.push('='.repeat(36));
       });
-      lines.push(want.printed_dsc_line, want.printed_f1_line, want.printed_dsc_latex, pythonFloatRepr(want.macro_mean_dsc_strict));
+      lines.push(
+        want.printed_dsc_line,
+        want.printed_f1_line,
+        want.printed_dsc_latex,
+        pythonFloatRepr(want.macro_mean_dsc_strict),
+      );
       expect(text).toBe(`${lines.join('\n')}\n`);
     }
   });
@@ -117,7 +134,12 @@ describeCgt('the reference printout', () => {
   it('prints Python ints where every row is the int triple (text-gpt3.5 group 4)', async () => {
     const r = evaluateSetting(await readSettingDir(join(PREDICTIONS, 'text-gpt3.5')), { bootstrap: false });
     const blocks = formatReferenceOutput(r).split(`${'='.repeat(36)}\n`);
-    expect(blocks[3]!.trimEnd().split('\n')).toEqual(["{'red': '10', 'blue': '30'}", "{'red': '10', 'blue': '30'}", '(0.0, [0.0, 0.0])', '(0, [0, 0])']);
+    expect(blocks[3]!.trimEnd().split('\n')).toEqual([
+      "{'red': '10', 'blue': '30'}",
+      "{'red': '10', 'blue': '30'}",
+      '(0.0, [0.0, 0.0])',
+      '(0, [0, 0])',
+    ]);
   });
 });
 
@@ -141,27 +163,48 @@ describe('formatReport', () => {
     expect(parsed.settings['dp-gpt4o']).toEqual(exp.settings['dp-gpt4o']);
   });
 
-  itCgt('is json.dumps of the whole layout, whatever the indent, extras and meta (each setting serialised once and reused)', async () => {
-    const rs = [evaluateSetting(await readSettingDir(join(PREDICTIONS, 'dp-gpt4o')), { bootstrap: { samples: 50 } }), evaluateSetting(await readSettingDir(join(PREDICTIONS, 'vision-4o-mini')))];
-    const whole = (settings: typeof rs, extras: boolean, indent: number, meta?: Record<string, PyValue>) => {
-      const top = new Map<string, PyValue>([['reference', REFERENCE]]);
-      if (extras) for (const [k, v] of Object.entries(meta ?? {})) top.set(k, v);
-      if (extras && !meta?.options) top.set('options', new Map<string, PyValue>([['dsc', 'strict'], ['mean', 'exact'], ['prf1', 'reference'], ['empty_group', 'error']]));
-      top.set('settings', new Map(settings.map((r) => [r.name, settingToPy(r, extras)])));
-      return pythonJsonDumps(top, { indent });
-    };
-    const meta = { options: new Map<string, PyValue>([['dsc', 'strict'], ['gold', 'é']]), note: 'x' };
-    // twice each: the second call serialises nothing anew
-    for (let pass = 0; pass < 2; pass++) {
-      for (const indent of [0, 1, 2]) {
-        for (const extras of [false, true]) {
-          expect(formatReport(rs, { extras, indent, meta })).toBe(whole(rs, extras, indent, meta));
-          expect(formatReport([rs[1]!], { extras, indent })).toBe(whole([rs[1]!], extras, indent));
+  itCgt(
+    'is json.dumps of the whole layout, whatever the indent, extras and meta (each setting serialised once and reused)',
+    async () => {
+      const rs = [
+        evaluateSetting(await readSettingDir(join(PREDICTIONS, 'dp-gpt4o')), { bootstrap: { samples: 50 } }),
+        evaluateSetting(await readSettingDir(join(PREDICTIONS, 'vision-4o-mini'))),
+      ];
+      const whole = (settings: typeof rs, extras: boolean, indent: number, meta?: Record<string, PyValue>) => {
+        const top = new Map<string, PyValue>([['reference', REFERENCE]]);
+        if (extras) for (const [k, v] of Object.entries(meta ?? {})) top.set(k, v);
+        if (extras && !meta?.options)
+          top.set(
+            'options',
+            new Map<string, PyValue>([
+              ['dsc', 'strict'],
+              ['mean', 'exact'],
+              ['prf1', 'reference'],
+              ['empty_group', 'error'],
+            ]),
+          );
+        top.set('settings', new Map(settings.map((r) => [r.name, settingToPy(r, extras)])));
+        return pythonJsonDumps(top, { indent });
+      };
+      const meta = {
+        options: new Map<string, PyValue>([
+          ['dsc', 'strict'],
+          ['gold', 'é'],
+        ]),
+        note: 'x',
+      };
+      // twice each: the second call serialises nothing anew
+      for (let pass = 0; pass < 2; pass++) {
+        for (const indent of [0, 1, 2]) {
+          for (const extras of [false, true]) {
+            expect(formatReport(rs, { extras, indent, meta })).toBe(whole(rs, extras, indent, meta));
+            expect(formatReport([rs[1]!], { extras, indent })).toBe(whole([rs[1]!], extras, indent));
+          }
         }
       }
-    }
-    expect(formatReport([])).toBe(whole([], false, 1));
-  });
+      expect(formatReport([])).toBe(whole([], false, 1));
+    },
+  );
 
   it('python-style number tokens', () => {
     expect(pythonJsonDumps(new Map([['x', [new PyInt(0), 0, 1]]]) as never)).toBe('{"x": [0, 0.0, 1.0]}');

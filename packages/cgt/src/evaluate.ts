@@ -1,4 +1,11 @@
-import { type BootstrapOptions, type ConfidenceInterval, InputError, bootstrapCI, pythonFloatRepr, pythonRound } from '@eval/core';
+import {
+  type BootstrapOptions,
+  type ConfidenceInterval,
+  InputError,
+  bootstrapCI,
+  pythonFloatRepr,
+  pythonRound,
+} from '@eval/core';
 import type { CgtGroup, CgtSetting } from './data';
 import {
   type DscMode,
@@ -32,12 +39,15 @@ export interface CgtOptions {
   bootstrap?: BootstrapOptions | false;
 }
 
-export type ResolvedCgtOptions = Required<Omit<CgtOptions, 'bootstrap'>> & { bootstrap: Required<BootstrapOptions> | false };
+export type ResolvedCgtOptions = Required<Omit<CgtOptions, 'bootstrap'>> & {
+  bootstrap: Required<BootstrapOptions> | false;
+};
 
 export function resolveOptions(options: CgtOptions = {}): ResolvedCgtOptions {
   const pick = <T extends string>(name: string, value: T | undefined, allowed: readonly T[], fallback: T): T => {
     const v = value ?? fallback;
-    if (!allowed.includes(v)) throw new InputError(`option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
+    if (!allowed.includes(v))
+      throw new InputError(`option ${name} must be one of ${allowed.join(', ')}, got ${JSON.stringify(value)}`);
     return v;
   };
   return {
@@ -48,7 +58,11 @@ export function resolveOptions(options: CgtOptions = {}): ResolvedCgtOptions {
     bootstrap:
       options.bootstrap === false
         ? false
-        : { samples: options.bootstrap?.samples ?? 1000, seed: options.bootstrap?.seed ?? 0, confidence: options.bootstrap?.confidence ?? 0.95 },
+        : {
+            samples: options.bootstrap?.samples ?? 1000,
+            seed: options.bootstrap?.seed ?? 0,
+            confidence: options.bootstrap?.confidence ?? 0.95,
+          },
   };
 }
 
@@ -175,15 +189,18 @@ export function printedLines(groupMeanDsc: readonly number[], groupMeanF1: reado
  */
 export function evaluateSetting(setting: CgtSetting | readonly CgtGroup[], options: CgtOptions = {}): SettingResult {
   const opts = resolveOptions(options);
-  const { name, groups } = Array.isArray(setting) ? { name: 'setting', groups: setting as readonly CgtGroup[] } : (setting as CgtSetting);
+  const { name, groups } = Array.isArray(setting)
+    ? { name: 'setting', groups: setting as readonly CgtGroup[] }
+    : (setting as CgtSetting);
   const results = groups.map((g) => evaluateGroup(g, opts));
   const groupMeanDsc = results.map((g) => g.dsc[opts.dsc].mean);
-  const asPy = (g: GroupResult, k: 'p' | 'r' | 'f1'): PyNumber | null => (g.prf1.mean ? { value: g.prf1.mean[k], int: g.prf1.mean.int } : null);
+  const asPy = (g: GroupResult, k: 'p' | 'r' | 'f1'): PyNumber | null =>
+    g.prf1.mean ? { value: g.prf1.mean[k], int: g.prf1.mean.int } : null;
   const groupMeanF1 = results.map((g) => asPy(g, 'f1'));
   const groupMeanP = results.map((g) => asPy(g, 'p'));
   const groupMeanR = results.map((g) => asPy(g, 'r'));
   const values = (xs: Array<PyNumber | null>) => xs.map((x) => (x ? x.value : null));
-  const skippedGroups = results.filter((g, i) => groupMeanDsc[i] === null || groupMeanF1[i] === null).map((g) => g.id);
+  const skippedGroups = results.filter((_g, i) => groupMeanDsc[i] === null || groupMeanF1[i] === null).map((g) => g.id);
   const keptDsc = groupMeanDsc.filter((x): x is number => x !== null);
   const keptF1 = groupMeanF1.filter((x): x is PyNumber => x !== null);
   const result: SettingResult = {
@@ -194,7 +211,12 @@ export function evaluateSetting(setting: CgtSetting | readonly CgtGroup[], optio
     groupMeanF1,
     groupMeanP,
     groupMeanR,
-    macro: { dsc: macroOf(groupMeanDsc), f1: macroOf(values(groupMeanF1)), p: macroOf(values(groupMeanP)), r: macroOf(values(groupMeanR)) },
+    macro: {
+      dsc: macroOf(groupMeanDsc),
+      f1: macroOf(values(groupMeanF1)),
+      p: macroOf(values(groupMeanP)),
+      r: macroOf(values(groupMeanR)),
+    },
     printed: printedLines(keptDsc, keptF1),
     invalidPredictions: results.reduce((s, g) => s + g.invalidPredictions, 0),
     skippedGroups,

@@ -103,7 +103,12 @@ describe('prf1 (spec section 3.2)', () => {
     expect(r.rows.map((x) => x.row)).toEqual([1, 2]);
     expect(r.mean).toEqual({ p: 0, r: 0, f1: 0, int: true });
     // a mean of int rows that is not whole is a float (Python: statistics.mean([1, 0]) == 0.5)
-    expect(meanPrf1([{ p: 1, r: 1, f1: 1, int: true }, { p: 0, r: 0, f1: 0, int: true }])).toEqual({ p: 0.5, r: 0.5, f1: 0.5, int: false });
+    expect(
+      meanPrf1([
+        { p: 1, r: 1, f1: 1, int: true },
+        { p: 0, r: 0, f1: 0, int: true },
+      ]),
+    ).toEqual({ p: 0.5, r: 0.5, f1: 0.5, int: false });
     // naive means are Python sum / len: always floats
     expect(meanPrf1([{ p: 0, r: 0, f1: 0, int: true }], 'naive').int).toBe(false);
   });

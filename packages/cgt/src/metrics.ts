@@ -1,5 +1,4 @@
 import { exactMean } from '@eval/core';
-import type { Weights } from './normalize';
 
 /** The true block weights of the Weights Task, hard-coded in the reference (`GOLD`). */
 export const TRUE_WEIGHTS: ReadonlyMap<string, string> = new Map([
@@ -42,7 +41,11 @@ export interface Prf1 {
  * Without any TP: ints `(1, 1, 1)` when there is no error at all, else `(0, 0, 0)`.
  * `variant: 'standard'` counts a wrong value as FP and FN and every predicted color not in gold as FP.
  */
-export function prf1(gold: ReadonlyMap<string, string>, pred: ReadonlyMap<string, string>, variant: Prf1Variant = 'reference'): Prf1 {
+export function prf1(
+  gold: ReadonlyMap<string, string>,
+  pred: ReadonlyMap<string, string>,
+  variant: Prf1Variant = 'reference',
+): Prf1 {
   let tp = 0;
   let fp = 0;
   let fn = 0;
@@ -76,10 +79,20 @@ export function meanOf(values: readonly number[], mode: MeanMode = 'exact'): num
 
 /** Mean of P/R/F1 triples: exact (`statistics.mean`, an int when every row is an int and the mean is whole) or naive. */
 export function meanPrf1(rows: readonly Prf1[], mode: MeanMode = 'exact'): Prf1 {
-  const p = meanOf(rows.map((x) => x.p), mode);
-  const r = meanOf(rows.map((x) => x.r), mode);
-  const f1 = meanOf(rows.map((x) => x.f1), mode);
-  const int = mode === 'exact' && rows.every((x) => x.int) && Number.isInteger(p) && Number.isInteger(r) && Number.isInteger(f1);
+  const p = meanOf(
+    rows.map((x) => x.p),
+    mode,
+  );
+  const r = meanOf(
+    rows.map((x) => x.r),
+    mode,
+  );
+  const f1 = meanOf(
+    rows.map((x) => x.f1),
+    mode,
+  );
+  const int =
+    mode === 'exact' && rows.every((x) => x.int) && Number.isInteger(p) && Number.isInteger(r) && Number.isInteger(f1);
   return { p, r, f1, int };
 }
 
@@ -157,5 +170,12 @@ export function cumulativeDsc(
     out.push({ row: i, dsc: (2 * common) / (allGold.size + allPred.size) });
   });
   if (out.length === 0) return { rows: out, mean: null, final: null };
-  return { rows: out, mean: meanOf(out.map((x) => x.dsc), options.mean), final: out[out.length - 1]!.dsc };
+  return {
+    rows: out,
+    mean: meanOf(
+      out.map((x) => x.dsc),
+      options.mean,
+    ),
+    final: out[out.length - 1]!.dsc,
+  };
 }

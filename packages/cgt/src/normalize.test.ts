@@ -39,7 +39,9 @@ describe('parsePrediction', () => {
   });
 
   it('renders values with Python str()', () => {
-    const r = parsePrediction('{"red": 10.0, "blue": "Not determined", "green": true, "purple": null, "yellow": [10, 20]}');
+    const r = parsePrediction(
+      '{"red": 10.0, "blue": "Not determined", "green": true, "purple": null, "yellow": [10, 20]}',
+    );
     expect(r.ok && [...r.weights.values()]).toEqual(['10.0', 'Not determined', 'True', 'None', '[10, 20]']);
   });
 
@@ -54,7 +56,13 @@ describe('parsePrediction', () => {
 
 describe('parseGoldList: {s.split("=")[0]: s.split("=")[1]}', () => {
   it('splits on "=" and keeps element 1', () => {
-    expect(parseGoldList(['blue=10', 'red=10'])).toEqual({ ok: true, weights: new Map([['blue', '10'], ['red', '10']]) });
+    expect(parseGoldList(['blue=10', 'red=10'])).toEqual({
+      ok: true,
+      weights: new Map([
+        ['blue', '10'],
+        ['red', '10'],
+      ]),
+    });
     expect(parseGoldList(['a=b=c'])).toEqual({ ok: true, weights: new Map([['a', 'b']]) });
     expect(parseGoldList([])).toEqual({ ok: true, weights: new Map() });
   });

@@ -5,7 +5,10 @@ import { PY_WHITESPACE } from '@eval/core/python';
 export type Weights = Map<string, string>;
 
 /** Anything that can be read as {@link Weights}: a `Map`, a plain object or `[key, value]` pairs. */
-export type WeightsInput = ReadonlyMap<string, string> | Readonly<Record<string, string>> | Iterable<readonly [string, string]>;
+export type WeightsInput =
+  | ReadonlyMap<string, string>
+  | Readonly<Record<string, string>>
+  | Iterable<readonly [string, string]>;
 
 /** Copies a {@link WeightsInput} into a fresh {@link Weights} map. */
 export function toWeights(input: WeightsInput): Weights {
@@ -53,7 +56,8 @@ export function parsePrediction(text: string | null | undefined): ParsedPredicti
     return { ok: false, reason: 'not_json', message: `the answer is not JSON (${(error as Error).message})` };
   }
   if (!isPyDict(value)) {
-    const kind = value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a string' : 'a scalar';
+    const kind =
+      value === null ? 'null' : Array.isArray(value) ? 'a list' : typeof value === 'string' ? 'a string' : 'a scalar';
     return { ok: false, reason: 'not_object', message: `the answer is JSON but ${kind}, not an object` };
   }
   const weights: Weights = new Map();

@@ -20,7 +20,10 @@ export function bankDice(predicted: Iterable<string>, truth: Iterable<string>): 
  * Scores a trace of moves: after each move the predicted and true banks as they stand are compared with
  * {@link bankDice}; the mean is numpy's `np.mean` (pairwise summation). No accumulation across moves, no row tags.
  */
-export function bankDiceTrace(moves: ReadonlyArray<{ predicted: Iterable<string>; truth: Iterable<string> }>): { scores: number[]; mean: number } {
+export function bankDiceTrace(moves: ReadonlyArray<{ predicted: Iterable<string>; truth: Iterable<string> }>): {
+  scores: number[];
+  mean: number;
+} {
   const scores = moves.map((m) => bankDice(m.predicted, m.truth));
   return { scores, mean: scores.length === 0 ? Number.NaN : numpySum(scores) / scores.length };
 }

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, expect, it } from 'vitest';
 import { cgaFileName, loadCgaHistory } from './common-ground';
-import { type CgtSetting, checkGold, readSettingDir, withReplayedGold } from './data';
+import { type CgtSetting, checkGold, withReplayedGold } from './data';
 import { type SettingResult, evaluateSetting } from './evaluate';
 import { formatReport } from './report';
-import { CGT, HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, expectedText, loadSettings } from './test/shared';
+import { CGT, HAS_CGT, SETTINGS, describeCgt, expected, expectedText, loadSettings } from './test/shared';
 
 const exp = HAS_CGT ? expected() : undefined!;
 const settings = new Map<string, CgtSetting>();
@@ -64,7 +64,10 @@ describeCgt.each(SETTINGS)('parity with expected.json: %s', (name) => {
   });
 
   it('the same values when the gold is replayed from cga_originals', async () => {
-    const replayed = evaluateSetting({ ...settings.get(name)!, groups: await withReplayedGold(settings.get(name)!.groups, join(CGT, 'cga_originals')) });
+    const replayed = evaluateSetting({
+      ...settings.get(name)!,
+      groups: await withReplayedGold(settings.get(name)!.groups, join(CGT, 'cga_originals')),
+    });
     const r = results.get(name)!;
     expect(replayed.groupMeanDsc).toEqual(r.groupMeanDsc);
     expect(replayed.groupMeanF1).toEqual(r.groupMeanF1);
@@ -86,9 +89,33 @@ describeCgt('expected.json as a whole', () => {
 
   it('the bare int tokens of the printed F1 lines (spec section 4)', () => {
     // text-gpt3.5 groups 4 and 7, vision-4o-mini groups 3 and 7: every row is the int triple (0, 0, 0)
-    expect(results.get('text-gpt3.5')!.printed.f1.split('\t')).toEqual(exp.settings['text-gpt3.5']!.printed_f1_line.split('\t'));
-    expect(results.get('text-gpt3.5')!.groupMeanF1.map((x) => x!.int)).toEqual([false, false, false, true, false, false, true, false, false, false]);
-    expect(results.get('vision-4o-mini')!.groupMeanF1.map((x) => x!.int)).toEqual([false, false, true, false, false, false, true, false, false, false]);
+    expect(results.get('text-gpt3.5')!.printed.f1.split('\t')).toEqual(
+      exp.settings['text-gpt3.5']!.printed_f1_line.split('\t'),
+    );
+    expect(results.get('text-gpt3.5')!.groupMeanF1.map((x) => x!.int)).toEqual([
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
+    expect(results.get('vision-4o-mini')!.groupMeanF1.map((x) => x!.int)).toEqual([
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+      true,
+      false,
+      false,
+      false,
+    ]);
   });
 
   it('the macro DSC line (spec section 4, dp-gpt4o)', () => {
@@ -145,6 +172,7 @@ describeCgt('gold replay of the CGA annotations (spec section 6)', () => {
   });
 
   it('row counts per group are 6, 5, 4, 2, 5, 3, 4, 6, 4, 6 (spec section 2.2)', () => {
-    for (const name of SETTINGS) expect(settings.get(name)!.groups.map((g) => g.rows.length)).toEqual([6, 5, 4, 2, 5, 3, 4, 6, 4, 6]);
+    for (const name of SETTINGS)
+      expect(settings.get(name)!.groups.map((g) => g.rows.length)).toEqual([6, 5, 4, 2, 5, 3, 4, 6, 4, 6]);
   });
 });

@@ -1,4 +1,13 @@
-import { type ConfidenceInterval, type PyDict, PyInt, type PyValue, pythonJsonDumps, pythonJsonString, pythonRepr, pythonStrRepr } from '@eval/core';
+import {
+  type ConfidenceInterval,
+  type PyDict,
+  PyInt,
+  type PyValue,
+  pythonJsonDumps,
+  pythonJsonString,
+  pythonRepr,
+  pythonStrRepr,
+} from '@eval/core';
 import { type GroupResult, type PyNumber, type SettingResult, pyNumberRepr } from './evaluate';
 import type { Prf1 } from './metrics';
 import type { Weights } from './normalize';
@@ -48,7 +57,10 @@ export function groupToPy(g: GroupResult, extras = false): PyDict {
     ['mean_p', g.prf1.mean ? prfNum(g.prf1.mean, 'p') : null],
     ['mean_r', g.prf1.mean ? prfNum(g.prf1.mean, 'r') : null],
     ['mean_f1', g.prf1.mean ? prfNum(g.prf1.mean, 'f1') : null],
-    ['final_prf1', g.prf1.final ? [prfNum(g.prf1.final, 'p'), prfNum(g.prf1.final, 'r'), prfNum(g.prf1.final, 'f1')] : null],
+    [
+      'final_prf1',
+      g.prf1.final ? [prfNum(g.prf1.final, 'p'), prfNum(g.prf1.final, 'r'), prfNum(g.prf1.final, 'f1')] : null,
+    ],
     ['mean_dsc_strict', g.dsc.strict.mean],
     ['mean_dsc_lenient', g.dsc.lenient.mean],
     ['final_dsc_strict', g.dsc.strict.final],
@@ -144,7 +156,9 @@ export function formatReport(settings: readonly SettingResult[], options: Report
   const indent = options.indent ?? 1;
   const pad = (level: number) => ' '.repeat(Math.max(0, indent) * level);
   const head = pythonJsonDumps(top, { indent });
-  const blocks = settings.map((s) => `\n${pad(2)}${pythonJsonString(s.name)}: ${settingBlock(s, extras, indent).replaceAll('\n', `\n${pad(2)}`)}`);
+  const blocks = settings.map(
+    (s) => `\n${pad(2)}${pythonJsonString(s.name)}: ${settingBlock(s, extras, indent).replaceAll('\n', `\n${pad(2)}`)}`,
+  );
   const settingsText = blocks.length === 0 ? '{}' : `{${blocks.join(',')}\n${pad(1)}}`;
   return `${head.slice(0, -2)},\n${pad(1)}"settings": ${settingsText}\n}`;
 }

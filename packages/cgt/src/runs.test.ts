@@ -68,7 +68,7 @@ describeCgt.each(SETTINGS)('recompute(items) = expected.json: %s', (name) => {
     expect(metrics.macro_mean_f1!.ci).toEqual([r.bootstrap!.f1.lower, r.bootstrap!.f1.upper]);
   });
 
-  it('lenient DSC: recompute = the native lenient macro = sum/len of expected.json\'s lenient group means', () => {
+  it("lenient DSC: recompute = the native lenient macro = sum/len of expected.json's lenient group means", () => {
     const r = evaluateSetting(settings.get(name)!, { dsc: 'lenient', bootstrap: false });
     const got = recomputeCgt(cgtRunItems(r));
     expect(got.macro_mean_dsc).toBe(r.macro.dsc);
@@ -94,7 +94,10 @@ describeCgt('cgt run items', () => {
     const items = cgtRunItems(results.get('text-gpt3.5')!);
     const flagged = items.map((i, k) => (k === 0 ? { ...i, error: 'missing group file' } : i));
     expect(recomputeCgt(flagged)).toEqual(recomputeCgt(items.slice(1)));
-    const empty = evaluateSetting([{ id: '11', rows: [{ key: '1.0', gold: new Map(), pred: new Map() }] }], { emptyGroup: 'skip', bootstrap: false });
+    const empty = evaluateSetting([{ id: '11', rows: [{ key: '1.0', gold: new Map(), pred: new Map() }] }], {
+      emptyGroup: 'skip',
+      bootstrap: false,
+    });
     const skipped = cgtRunItems(empty)[0]!;
     expect(skipped.id).toBe('Group_11');
     expect(Object.values(skipped.values).every((v) => v === null)).toBe(true);
@@ -104,10 +107,12 @@ describeCgt('cgt run items', () => {
 
   it('variant names every option that changes a number', () => {
     const r = results.get('dp-gpt4o')!;
-    expect(cgtVariant(r.options)).toBe('dsc=strict,mean=exact,prf1=reference,empty-group=error,gold=embedded,invalid=error');
-    expect(cgtVariant({ ...r.options, dsc: 'lenient', mean: 'naive' }, { gold: 'cga-new', invalidPrediction: 'empty' })).toBe(
-      'dsc=lenient,mean=naive,prf1=reference,empty-group=error,gold=cga-new,invalid=empty',
+    expect(cgtVariant(r.options)).toBe(
+      'dsc=strict,mean=exact,prf1=reference,empty-group=error,gold=embedded,invalid=error',
     );
+    expect(
+      cgtVariant({ ...r.options, dsc: 'lenient', mean: 'naive' }, { gold: 'cga-new', invalidPrediction: 'empty' }),
+    ).toBe('dsc=lenient,mean=naive,prf1=reference,empty-group=error,gold=cga-new,invalid=empty');
   });
 });
 
@@ -149,7 +154,12 @@ describeCgt('README "Runs" example', () => {
     async function record(settingDir: string, runDir: string): Promise<string> {
       const setting = await readSettingDir(settingDir);
       const result = evaluateSetting(setting);
-      const run = await startRun(runDir, { benchmark: 'cgt', variant: cgtVariant(result.options), system: setting.name, options: { dsc: result.options.dsc } });
+      const run = await startRun(runDir, {
+        benchmark: 'cgt',
+        variant: cgtVariant(result.options),
+        system: setting.name,
+        options: { dsc: result.options.dsc },
+      });
       for (const g of setting.groups) if (g.file) await run.addInput('predictions', g.file);
       await run.finish({ items: cgtRunItems(result), metrics: cgtRunMetrics(result) });
       return runDir;
@@ -159,6 +169,8 @@ describeCgt('README "Runs" example', () => {
     expect(a.manifest.inputs).toHaveLength(10);
     const comparison = compareRuns([a, b], runBenchmark, { resamples: 100, seed: 0 });
     const dsc = comparison.pairs[0]!.metrics.find((m) => m.name === 'macro_mean_dsc')!;
-    expect(dsc.delta).toBe(exp.settings['dp-gpt3.5']!.macro_mean_dsc_strict - exp.settings['dp-gpt4o']!.macro_mean_dsc_strict);
+    expect(dsc.delta).toBe(
+      exp.settings['dp-gpt3.5']!.macro_mean_dsc_strict - exp.settings['dp-gpt4o']!.macro_mean_dsc_strict,
+    );
   });
 });

@@ -12,7 +12,16 @@ import type { Weights } from './normalize';
 export const CGT_BENCHMARK = 'cgt';
 
 /** The per-group values of an item, in `values`. */
-export const CGT_ITEM_VALUES = ['mean_p', 'mean_r', 'mean_f1', 'mean_dsc', 'final_p', 'final_r', 'final_f1', 'final_dsc'] as const;
+export const CGT_ITEM_VALUES = [
+  'mean_p',
+  'mean_r',
+  'mean_f1',
+  'mean_dsc',
+  'final_p',
+  'final_r',
+  'final_f1',
+  'final_dsc',
+] as const;
 export type CgtItemValue = (typeof CGT_ITEM_VALUES)[number];
 
 /** Where the gold common ground came from: the lists embedded in the prediction files, or replayed CGA annotations. */
@@ -31,7 +40,10 @@ export interface CgtVariantInput {
  * invalid-prediction handling, e.g. `dsc=strict,mean=exact,prf1=reference,empty-group=error,gold=embedded,invalid=error`.
  * Runs compare only within a variant.
  */
-export function cgtVariant(options: Pick<ResolvedCgtOptions, 'dsc' | 'mean' | 'prf1' | 'emptyGroup'>, input: CgtVariantInput = {}): string {
+export function cgtVariant(
+  options: Pick<ResolvedCgtOptions, 'dsc' | 'mean' | 'prf1' | 'emptyGroup'>,
+  input: CgtVariantInput = {},
+): string {
   return [
     `dsc=${options.dsc}`,
     `mean=${options.mean}`,
@@ -73,7 +85,14 @@ function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
     values,
     detail: {
       // accumulative over the accepted statements (rows); `step` is the row's 0-based position in the group
-      curve: g.prf1.rows.map((r) => ({ step: r.row, key: g.keys[r.row], p: r.p, r: r.r, f1: r.f1, dsc: dscAt.get(r.row) ?? null })),
+      curve: g.prf1.rows.map((r) => ({
+        step: r.row,
+        key: g.keys[r.row],
+        p: r.p,
+        r: r.r,
+        f1: r.f1,
+        dsc: dscAt.get(r.row) ?? null,
+      })),
       rows: g.keys.map((key, i) => ({ step: i, key, gold: plain(g.gold[i]!), pred: plain(g.pred[i]!) })),
       nRows: g.nRows,
       invalidPredictions: g.invalidPredictions,
@@ -113,7 +132,9 @@ const macroName = (k: CgtItemValue) => `macro_${k}`;
  * gives the macro figures of a multiset of items given by positions, summed in the order of `indices`.
  * {@link recomputeCgt} is this function on all items in order.
  */
-export function prepareCgt(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+export function prepareCgt(
+  items: ReadonlyArray<RunItem>,
+): (indices: ArrayLike<number>) => Record<string, number | null> {
   const columns = CGT_ITEM_VALUES.map((k) => ({
     name: macroName(k),
     values: Float64Array.from(items, (i) => {

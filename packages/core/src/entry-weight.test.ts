@@ -18,7 +18,10 @@ describe('@eval/core main entry', () => {
         `export async function resolve(specifier, context, next) {\n  if (specifier === 'zod' || specifier.startsWith('zod/')) throw new Error('zod was loaded');\n  return next(specifier, context);\n}\n`,
       );
       const register = join(dir, 'register.mjs');
-      writeFileSync(register, `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`);
+      writeFileSync(
+        register,
+        `import { register } from 'node:module';\nregister(${JSON.stringify(pathToFileURL(hooks).href)});\n`,
+      );
       const script = [
         "const core = await import('@eval/core');",
         // writing a run checks its manifest by hand, without zod
@@ -26,14 +29,32 @@ describe('@eval/core main entry', () => {
         "const written = await w.finish({ items: [{ id: 'a', values: { ok: true } }], metrics: { Acc: { value: 1, n: 1 } } });",
         "let schemas = 'loaded';",
         "try { await import('@eval/core/schemas'); } catch (e) { schemas = String(e.message); }",
-        "console.log(JSON.stringify({ status: written.status, readRun: typeof core.readRun, version: core.RUN_SCHEMA_VERSION, schemas }));",
+        'console.log(JSON.stringify({ status: written.status, readRun: typeof core.readRun, version: core.RUN_SCHEMA_VERSION, schemas }));',
       ].join('\n');
-      const r = spawnSync(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', '--import', pathToFileURL(register).href, '--input-type=module', '-e', script], {
-        cwd: join(import.meta.dirname, '..'),
-        encoding: 'utf8',
-      });
+      const r = spawnSync(
+        process.execPath,
+        [
+          '--conditions=@eval/source',
+          '--import',
+          'tsx',
+          '--import',
+          pathToFileURL(register).href,
+          '--input-type=module',
+          '-e',
+          script,
+        ],
+        {
+          cwd: join(import.meta.dirname, '..'),
+          encoding: 'utf8',
+        },
+      );
       expect(r.stderr).toBe('');
-      expect(JSON.parse(r.stdout)).toEqual({ status: 'complete', readRun: 'function', version: 1, schemas: expect.stringContaining('zod was loaded') });
+      expect(JSON.parse(r.stdout)).toEqual({
+        status: 'complete',
+        readRun: 'function',
+        version: 1,
+        schemas: expect.stringContaining('zod was loaded'),
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -71,7 +71,10 @@ export class InputError extends EvalError {
   readonly field?: ReadonlyArray<string | number>;
   readonly issues: InputIssue[];
 
-  constructor(message: string, location: InputLocation & { issues?: InputIssue[]; cause?: unknown; code?: string } = {}) {
+  constructor(
+    message: string,
+    location: InputLocation & { issues?: InputIssue[]; cause?: unknown; code?: string } = {},
+  ) {
     const where = describeLocation(location);
     super(location.code ?? 'input_error', where ? `${where}: ${message}` : message, { cause: location.cause });
     this.name = 'InputError';
@@ -82,7 +85,10 @@ export class InputError extends EvalError {
   }
 
   /** Wraps a zod error: every issue keeps its path; the message lists them (at most 10). */
-  static fromZod(error: z.ZodError, location: Omit<InputLocation, 'field'> & { field?: ReadonlyArray<string | number> } = {}): InputError {
+  static fromZod(
+    error: z.ZodError,
+    location: Omit<InputLocation, 'field'> & { field?: ReadonlyArray<string | number> } = {},
+  ): InputError {
     const prefix = location.field ?? [];
     const issues: InputIssue[] = error.issues.map((issue) => ({
       path: [...prefix, ...issue.path.map((p) => (typeof p === 'symbol' ? p.toString() : p))],
@@ -94,8 +100,15 @@ export class InputError extends EvalError {
     });
     if (issues.length > 10) shown.push(`... and ${issues.length - 10} more`);
     const first = issues[0];
-    const loc: InputLocation = { file: location.file, record: location.record, field: issues.length === 1 && first ? first.path : undefined };
-    const msg = issues.length === 1 ? (first?.message ?? 'invalid input') : `invalid input (${issues.length} issues): ${shown.join('; ')}`;
+    const loc: InputLocation = {
+      file: location.file,
+      record: location.record,
+      field: issues.length === 1 && first ? first.path : undefined,
+    };
+    const msg =
+      issues.length === 1
+        ? (first?.message ?? 'invalid input')
+        : `invalid input (${issues.length} issues): ${shown.join('; ')}`;
     return new InputError(msg, { ...loc, issues });
   }
 }
@@ -151,7 +164,11 @@ export class FileSystemError extends EvalError {
 
   /** True for a Node.js system error of a filesystem operation (it has an errno `code` such as `EACCES`). */
   static isSystemError(error: unknown): error is NodeJS.ErrnoException {
-    return error instanceof Error && typeof (error as NodeJS.ErrnoException).code === 'string' && /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!);
+    return (
+      error instanceof Error &&
+      typeof (error as NodeJS.ErrnoException).code === 'string' &&
+      /^E[A-Z]+$/.test((error as NodeJS.ErrnoException).code!)
+    );
   }
 
   /**

@@ -5,7 +5,16 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { FileSystemError, InputError } from './errors';
-import { readCsv, readJson, readJsonlAll, readText, removeStaleTempFiles, writeFileAtomic, writeFileAtomicSync, type InvalidUtf8Report } from './io';
+import {
+  readCsv,
+  readJson,
+  readJsonlAll,
+  readText,
+  removeStaleTempFiles,
+  writeFileAtomic,
+  writeFileAtomicSync,
+  type InvalidUtf8Report,
+} from './io';
 import { Utf8Validator } from './utf8';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-core-io-faults-'));
@@ -20,7 +29,9 @@ describe('invalid UTF-8 in inputs', () => {
     const error = await readJson(file).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InputError);
     expect(error).toMatchObject({ code: 'invalid_utf8', file });
-    expect((error as Error).message).toBe(`${file}: invalid UTF-8 at byte offset 10 (pass --allow-invalid-utf8 to replace invalid bytes with U+FFFD)`);
+    expect((error as Error).message).toBe(
+      `${file}: invalid UTF-8 at byte offset 10 (pass --allow-invalid-utf8 to replace invalid bytes with U+FFFD)`,
+    );
     await expect(readText(file)).rejects.toMatchObject({ code: 'invalid_utf8' });
     await expect(readCsv(file)).rejects.toMatchObject({ code: 'invalid_utf8' });
   });
@@ -33,13 +44,24 @@ describe('invalid UTF-8 in inputs', () => {
     await expect(readJsonlAll(file)).rejects.toThrow(`${file}: invalid UTF-8 at byte offset 16 (`);
     const gz = join(dir, 'bad.jsonl.gz');
     writeFileSync(gz, gzipSync(text));
-    await expect(readJsonlAll(gz)).rejects.toThrow(`${gz}: invalid UTF-8 at byte offset 16 of the decompressed content`);
+    await expect(readJsonlAll(gz)).rejects.toThrow(
+      `${gz}: invalid UTF-8 at byte offset 16 of the decompressed content`,
+    );
   });
 
   it('allowInvalidUtf8 replaces with U+FFFD and reports the count', async () => {
     const file = join(dir, 'two-bad.jsonl');
     // two invalid sequences: a lone continuation byte 0x80 and a truncated 3-byte sequence E2 82 before `"`
-    writeFileSync(file, Buffer.concat([Buffer.from('{"a": "x'), Buffer.from([0x80]), Buffer.from('"}\n{"a": "'), Buffer.from([0xe2, 0x82]), Buffer.from('"}\n')]));
+    writeFileSync(
+      file,
+      Buffer.concat([
+        Buffer.from('{"a": "x'),
+        Buffer.from([0x80]),
+        Buffer.from('"}\n{"a": "'),
+        Buffer.from([0xe2, 0x82]),
+        Buffer.from('"}\n'),
+      ]),
+    );
     const reports: InvalidUtf8Report[] = [];
     const rows = await readJsonlAll(file, undefined, { allowInvalidUtf8: true, onInvalidUtf8: (r) => reports.push(r) });
     expect(rows).toEqual([{ a: 'x\ufffd' }, { a: '\ufffd' }]);
@@ -48,7 +70,9 @@ describe('invalid UTF-8 in inputs', () => {
     const json = join(dir, 'latin1-ok.json');
     writeFileSync(json, latin1);
     const jsonReports: InvalidUtf8Report[] = [];
-    expect(await readJson(json, undefined, { allowInvalidUtf8: true, onInvalidUtf8: (r) => jsonReports.push(r) })).toEqual({ a: 'caf\ufffd' });
+    expect(
+      await readJson(json, undefined, { allowInvalidUtf8: true, onInvalidUtf8: (r) => jsonReports.push(r) }),
+    ).toEqual({ a: 'caf\ufffd' });
     expect(jsonReports).toEqual([{ file: json, replaced: 1, firstOffset: 10 }]);
   });
 
@@ -61,9 +85,16 @@ describe('invalid UTF-8 in inputs', () => {
   it('Utf8Validator counts exactly the replacements of the WHATWG decoder, for any byte soup and any chunking', () => {
     let seed = 12345;
     const rnd = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0) / 2 ** 32;
-    const interesting = [0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+    const interesting = [
+      0x00, 0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5,
+      0xff,
+    ];
     for (let t = 0; t < 500; t++) {
-      const bytes = Buffer.from(Array.from({ length: 1 + Math.floor(rnd() * 24) }, () => (rnd() < 0.7 ? interesting[Math.floor(rnd() * interesting.length)]! : Math.floor(rnd() * 256))));
+      const bytes = Buffer.from(
+        Array.from({ length: 1 + Math.floor(rnd() * 24) }, () =>
+          rnd() < 0.7 ? interesting[Math.floor(rnd() * interesting.length)]! : Math.floor(rnd() * 256),
+        ),
+      );
       const decoded = new TextDecoder('utf-8').decode(bytes);
       // replacements = U+FFFD in the output minus the U+FFFD encoded validly (EF BF BD) in the input
       const expected = [...decoded].filter((c) => c === '\ufffd').length - countValidFffd(bytes);
@@ -114,7 +145,9 @@ describe.each(WRITERS)('stale temporary files: %s', (writer, write) => {
     const out = join(dir, `stale-${writer}`);
     mkdirSync(out, { recursive: true });
     // a pid that surely belongs to no process any more: a child that has exited
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     const stale = `.results.json.${dead}.1764000000000.0.tmp`;
     const staleNoCounter = `.results.json.${dead}.1764000000000.tmp`;
     const live = `.results.json.${process.pid}.1764000000000.7.tmp`;
@@ -134,7 +167,11 @@ describe.each(WRITERS)('filesystem errors name the path: %s', (name, write) => {
     const error = await write(join(file, 'sub', 'out.json'), '{}').catch((e: unknown) => e);
     expect(error).toBeInstanceOf(FileSystemError);
     expect(error).toMatchObject({ code: 'fs_error', path: join(file, 'sub') });
-    expect((error as Error).message).toMatch(new RegExp(`^cannot create directory ${join(file, 'sub')}.*: (a component of the path is not a directory \\(ENOTDIR\\)|already exists and is not a directory \\(EEXIST\\))$`));
+    expect((error as Error).message).toMatch(
+      new RegExp(
+        `^cannot create directory ${join(file, 'sub')}.*: (a component of the path is not a directory \\(ENOTDIR\\)|already exists and is not a directory \\(EEXIST\\))$`,
+      ),
+    );
   });
 
   it('EISDIR: the output path is a directory', async () => {
@@ -152,7 +189,14 @@ describe('FileSystemError', () => {
   it('FileSystemError.from leaves other errors alone', () => {
     const plain = new Error('not a system error');
     expect(FileSystemError.from(plain, '/x')).toBe(plain);
-    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), { code: 'ENOSPC', path: '/data/out.json' });
-    expect(FileSystemError.from(enospc)).toMatchObject({ code: 'fs_error', path: '/data/out.json', message: 'cannot write /data/out.json: no space left on the device (ENOSPC)' });
+    const enospc = Object.assign(new Error('ENOSPC: no space left on device, write'), {
+      code: 'ENOSPC',
+      path: '/data/out.json',
+    });
+    expect(FileSystemError.from(enospc)).toMatchObject({
+      code: 'fs_error',
+      path: '/data/out.json',
+      message: 'cannot write /data/out.json: no space left on the device (ENOSPC)',
+    });
   });
 });

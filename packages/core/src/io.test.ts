@@ -5,7 +5,18 @@ import { gzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { EvalError, InputError, formatFieldPath } from './errors';
-import { parseCsv, parseJson, readCsv, readJson, readJsonl, readJsonlAll, readText, validate, writeFileAtomic, writeFileAtomicSync } from './io';
+import {
+  parseCsv,
+  parseJson,
+  readCsv,
+  readJson,
+  readJsonl,
+  readJsonlAll,
+  readText,
+  validate,
+  writeFileAtomic,
+  writeFileAtomicSync,
+} from './io';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-core-io-'));
 
@@ -74,14 +85,20 @@ describe('readers', () => {
   it('a JSON syntax error names the line, the column and what was expected', async () => {
     // '{"a": 1,\n  "b": [1 2]}': line 2 is '  "b": [1 2]'; after '1' (column 9) a space, then '2' at column 11
     // where ',' or ']' must come.
-    expect(() => parseJson('{"a": 1,\n  "b": [1 2]}', 'f.json')).toThrow(`f.json: invalid JSON at line 2 column 11: expected ',' or a closing bracket, found "2"`);
+    expect(() => parseJson('{"a": 1,\n  "b": [1 2]}', 'f.json')).toThrow(
+      `f.json: invalid JSON at line 2 column 11: expected ',' or a closing bracket, found "2"`,
+    );
     // NaN is not JSON (json.loads accepts it; the strict reader does not): '{"x": ' is 6 characters, so 'N' is column 7
     expect(() => parseJson('{"x": NaN}')).toThrow(`invalid JSON at line 1 column 7: expected a value, found "N"`);
-    expect(() => parseJson('[1, 2')).toThrow(`invalid JSON at line 1 column 6: expected ',' or a closing bracket, found the end of the input`);
+    expect(() => parseJson('[1, 2')).toThrow(
+      `invalid JSON at line 1 column 6: expected ',' or a closing bracket, found the end of the input`,
+    );
     // JSONL: the record is the file's line; '{oops' fails at column 2 of line 2
     const g = join(dir, 'bad-col.jsonl');
     writeFileSync(g, '{"id": 1}\n{oops\n');
-    await expect(readJsonlAll(g)).rejects.toThrow(`bad-col.jsonl, record 2: invalid JSON at line 2 column 2: expected a property name in double quotes, found "o"`);
+    await expect(readJsonlAll(g)).rejects.toThrow(
+      `bad-col.jsonl, record 2: invalid JSON at line 2 column 2: expected a property name in double quotes, found "o"`,
+    );
   });
 
   it('parses RFC 4180 CSV', async () => {

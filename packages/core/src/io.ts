@@ -1,10 +1,20 @@
-import { closeSync, createReadStream, fsyncSync, mkdirSync, openSync, readdirSync, renameSync, rmSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fsyncSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeSync,
+} from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
 import { isAscii } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
 import { Transform } from 'node:stream';
 import type { z } from 'zod';
-import { EvalError, FileSystemError, InputError, type InputLocation } from './errors';
+import { FileSystemError, InputError, type InputLocation } from './errors';
 import { PythonJsonError, parsePythonJson } from './python/json';
 import { Utf8Validator } from './utf8';
 
@@ -65,7 +75,8 @@ function isGzip(buf: Uint8Array): boolean {
 function notFound(file: string, error: unknown): never {
   const code = (error as NodeJS.ErrnoException)?.code;
   if (code === 'ENOENT') throw new InputError('file not found', { file, code: 'file_not_found', cause: error });
-  if (code === 'EISDIR') throw new InputError('is a directory, expected a file', { file, code: 'input_error', cause: error });
+  if (code === 'EISDIR')
+    throw new InputError('is a directory, expected a file', { file, code: 'input_error', cause: error });
   throw new InputError(`cannot read file (${code ?? String(error)})`, { file, cause: error });
 }
 
@@ -122,7 +133,7 @@ function expectation(error: PythonJsonError, text: string): string {
     case 'Extra data':
       return `expected the end of the input after the JSON value, found ${found(text, at)}`;
     case 'Unterminated string starting at':
-      return 'expected a closing \'"\' for the string starting here';
+      return "expected a closing '\"' for the string starting here";
     case 'Invalid control character at':
       return 'expected an escape (e.g. \\n) instead of a raw control character in a string';
     case 'Invalid \\escape':
@@ -139,17 +150,28 @@ function expectation(error: PythonJsonError, text: string): string {
  * (and the JSONL line as `record`), then `invalid JSON at line L column C: expected ..., found ...`. `error` comes
  * from `parsePythonJson` on `text`; `lineOffset` is added to its line for text cut from a larger file.
  */
-export function jsonSyntaxError(error: PythonJsonError, text: string, location: InputLocation & { lineOffset?: number } = {}): InputError {
+export function jsonSyntaxError(
+  error: PythonJsonError,
+  text: string,
+  location: InputLocation & { lineOffset?: number } = {},
+): InputError {
   const { lineOffset = 0, ...where } = location;
-  return new InputError(`invalid JSON at line ${error.lineno + lineOffset} column ${error.colno}: ${expectation(error, text)}`, {
-    ...where,
-    code: 'invalid_json',
-    cause: error,
-  });
+  return new InputError(
+    `invalid JSON at line ${error.lineno + lineOffset} column ${error.colno}: ${expectation(error, text)}`,
+    {
+      ...where,
+      code: 'invalid_json',
+      cause: error,
+    },
+  );
 }
 
 /** Re-parses text that `JSON.parse` rejected with the locating parser, for {@link jsonSyntaxError}. */
-function strictJsonError(text: string, jsError: unknown, location: InputLocation & { lineOffset?: number }): InputError {
+function strictJsonError(
+  text: string,
+  jsError: unknown,
+  location: InputLocation & { lineOffset?: number },
+): InputError {
   try {
     parsePythonJson(text, { ints: 'number', objects: 'object', bom: 'skip', nonFinite: 'reject' });
   } catch (error) {
@@ -157,14 +179,22 @@ function strictJsonError(text: string, jsError: unknown, location: InputLocation
     throw error;
   }
   const { lineOffset: _, ...where } = location;
-  return new InputError(`invalid JSON (${(jsError as Error).message})`, { ...where, code: 'invalid_json', cause: jsError });
+  return new InputError(`invalid JSON (${(jsError as Error).message})`, {
+    ...where,
+    code: 'invalid_json',
+    cause: jsError,
+  });
 }
 
 /**
  * Parses JSON text; a syntax error becomes an {@link InputError} naming the file, line and column and what was
  * expected ({@link jsonSyntaxError}). `record` is set for one line of a JSONL file.
  */
-export function parseJson(text: string, file?: string, location: { record?: string | number; lineOffset?: number } = {}): unknown {
+export function parseJson(
+  text: string,
+  file?: string,
+  location: { record?: string | number; lineOffset?: number } = {},
+): unknown {
   try {
     return JSON.parse(text);
   } catch (error) {
@@ -173,7 +203,11 @@ export function parseJson(text: string, file?: string, location: { record?: stri
 }
 
 /** Reads a JSON file (optionally gzip), optionally validated against a zod schema. */
-export async function readJson<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S, options?: ReadOptions): Promise<z.output<S>> {
+export async function readJson<S extends z.ZodType = z.ZodUnknown>(
+  file: string,
+  schema?: S,
+  options?: ReadOptions,
+): Promise<z.output<S>> {
   const value = parseJson(await readText(file, options), file);
   return schema ? validate(schema, value, { file }) : (value as z.output<S>);
 }
@@ -214,12 +248,14 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
     new Transform({
       transform(chunk: Buffer, _enc, done) {
         validator.push(chunk);
-        if (validator.invalid > 0 && !options?.allowInvalidUtf8) return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
+        if (validator.invalid > 0 && !options?.allowInvalidUtf8)
+          return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
         done(null, chunk);
       },
       flush(done) {
         validator.end();
-        if (validator.invalid > 0 && !options?.allowInvalidUtf8) return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
+        if (validator.invalid > 0 && !options?.allowInvalidUtf8)
+          return done(invalidUtf8Error(file, validator.firstInvalidOffset, compressed));
         done();
       },
     }),
@@ -235,7 +271,8 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
       const value = parseJson(trimmed, file, { record: line, lineOffset: line - 1 });
       yield { line, value: schema ? validate(schema, value, { file, record: line }) : (value as z.output<S>) };
     }
-    if (validator.invalid > 0) options?.onInvalidUtf8?.({ file, replaced: validator.invalid, firstOffset: validator.firstInvalidOffset });
+    if (validator.invalid > 0)
+      options?.onInvalidUtf8?.({ file, replaced: validator.invalid, firstOffset: validator.firstInvalidOffset });
   } finally {
     lines.close();
     raw.destroy();
@@ -243,7 +280,11 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
 }
 
 /** Reads a whole JSONL file into an array (see {@link readJsonl} for streaming). */
-export async function readJsonlAll<S extends z.ZodType = z.ZodUnknown>(file: string, schema?: S, options?: ReadOptions): Promise<Array<z.output<S>>> {
+export async function readJsonlAll<S extends z.ZodType = z.ZodUnknown>(
+  file: string,
+  schema?: S,
+  options?: ReadOptions,
+): Promise<Array<z.output<S>>> {
   const out: Array<z.output<S>> = [];
   for await (const rec of readJsonl(file, schema, options)) out.push(rec.value);
   return out;
@@ -310,7 +351,12 @@ export function parseCsv(text: string, options: { file?: string; delimiter?: str
     field += c;
     i++;
   }
-  if (inQuotes) throw new InputError('unterminated quoted CSV field', { file: options.file, record: quoteLine, code: 'invalid_csv' });
+  if (inQuotes)
+    throw new InputError('unterminated quoted CSV field', {
+      file: options.file,
+      record: quoteLine,
+      code: 'invalid_csv',
+    });
   if (field !== '' || row.length > 0) {
     row.push(field);
     rows.push(row);
@@ -319,7 +365,10 @@ export function parseCsv(text: string, options: { file?: string; delimiter?: str
 }
 
 /** Reads a CSV file into objects keyed by the header row. Records are numbered by line (header = line 1). */
-export async function readCsv(file: string, options: { delimiter?: string } & ReadOptions = {}): Promise<Array<Record<string, string>>> {
+export async function readCsv(
+  file: string,
+  options: { delimiter?: string } & ReadOptions = {},
+): Promise<Array<Record<string, string>>> {
   const rows = parseCsv(await readText(file, options), { file, delimiter: options.delimiter });
   const header = rows[0];
   if (!header) return [];

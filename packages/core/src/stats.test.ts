@@ -1,7 +1,19 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { bootstrapMeanCI, cohenKappa, exactMean, fsum, harmonicMean, numpySum, fleissKappa, pairedBootstrap, prf, ratingTable, ratioToDouble } from './stats';
+import {
+  bootstrapMeanCI,
+  cohenKappa,
+  exactMean,
+  fsum,
+  harmonicMean,
+  numpySum,
+  fleissKappa,
+  pairedBootstrap,
+  prf,
+  ratingTable,
+  ratioToDouble,
+} from './stats';
 
 const CGT_EXPECTED = referencePath('cgt/expected.json');
 const itWithCgt = itWithReferenceData('cgt/expected.json');
@@ -132,13 +144,39 @@ describe('fleissKappa', () => {
 
   it('perfect agreement is 1; one category everywhere is NaN (0 / 0); unequal rating counts are refused', () => {
     // two subjects, 3 ratings each, always unanimous but in different categories: P = 1, P_e = 1/2 -> 1
-    expect(fleissKappa([[3, 0], [0, 3]])).toBe(1);
-    expect(fleissKappa([[3, 0], [3, 0]])).toBeNaN();
-    expect(() => fleissKappa([[3, 0], [1, 1]])).toThrow(/subject 1 has 2 ratings/);
+    expect(
+      fleissKappa([
+        [3, 0],
+        [0, 3],
+      ]),
+    ).toBe(1);
+    expect(
+      fleissKappa([
+        [3, 0],
+        [3, 0],
+      ]),
+    ).toBeNaN();
+    expect(() =>
+      fleissKappa([
+        [3, 0],
+        [1, 1],
+      ]),
+    ).toThrow(/subject 1 has 2 ratings/);
   });
 
   it('ratingTable counts labels per subject over the sorted union of labels', () => {
-    expect(ratingTable([['b', 'a', 'b'], ['a', 'a', 'a']])).toEqual({ categories: ['a', 'b'], table: [[1, 2], [3, 0]] });
+    expect(
+      ratingTable([
+        ['b', 'a', 'b'],
+        ['a', 'a', 'a'],
+      ]),
+    ).toEqual({
+      categories: ['a', 'b'],
+      table: [
+        [1, 2],
+        [3, 0],
+      ],
+    });
   });
 });
 

@@ -70,7 +70,7 @@ export function ratioToDouble(num: bigint, den: bigint): number {
   if (negative) num = -num;
   if (num === 0n) return negative ? -0 : 0;
   // Scale so that the integer quotient has at least 55 significant bits.
-  let shift = bitLength(num) - bitLength(den) - 55;
+  const shift = bitLength(num) - bitLength(den) - 55;
   let n = num;
   let d = den;
   if (shift >= 0) d <<= BigInt(shift);
@@ -114,7 +114,9 @@ function exactSum(values: ArrayLike<number>): { num: bigint; exponent: number } 
 }
 
 function rationalOf(num: bigint, exponent: number, divisor: bigint): number {
-  return exponent >= 0 ? ratioToDouble(num << BigInt(exponent), divisor) : ratioToDouble(num, divisor << BigInt(-exponent));
+  return exponent >= 0
+    ? ratioToDouble(num << BigInt(exponent), divisor)
+    : ratioToDouble(num, divisor << BigInt(-exponent));
 }
 
 /** Correctly rounded sum of doubles (Python's `math.fsum`). */
@@ -208,7 +210,16 @@ export function numpySum(a: ArrayLike<number>, start = 0, n = a.length - start):
     return res;
   }
   if (n <= 128) {
-    const r = [a[start]!, a[start + 1]!, a[start + 2]!, a[start + 3]!, a[start + 4]!, a[start + 5]!, a[start + 6]!, a[start + 7]!];
+    const r = [
+      a[start]!,
+      a[start + 1]!,
+      a[start + 2]!,
+      a[start + 3]!,
+      a[start + 4]!,
+      a[start + 5]!,
+      a[start + 6]!,
+      a[start + 7]!,
+    ];
     let i = 8;
     for (; i < n - (n % 8); i += 8) {
       for (let j = 0; j < 8; j++) r[j]! += a[start + i + j]!;
@@ -239,8 +250,13 @@ function compareLabels(x: Label, y: Label): number {
  * sorted union of labels, expected matrix `outer(sum0, sum1) / sum(sum0)`, numpy summation order. Returns NaN where
  * scikit-learn does (e.g. a single label in both ratings: 0 / 0).
  */
-export function cohenKappa(y1: ReadonlyArray<Label>, y2: ReadonlyArray<Label>, options: { labels?: Label[] } = {}): number {
-  if (y1.length !== y2.length) throw new EvalError('invalid_data', `cohenKappa: inconsistent lengths ${y1.length} and ${y2.length}`);
+export function cohenKappa(
+  y1: ReadonlyArray<Label>,
+  y2: ReadonlyArray<Label>,
+  options: { labels?: Label[] } = {},
+): number {
+  if (y1.length !== y2.length)
+    throw new EvalError('invalid_data', `cohenKappa: inconsistent lengths ${y1.length} and ${y2.length}`);
   let labels = options.labels;
   if (!labels) {
     const seen = new Map<string, Label>();
@@ -296,16 +312,25 @@ export function fleissKappa(table: ReadonlyArray<ReadonlyArray<number>>): number
   const columns = new Array<number>(k).fill(0);
   let agreement = 0;
   table.forEach((row, i) => {
-    if (row.length !== k) throw new EvalError('invalid_data', `fleissKappa: subject ${i} has ${row.length} categories, expected ${k}`);
+    if (row.length !== k)
+      throw new EvalError('invalid_data', `fleissKappa: subject ${i} has ${row.length} categories, expected ${k}`);
     let sum = 0;
     let squares = 0;
     row.forEach((x, j) => {
-      if (!Number.isInteger(x) || x < 0) throw new EvalError('invalid_data', `fleissKappa: subject ${i} category ${j}: count ${x} is not a non-negative integer`);
+      if (!Number.isInteger(x) || x < 0)
+        throw new EvalError(
+          'invalid_data',
+          `fleissKappa: subject ${i} category ${j}: count ${x} is not a non-negative integer`,
+        );
       sum += x;
       squares += x * x;
       columns[j]! += x;
     });
-    if (sum !== n) throw new EvalError('invalid_data', `fleissKappa: subject ${i} has ${sum} ratings, subject 0 has ${n} (every subject needs the same number)`);
+    if (sum !== n)
+      throw new EvalError(
+        'invalid_data',
+        `fleissKappa: subject ${i} has ${sum} ratings, subject 0 has ${n} (every subject needs the same number)`,
+      );
     agreement += squares - n;
   });
   const total = table.length * n;

@@ -16,7 +16,11 @@ const model = process.argv[2] ?? 'gpt-4o';
 const price = DEFAULT_PRICES[model];
 if (!price) throw new Error(`no price for ${model}`);
 const records = await readTurnRecords(join(SHARED, 'predictions', 'original_sampled.json.gz'));
-const slice: Record<string, string[]> = { ours: ['ours_acc_outputs.json', 'ours_comp_outputs.json'], direct: ['direct_outputs.json'], cot: ['cot_outputs.json'] };
+const slice: Record<string, string[]> = {
+  ours: ['ours_acc_outputs.json', 'ours_comp_outputs.json'],
+  direct: ['direct_outputs.json'],
+  cot: ['cot_outputs.json'],
+};
 
 async function meanCompletion(files: string[]): Promise<number[]> {
   const out: number[] = [];
@@ -41,12 +45,18 @@ for (const method of JUDGE_METHODS) {
   for (const [s, role] of stages.entries()) {
     for (const r of records) {
       if (info.kind === 'two-step' && s === 0 && r.predictTurnLabel.size === 0) continue; // the reference skips it
-      const req = buildRequest(judgeMessages(renderPrompt(templates[role]!, r), REFERENCE_SYSTEM_MESSAGE), { temperature: 0 }, { model });
+      const req = buildRequest(
+        judgeMessages(renderPrompt(templates[role]!, r), REFERENCE_SYSTEM_MESSAGE),
+        { temperature: 0 },
+        { model },
+      );
       prompt += await countPromptTokens(req);
       completion += means[s]!;
       calls++;
     }
   }
   const cost = costOf(price, { promptTokens: prompt, completionTokens: Math.round(completion) });
-  console.log(`${method}: ${calls} calls, ${prompt} prompt + ${Math.round(completion)} completion tokens, $${cost.toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}); Batch API $${(cost / 2).toFixed(2)}`);
+  console.log(
+    `${method}: ${calls} calls, ${prompt} prompt + ${Math.round(completion)} completion tokens, $${cost.toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}); Batch API $${(cost / 2).toFixed(2)}`,
+  );
 }

@@ -70,7 +70,15 @@ const GENERAL_TYPO: Readonly<Record<string, string>> = {
   art: 'none',
 };
 
-const HOTEL_TYPE_NONE = new Set(['nigh', 'moderate -ly priced', 'bed and breakfast', 'centre', 'venetian', 'intern', 'a cheap -er hotel']);
+const HOTEL_TYPE_NONE = new Set([
+  'nigh',
+  'moderate -ly priced',
+  'bed and breakfast',
+  'centre',
+  'venetian',
+  'intern',
+  'a cheap -er hotel',
+]);
 const ATTRACTION_TYPE_NONE = new Set(['gastropub', 'la raza', 'galleria', 'gallery', 'science', 'm']);
 const HOTEL_TYPE_HOTEL = new Set(['hotel with free parking and free wifi', '4', '3 star hotel']);
 const RESTAURANT_AREA_NONE = new Set(['stansted airport', 'cambridge', 'silver street']);
@@ -78,7 +86,7 @@ const ATTRACTION_AREA_NONE = new Set(['norwich', 'ely', 'museum', 'same area as 
 
 /** One slot's value through TRADE's typo table and per-slot rules. */
 export function fixSlotValue(slot: string, value: string): string {
-  let v = Object.prototype.hasOwnProperty.call(GENERAL_TYPO, value) ? GENERAL_TYPO[value]! : value;
+  let v = Object.hasOwn(GENERAL_TYPO, value) ? GENERAL_TYPO[value]! : value;
   if (
     (slot === 'hotel-type' && HOTEL_TYPE_NONE.has(v)) ||
     (slot === 'hotel-internet' && v === '4') ||
@@ -105,7 +113,11 @@ export function fixSlotValue(slot: string, value: string): string {
   } else if (slot.includes('internet') && v === 'free') {
     v = 'yes';
   }
-  if ((slot === 'restaurant-area' && RESTAURANT_AREA_NONE.has(v)) || (slot === 'attraction-area' && ATTRACTION_AREA_NONE.has(v))) v = 'none';
+  if (
+    (slot === 'restaurant-area' && RESTAURANT_AREA_NONE.has(v)) ||
+    (slot === 'attraction-area' && ATTRACTION_AREA_NONE.has(v))
+  )
+    v = 'none';
   return v;
 }
 
@@ -178,16 +190,25 @@ export function dialoguesFromRecords(records: readonly TurnRecord[]): SourceDial
   let current: SourceDialogue | undefined;
   for (const r of records) {
     if (!current || current.id !== r.dialogueId) out.push((current = { id: r.dialogueId, turns: [] }));
-    current.turns.push({ system: r.system, user: r.user, groundTruth: new Map(r.groundTruth), groundTruthM24: r.groundTruthM24 && new Map(r.groundTruthM24) });
+    current.turns.push({
+      system: r.system,
+      user: r.user,
+      groundTruth: new Map(r.groundTruth),
+      groundTruthM24: r.groundTruthM24 && new Map(r.groundTruthM24),
+    });
   }
   return out;
 }
 
-function beliefState(value: PyValue | undefined, loc: { file?: string; record: string; field: Array<string | number> }): SlotValues {
+function beliefState(
+  value: PyValue | undefined,
+  loc: { file?: string; record: string; field: Array<string | number> },
+): SlotValues {
   const out: SlotValues = new Map();
   if (value instanceof PyDict) {
     for (const [k, v] of value.items()) {
-      if (typeof k !== 'string' || typeof v !== 'string') throw new InputError('belief_state entries must map a slot name to a string value', loc);
+      if (typeof k !== 'string' || typeof v !== 'string')
+        throw new InputError('belief_state entries must map a slot name to a string value', loc);
       out.set(k, v);
     }
     return out;
@@ -203,30 +224,63 @@ function beliefState(value: PyValue | undefined, loc: { file?: string; record: s
     });
     return out;
   }
-  throw new InputError(`expected belief_state as an object or a list of {"slots": [[slot, value]]}, got ${value === undefined ? 'nothing' : typeName(value)}`, loc);
+  throw new InputError(
+    `expected belief_state as an object or a list of {"slots": [[slot, value]]}, got ${value === undefined ? 'nothing' : typeName(value)}`,
+    loc,
+  );
 }
 
-function tradeDialogues(value: PyValue, file?: string): Array<{ id: string; turns: Array<{ system: string; user: string; state: SlotValues }> }> {
-  if (!Array.isArray(value)) throw new InputError(`expected a list of dialogues (TRADE test_dials.json), got ${typeName(value)}`, { file });
+function tradeDialogues(
+  value: PyValue,
+  file?: string,
+): Array<{ id: string; turns: Array<{ system: string; user: string; state: SlotValues }> }> {
+  if (!Array.isArray(value))
+    throw new InputError(`expected a list of dialogues (TRADE test_dials.json), got ${typeName(value)}`, { file });
   return value.map((d, i) => {
-    if (!(d instanceof PyDict)) throw new InputError(`expected a dialogue object, got ${typeName(d)}`, { file, record: i });
+    if (!(d instanceof PyDict))
+      throw new InputError(`expected a dialogue object, got ${typeName(d)}`, { file, record: i });
     const id = d.get('dialogue_idx');
-    if (typeof id !== 'string') throw new InputError('dialogue_idx must be a string', { file, record: i, field: ['dialogue_idx'] });
+    if (typeof id !== 'string')
+      throw new InputError('dialogue_idx must be a string', { file, record: i, field: ['dialogue_idx'] });
     const turns = d.get('dialogue');
-    if (!Array.isArray(turns)) throw new InputError('dialogue must be a list of turns', { file, record: id, field: ['dialogue'] });
+    if (!Array.isArray(turns))
+      throw new InputError('dialogue must be a list of turns', { file, record: id, field: ['dialogue'] });
     return {
       id,
       turns: turns.map((t, j) => {
-        if (!(t instanceof PyDict)) throw new InputError(`expected a turn object, got ${typeName(t)}`, { file, record: id, field: ['dialogue', j] });
+        if (!(t instanceof PyDict))
+          throw new InputError(`expected a turn object, got ${typeName(t)}`, {
+            file,
+            record: id,
+            field: ['dialogue', j],
+          });
         const system = t.get('system_transcript');
         const user = t.get('transcript');
-        if (typeof system !== 'string') throw new InputError('system_transcript must be a string', { file, record: id, field: ['dialogue', j, 'system_transcript'] });
-        if (typeof user !== 'string') throw new InputError('transcript must be a string', { file, record: id, field: ['dialogue', j, 'transcript'] });
+        if (typeof system !== 'string')
+          throw new InputError('system_transcript must be a string', {
+            file,
+            record: id,
+            field: ['dialogue', j, 'system_transcript'],
+          });
+        if (typeof user !== 'string')
+          throw new InputError('transcript must be a string', {
+            file,
+            record: id,
+            field: ['dialogue', j, 'transcript'],
+          });
         const turnIdx = t.get('turn_idx');
         if (turnIdx !== undefined && turnIdx !== j) {
-          throw new InputError(`turns out of order: turn_idx ${String(turnIdx)} at position ${j}`, { file, record: id, field: ['dialogue', j, 'turn_idx'] });
+          throw new InputError(`turns out of order: turn_idx ${String(turnIdx)} at position ${j}`, {
+            file,
+            record: id,
+            field: ['dialogue', j, 'turn_idx'],
+          });
         }
-        return { system, user, state: beliefState(t.get('belief_state'), { file, record: id, field: ['dialogue', j, 'belief_state'] }) };
+        return {
+          system,
+          user,
+          state: beliefState(t.get('belief_state'), { file, record: id, field: ['dialogue', j, 'belief_state'] }),
+        };
       }),
     };
   });
@@ -236,21 +290,37 @@ function tradeDialogues(value: PyValue, file?: string): Array<{ id: string; turn
  * Dialogue structure from TRADE-preprocessed MultiWOZ test files (`test_dials.json`): MultiWOZ 2.1 (required)
  * and 2.4 (optional; its dialogues and turns must line up with 2.1's, as the reference asserts).
  */
-export function dialoguesFromTrade(m21: PyValue, m24?: PyValue, files: { m21?: string; m24?: string } = {}): SourceDialogue[] {
+export function dialoguesFromTrade(
+  m21: PyValue,
+  m24?: PyValue,
+  files: { m21?: string; m24?: string } = {},
+): SourceDialogue[] {
   const a = tradeDialogues(m21, files.m21);
   const b = m24 === undefined ? undefined : tradeDialogues(m24, files.m24);
-  if (b && b.length !== a.length) throw new InputError(`MultiWOZ 2.4 dialogues (${b.length}) do not line up with MultiWOZ 2.1 dialogues (${a.length})`, { file: files.m24 });
+  if (b && b.length !== a.length)
+    throw new InputError(
+      `MultiWOZ 2.4 dialogues (${b.length}) do not line up with MultiWOZ 2.1 dialogues (${a.length})`,
+      { file: files.m24 },
+    );
   return a.map((d, i) => {
     const e = b?.[i];
     if (e && (e.id !== d.id || e.turns.length !== d.turns.length)) {
-      throw new InputError(`dialogue ${i} is ${e.id} with ${e.turns.length} turns in MultiWOZ 2.4 but ${d.id} with ${d.turns.length} turns in MultiWOZ 2.1`, {
-        file: files.m24,
-        record: i,
-      });
+      throw new InputError(
+        `dialogue ${i} is ${e.id} with ${e.turns.length} turns in MultiWOZ 2.4 but ${d.id} with ${d.turns.length} turns in MultiWOZ 2.1`,
+        {
+          file: files.m24,
+          record: i,
+        },
+      );
     }
     return {
       id: d.id,
-      turns: d.turns.map((t, j) => ({ system: t.system, user: t.user, groundTruth: t.state, groundTruthM24: e?.turns[j]!.state })),
+      turns: d.turns.map((t, j) => ({
+        system: t.system,
+        user: t.user,
+        groundTruth: t.state,
+        groundTruthM24: e ? e.turns[j]!.state : undefined,
+      })),
     };
   });
 }
@@ -263,7 +333,11 @@ export async function readDialogueSource(file: string, m24File?: string): Promis
   const text = await readText(file);
   const value = parseJsonFile(text, file);
   if (Array.isArray(value) && value[0] instanceof PyDict && value[0].has('flag')) {
-    if (m24File) throw new InputError('MultiWOZ 2.4 dialogues can only be combined with a TRADE test_dials.json source (records carry ground_truth_m24 themselves)', { file: m24File });
+    if (m24File)
+      throw new InputError(
+        'MultiWOZ 2.4 dialogues can only be combined with a TRADE test_dials.json source (records carry ground_truth_m24 themselves)',
+        { file: m24File },
+      );
     return dialoguesFromRecords(await readTurnRecords(file));
   }
   const m24 = m24File ? parseJsonFile(await readText(m24File), m24File) : undefined;
@@ -312,10 +386,16 @@ const SLOT_SET = new Set(SLOTS);
 export function parseRawPredictions(value: unknown, file?: string): RawPrediction[] {
   if (!Array.isArray(value)) throw new InputError('expected a JSON list of {flag, generate, slot, value}', { file });
   return value.map((v, i) => {
-    if (!v || typeof v !== 'object' || Array.isArray(v)) throw new InputError('expected an object {flag, generate, slot, value}', { file, record: i });
+    if (!v || typeof v !== 'object' || Array.isArray(v))
+      throw new InputError('expected an object {flag, generate, slot, value}', { file, record: i });
     const o = v as Record<string, unknown>;
     for (const f of ['flag', 'generate', 'value'] as const) {
-      if (typeof o[f] !== 'string') throw new InputError(`expected a string, got ${o[f] === undefined ? 'nothing' : typeof o[f]}`, { file, record: i, field: [f] });
+      if (typeof o[f] !== 'string')
+        throw new InputError(`expected a string, got ${o[f] === undefined ? 'nothing' : typeof o[f]}`, {
+          file,
+          record: i,
+          field: [f],
+        });
     }
     return { flag: o.flag as string, generate: o.generate as string, value: o.value as string };
   });
@@ -327,7 +407,10 @@ export function parseRawPredictions(value: unknown, file?: string): RawPredictio
  * `fix_general_label_error`), the state accumulates with `update_state`, and the record carries the source's
  * utterances, history and ground truth.
  */
-export function convertRawPredictions(predictions: readonly RawPrediction[], dialogues: readonly SourceDialogue[]): ConversionResult {
+export function convertRawPredictions(
+  predictions: readonly RawPrediction[],
+  dialogues: readonly SourceDialogue[],
+): ConversionResult {
   const byFlag = new Map<string, RawPrediction[]>();
   for (const p of predictions) {
     let list = byFlag.get(p.flag);
@@ -349,7 +432,8 @@ export function convertRawPredictions(predictions: readonly RawPrediction[], dia
         any = true;
         for (const p of preds) turnLabel.set(p.generate, fixTimeLabel(p.value));
         turnLabel = fixGeneralLabelError(turnLabel);
-        for (const k of turnLabel.keys()) if (!SLOT_SET.has(k)) warnings.unknownSlots[k] = (warnings.unknownSlots[k] ?? 0) + 1;
+        for (const k of turnLabel.keys())
+          if (!SLOT_SET.has(k)) warnings.unknownSlots[k] = (warnings.unknownSlots[k] ?? 0) + 1;
       }
       state = updateState(state, turnLabel);
       records.push({
@@ -383,7 +467,10 @@ export function convertRawPredictions(predictions: readonly RawPrediction[], dia
 // ---------------------------------------------------------------------------------------------------------
 
 /** The `@eval/multiwoz` (mwzeval) input: dialogue id -> system turns, each with the predicted `state`. */
-export type StatePredictions = Record<string, Array<{ state?: Record<string, Record<string, unknown>> } & Record<string, unknown>>>;
+export type StatePredictions = Record<
+  string,
+  Array<{ state?: Record<string, Record<string, unknown>> } & Record<string, unknown>>
+>;
 
 const SLOT_NAME_MAP: Readonly<Record<string, string>> = {
   arrive: 'arriveby',
@@ -420,7 +507,11 @@ export interface StateConversionOptions {
  * without `.json`. Unknown dialogues, turns beyond the source and missing states are {@link InputError}s;
  * source dialogues without predictions are left out and counted in the warnings.
  */
-export function convertStatePredictions(predictions: StatePredictions, dialogues: readonly SourceDialogue[], options: StateConversionOptions = {}): ConversionResult {
+export function convertStatePredictions(
+  predictions: StatePredictions,
+  dialogues: readonly SourceDialogue[],
+  options: StateConversionOptions = {},
+): ConversionResult {
   const file = options.file;
   if (!predictions || typeof predictions !== 'object' || Array.isArray(predictions)) {
     throw new InputError('expected an object {dialogue id: [turn, ...]} (the @eval/multiwoz input format)', { file });
@@ -432,17 +523,28 @@ export function convertStatePredictions(predictions: StatePredictions, dialogues
   for (const [id, turns] of Object.entries(predictions)) {
     const d = source.get(dialogueKey(id));
     if (!d) throw new InputError(`dialogue ${JSON.stringify(id)} is not in the dialogue source`, { file, record: id });
-    if (seen.has(d.id)) throw new InputError(`dialogue ${JSON.stringify(id)} appears twice (ids match case-insensitively, without .json)`, { file, record: id });
+    if (seen.has(d.id))
+      throw new InputError(
+        `dialogue ${JSON.stringify(id)} appears twice (ids match case-insensitively, without .json)`,
+        { file, record: id },
+      );
     seen.add(d.id);
     if (!Array.isArray(turns)) throw new InputError('expected a list of turns', { file, record: id });
     if (turns.length > d.turns.length) {
-      throw new InputError(`${turns.length} turns predicted but the dialogue has ${d.turns.length}`, { file, record: id });
+      throw new InputError(`${turns.length} turns predicted but the dialogue has ${d.turns.length}`, {
+        file,
+        record: id,
+      });
     }
     let previous: SlotValues = new Map();
     turns.forEach((turn, t) => {
       const state = turn?.state;
       if (!state || typeof state !== 'object' || Array.isArray(state)) {
-        throw new InputError('every turn needs a predicted "state" object {domain: {slot: value}}', { file, record: id, field: [t, 'state'] });
+        throw new InputError('every turn needs a predicted "state" object {domain: {slot: value}}', {
+          file,
+          record: id,
+          field: [t, 'state'],
+        });
       }
       const flat: SlotValues = new Map();
       for (const [domain, slots] of Object.entries(state)) {
@@ -450,7 +552,12 @@ export function convertStatePredictions(predictions: StatePredictions, dialogues
           throw new InputError('expected {slot: value}', { file, record: id, field: [t, 'state', domain] });
         }
         for (const [slot, value] of Object.entries(slots)) {
-          if (typeof value !== 'string') throw new InputError(`expected a string value, got ${typeof value}`, { file, record: id, field: [t, 'state', domain, slot] });
+          if (typeof value !== 'string')
+            throw new InputError(`expected a string value, got ${typeof value}`, {
+              file,
+              record: id,
+              field: [t, 'state', domain, slot],
+            });
           const name = tradeSlotName(domain, slot);
           if (!SLOT_SET.has(name)) warnings.unknownSlots[name] = (warnings.unknownSlots[name] ?? 0) + 1;
           flat.set(name, value);
@@ -522,19 +629,29 @@ export function beliefStateFromMetadata(metadata: unknown): SlotValues {
  * metadata of the system turn that answers it. Ids get the `.json` suffix of the reference's flags. Only the
  * MultiWOZ 2.1 ground truth is available this way (no MWZ2.4 rule metrics).
  */
-export function dialoguesFromMultiwoz21(data: unknown, options: { file?: string; ids?: Iterable<string> } = {}): SourceDialogue[] {
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new InputError('expected MultiWOZ data {dialogue id: {log: [...]}}', { file: options.file });
+export function dialoguesFromMultiwoz21(
+  data: unknown,
+  options: { file?: string; ids?: Iterable<string> } = {},
+): SourceDialogue[] {
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new InputError('expected MultiWOZ data {dialogue id: {log: [...]}}', { file: options.file });
   const all = data as Record<string, { log?: unknown }>;
   const wanted = options.ids ? [...options.ids] : Object.keys(all);
   const byKey = new Map(Object.keys(all).map((k) => [dialogueKey(k), k]));
   return wanted.map((id) => {
     const key = byKey.get(dialogueKey(id));
-    if (key === undefined) throw new InputError(`dialogue ${JSON.stringify(id)} is not in the MultiWOZ data`, { file: options.file, record: id });
+    if (key === undefined)
+      throw new InputError(`dialogue ${JSON.stringify(id)} is not in the MultiWOZ data`, {
+        file: options.file,
+        record: id,
+      });
     const log = all[key]!.log;
-    if (!Array.isArray(log)) throw new InputError('expected a "log" list', { file: options.file, record: key, field: ['log'] });
+    if (!Array.isArray(log))
+      throw new InputError('expected a "log" list', { file: options.file, record: key, field: ['log'] });
     const text = (i: number): string => {
       const t = (log[i] as { text?: unknown } | undefined)?.text;
-      if (typeof t !== 'string') throw new InputError('expected a text string', { file: options.file, record: key, field: ['log', i, 'text'] });
+      if (typeof t !== 'string')
+        throw new InputError('expected a text string', { file: options.file, record: key, field: ['log', i, 'text'] });
       return t;
     };
     const turns: SourceTurn[] = [];

@@ -1,6 +1,22 @@
 import { EvalError, type ReadOptions } from '@eval/core';
-import { integrateSingleStep, integrateTwoStep, type IntegrateOptions, type IntegrationResult, type TrackedSets, type TurnFailure } from './integrate';
-import { judgeTurns, methodNormalization, metricsOf, ruleJointOf, type JudgedTurn, type JudgeMetrics, type MetricOptions, type RuleJoint } from './metrics';
+import {
+  integrateSingleStep,
+  integrateTwoStep,
+  type IntegrateOptions,
+  type IntegrationResult,
+  type TrackedSets,
+  type TurnFailure,
+} from './integrate';
+import {
+  judgeTurns,
+  methodNormalization,
+  metricsOf,
+  ruleJointOf,
+  type JudgedTurn,
+  type JudgeMetrics,
+  type MetricOptions,
+  type RuleJoint,
+} from './metrics';
 import { METHODS, type JudgeMethod } from './methods';
 import { readOutputEntries, type OutputEntry } from './recorded';
 import type { TurnRecord } from './records';
@@ -40,14 +56,21 @@ export interface MethodEvaluation {
 }
 
 /** Turns an integration result into the method's evaluation: rule judgements, metrics (overall and per dialogue). */
-export function evaluateIntegration(method: JudgeMethod, integration: IntegrationResult, options: EvaluateOptions = {}): MethodEvaluation {
+export function evaluateIntegration(
+  method: JudgeMethod,
+  integration: IntegrationResult,
+  options: EvaluateOptions = {},
+): MethodEvaluation {
   const normalization = methodNormalization(integration.kind, options.ruleNormalization);
   const turns = judgeTurns(integration.turns, normalization);
   const emitted = new Set(turns.map((t) => t.flag));
   const ruleJoint = integration.allTurns.map((r) => (emitted.has(r.flag) ? ruleJointOf(r) : null));
   const metrics = metricsOf(turns, integration.allTurns, options, ruleJoint);
   const perDialogue: MethodEvaluation['perDialogue'] = [];
-  const byDialogue = new Map<string, { turns: JudgedTurn[]; all: typeof integration.allTurns; joints: Array<RuleJoint | null> }>();
+  const byDialogue = new Map<
+    string,
+    { turns: JudgedTurn[]; all: typeof integration.allTurns; joints: Array<RuleJoint | null> }
+  >();
   integration.allTurns.forEach((r, i) => {
     let g = byDialogue.get(r.dialogueId);
     if (!g) byDialogue.set(r.dialogueId, (g = { turns: [], all: [], joints: [] }));
@@ -55,7 +78,8 @@ export function evaluateIntegration(method: JudgeMethod, integration: Integratio
     g.joints.push(ruleJoint[i]!);
   });
   for (const t of turns) byDialogue.get(t.dialogueId)!.turns.push(t);
-  for (const [dialogueId, g] of byDialogue) perDialogue.push({ dialogueId, metrics: metricsOf(g.turns, g.all, options, g.joints) });
+  for (const [dialogueId, g] of byDialogue)
+    perDialogue.push({ dialogueId, metrics: metricsOf(g.turns, g.all, options, g.joints) });
   const failures = integration.failures;
   return {
     method,
@@ -88,17 +112,27 @@ export function evaluateIntegration(method: JudgeMethod, integration: Integratio
 
 /** Judge outputs of one method: the two files of a two-step method, or the one file of a single-step method. */
 export type MethodOutputs =
-  | { accuracy: readonly OutputEntry[]; completeness: readonly OutputEntry[]; files?: { accuracy?: string; completeness?: string } }
+  | {
+      accuracy: readonly OutputEntry[];
+      completeness: readonly OutputEntry[];
+      files?: { accuracy?: string; completeness?: string };
+    }
   | { outputs: readonly OutputEntry[]; file?: string };
 
 /** Integrates and scores one method's outputs (in the reference's native `[record, output, prompt]` form). */
-export function evaluateOutputs(method: JudgeMethod, outputs: MethodOutputs, options: EvaluateOptions = {}): MethodEvaluation {
+export function evaluateOutputs(
+  method: JudgeMethod,
+  outputs: MethodOutputs,
+  options: EvaluateOptions = {},
+): MethodEvaluation {
   const info = METHODS[method];
   if (info.kind === 'two-step') {
-    if (!('completeness' in outputs)) throw new EvalError('usage_error', `${method} is a two-step method: give its accuracy and completeness outputs`);
+    if (!('completeness' in outputs))
+      throw new EvalError('usage_error', `${method} is a two-step method: give its accuracy and completeness outputs`);
     return evaluateIntegration(method, integrateTwoStep(outputs, options), options);
   }
-  if (!('outputs' in outputs)) throw new EvalError('usage_error', `${method} is a single-step method: give its one output file`);
+  if (!('outputs' in outputs))
+    throw new EvalError('usage_error', `${method} is a single-step method: give its one output file`);
   return evaluateIntegration(method, integrateSingleStep(outputs, options), options);
 }
 
@@ -106,13 +140,19 @@ export function evaluateOutputs(method: JudgeMethod, outputs: MethodOutputs, opt
  * Reads recorded output files as {@link evaluateOutputs} takes them: for a two-step method `[accuracyFile,
  * completenessFile]`, for a single-step method `[outputFile]` (`read` as for {@link readOutputEntries}).
  */
-export async function readOutputFiles(method: JudgeMethod, files: readonly string[], read?: ReadOptions): Promise<MethodOutputs> {
+export async function readOutputFiles(
+  method: JudgeMethod,
+  files: readonly string[],
+  read?: ReadOptions,
+): Promise<MethodOutputs> {
   const info = METHODS[method];
   const want = info.kind === 'two-step' ? 2 : 1;
   if (files.length !== want) {
     throw new EvalError(
       'usage_error',
-      info.kind === 'two-step' ? `${method} needs two output files: accuracy, then completeness (got ${files.length})` : `${method} needs one output file (got ${files.length})`,
+      info.kind === 'two-step'
+        ? `${method} needs two output files: accuracy, then completeness (got ${files.length})`
+        : `${method} needs one output file (got ${files.length})`,
     );
   }
   if (info.kind === 'two-step') {
@@ -123,12 +163,20 @@ export async function readOutputFiles(method: JudgeMethod, files: readonly strin
 }
 
 /** Reads and scores recorded output files ({@link readOutputFiles}, then {@link evaluateOutputs}). No LLM call. */
-export async function evaluateOutputFiles(method: JudgeMethod, files: readonly string[], options: EvaluateOptions = {}): Promise<MethodEvaluation> {
+export async function evaluateOutputFiles(
+  method: JudgeMethod,
+  files: readonly string[],
+  options: EvaluateOptions = {},
+): Promise<MethodEvaluation> {
   return evaluateOutputs(method, await readOutputFiles(method, files), options);
 }
 
 const sorted = (xs: readonly string[]) => [...xs].sort();
-const sortedSets = (s: TrackedSets) => ({ incorrect: sorted(s.incorrect), missed: sorted(s.missed), correct: sorted(s.correct) });
+const sortedSets = (s: TrackedSets) => ({
+  incorrect: sorted(s.incorrect),
+  missed: sorted(s.missed),
+  correct: sorted(s.correct),
+});
 
 /** A JSON-ready view of an evaluation (sets sorted, records reduced to their flag). */
 export function evaluationToJson(e: MethodEvaluation, options: { perTurn?: boolean } = {}): Record<string, unknown> {

@@ -4,7 +4,13 @@ import { dialevalHome, InputError } from '@eval/core';
 import { buildRequest, DiskCache, requestKey } from '@eval/llm';
 import type { TemplateRole } from './methods';
 import { readOutputEntries, verifyPrompts, type OutputEntry } from './recorded';
-import { judgeMessages, REFERENCE_MODEL, REFERENCE_SYSTEM_MESSAGE, REFERENCE_TEMPERATURE, renderPrompt } from './render';
+import {
+  judgeMessages,
+  REFERENCE_MODEL,
+  REFERENCE_SYSTEM_MESSAGE,
+  REFERENCE_TEMPERATURE,
+  renderPrompt,
+} from './render';
 import type { PromptTemplate } from './templates';
 
 export interface ImportRecordedOptions {
@@ -56,14 +62,21 @@ export interface ImportResult {
   files: ImportFileReport[];
 }
 
-function detectRole(file: string, entries: readonly OutputEntry[], templates: ImportRecordedOptions['templates']): TemplateRole {
+function detectRole(
+  file: string,
+  entries: readonly OutputEntry[],
+  templates: ImportRecordedOptions['templates'],
+): TemplateRole {
   const probe = entries.find((e) => e.prompt !== '');
   const roles = Object.keys(templates) as TemplateRole[];
   if (!probe) {
     // a file of placeholders only: every predicted turn label was empty; only an accuracy file looks like that
     const acc = roles.filter((r) => r.endsWith('-accuracy'));
     if (acc.length === 1) return acc[0]!;
-    throw new InputError('every entry is a skipped accuracy call (empty prompt), so the method cannot be told; pass the role explicitly', { file });
+    throw new InputError(
+      'every entry is a skipped accuracy call (empty prompt), so the method cannot be told; pass the role explicitly',
+      { file },
+    );
   }
   let best: { role: TemplateRole; offset: number } | undefined;
   for (const role of roles) {
@@ -108,7 +121,17 @@ export async function importRecordedOutputs(options: ImportRecordedOptions): Pro
   const cache = new DiskCache(cacheDir);
   const reports: ImportFileReport[] = [];
   for (const { file, entries, role } of loaded) {
-    const report: ImportFileReport = { file, role, entries: entries.length, verified: 0, placeholders: 0, failedCalls: 0, written: 0, unchanged: 0, replaced: 0 };
+    const report: ImportFileReport = {
+      file,
+      role,
+      entries: entries.length,
+      verified: 0,
+      placeholders: 0,
+      failedCalls: 0,
+      written: 0,
+      unchanged: 0,
+      replaced: 0,
+    };
     for (const e of entries) {
       if (e.prompt === '') {
         report.placeholders++;

@@ -26,7 +26,14 @@ export {
   renderPrompt,
 } from './render';
 export { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
-export type { AccuracyParse, CompletenessParse, ParseFailure, ParseFailureOutcome, ParsedVia, SingleStepParse } from './parse';
+export type {
+  AccuracyParse,
+  CompletenessParse,
+  ParseFailure,
+  ParseFailureOutcome,
+  ParsedVia,
+  SingleStepParse,
+} from './parse';
 export { integrateSingleStep, integrateTwoStep } from './integrate';
 export type {
   FailureStage,
@@ -39,9 +46,23 @@ export type {
   TurnJudgement,
   TwoStepOutputs,
 } from './integrate';
-export { computeMetrics, judgeTurns, percent, ruleJudgements, ruleMetrics, ruleTurnLabel, stateMatches } from './metrics';
+export {
+  computeMetrics,
+  judgeTurns,
+  percent,
+  ruleJudgements,
+  ruleMetrics,
+  ruleTurnLabel,
+  stateMatches,
+} from './metrics';
 export type { JudgedTurn, JudgeMetrics, MetricOptions, RuleJoint, RuleMetrics, RuleNormalization } from './metrics';
-export { evaluateIntegration, evaluateOutputFiles, evaluateOutputs, evaluationToJson, readOutputFiles } from './evaluate';
+export {
+  evaluateIntegration,
+  evaluateOutputFiles,
+  evaluateOutputs,
+  evaluationToJson,
+  readOutputFiles,
+} from './evaluate';
 export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './evaluate';
 export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './recorded';
 export type { OutputEntry, PromptCheck, PromptMismatch } from './recorded';
@@ -59,7 +80,14 @@ export {
   tradeSlotName,
   updateState,
 } from './convert';
-export type { ConversionResult, ConversionWarnings, RawPrediction, SourceDialogue, SourceTurn, StatePredictions } from './convert';
+export type {
+  ConversionResult,
+  ConversionWarnings,
+  RawPrediction,
+  SourceDialogue,
+  SourceTurn,
+  StatePredictions,
+} from './convert';
 export { humanCheck, readHumanJudgements } from './meta';
 export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './meta';
 export { isConfigurationError, runJudge } from './run';

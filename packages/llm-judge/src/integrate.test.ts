@@ -23,7 +23,7 @@ function rec(flag: string, label: Record<string, string>, extra: Partial<TurnRec
     ...extra,
   });
 }
-const fence = (o: unknown) => '```json\n' + JSON.stringify(o) + '\n```';
+const fence = (o: unknown) => `\`\`\`json\n${JSON.stringify(o)}\n\`\`\``;
 const comp = (flag: string, label: Record<string, string>, missed: Record<string, string>, i = 0): OutputEntry => ({
   record: rec(flag, label),
   output: fence({ explanation: '', missed_domain_slot: missed }),
@@ -33,7 +33,12 @@ const comp = (flag: string, label: Record<string, string>, missed: Record<string
 const acc = (flag: string, label: Record<string, string>, incorrect: Record<string, string>, i = 0): OutputEntry =>
   Object.keys(label).length === 0
     ? { record: rec(flag, label), output: SKIPPED_ACCURACY_OUTPUT, prompt: '', index: i }
-    : { record: rec(flag, label), output: JSON.stringify({ explanation: '', incorrect_domain_slot: incorrect }), prompt: 'p', index: i };
+    : {
+        record: rec(flag, label),
+        output: JSON.stringify({ explanation: '', incorrect_domain_slot: incorrect }),
+        prompt: 'p',
+        index: i,
+      };
 
 describe('two-step integration rules', () => {
   it('sticky incorrect set, redundant re-prediction, out-of-range numbers, unknown slots, completeness filters', () => {
@@ -46,7 +51,15 @@ describe('two-step integration rules', () => {
       {}, // t5: judge reports hotel-stars (already correct) and restaurant-x (not schema) missed -> filtered -> judge 1
       {}, // t6: judge reports hotel-name missed -> judge 0, missed set
     ];
-    const missed: Array<Record<string, string>> = [{}, {}, {}, {}, {}, { 'hotel-stars': '5', 'restaurant-x': 'y' }, { 'hotel-name': 'a' }];
+    const missed: Array<Record<string, string>> = [
+      {},
+      {},
+      {},
+      {},
+      {},
+      { 'hotel-stars': '5', 'restaurant-x': 'y' },
+      { 'hotel-name': 'a' },
+    ];
     const incorrect: Array<Record<string, string>> = [{ 'hotel-area': 'east' }, {}, {}, {}, {}, {}, {}];
     const r = integrateTwoStep({
       completeness: labels.map((l, t) => comp(`H.json-${t}`, l, missed[t]!, t)),
@@ -66,12 +79,17 @@ describe('two-step integration rules', () => {
     const entries = [comp('V.json-0', { 'hotel-area': 'east' }, {}), comp('V.json-1', {}, { 'hotel-area': 'west' }, 1)];
     const accs = [acc('V.json-0', { 'hotel-area': 'east' }, {}), acc('V.json-1', {}, {}, 1)];
     expect(integrateTwoStep({ completeness: entries, accuracy: accs }).turns[1]!.judge).toBe(1);
-    expect(integrateTwoStep({ completeness: entries, accuracy: accs }, { completenessValueAware: true }).turns[1]!.missed).toEqual(['hotel-area']);
+    expect(
+      integrateTwoStep({ completeness: entries, accuracy: accs }, { completenessValueAware: true }).turns[1]!.missed,
+    ).toEqual(['hotel-area']);
   });
 
   it('parse failures: reference crash -> error naming file/record; skip; judge-wrong', () => {
     const entries = [comp('P.json-0', { 'hotel-area': 'east' }, {}), comp('P.json-1', {}, {}, 1)];
-    const accs = [{ ...acc('P.json-0', { 'hotel-area': 'east' }, {}), output: 'no json here' }, acc('P.json-1', {}, {}, 1)];
+    const accs = [
+      { ...acc('P.json-0', { 'hotel-area': 'east' }, {}), output: 'no json here' },
+      acc('P.json-1', {}, {}, 1),
+    ];
     expect(() => integrateTwoStep({ completeness: entries, accuracy: accs, files: { accuracy: 'acc.json' } })).toThrow(
       /acc\.json, record 0 \(P\.json-0\): the accuracy output cannot be used: .*The reference crashes here/,
     );
@@ -84,8 +102,14 @@ describe('two-step integration rules', () => {
   });
 
   it('an unparseable completeness output skips the turn (counted), as the reference does', () => {
-    const entries = [{ ...comp('C.json-0', {}, {}), output: 'I think nothing is missed.' }, comp('C.json-1', {}, {}, 1)];
-    const e = evaluateOutputs('ours', { completeness: entries, accuracy: [acc('C.json-0', {}, {}), acc('C.json-1', {}, {}, 1)] });
+    const entries = [
+      { ...comp('C.json-0', {}, {}), output: 'I think nothing is missed.' },
+      comp('C.json-1', {}, {}, 1),
+    ];
+    const e = evaluateOutputs('ours', {
+      completeness: entries,
+      accuracy: [acc('C.json-0', {}, {}), acc('C.json-1', {}, {}, 1)],
+    });
     expect(e.summary.parseFailures.completeness).toBe(1);
     expect(e.summary.skippedTurns).toBe(1);
     expect(e.metrics.turns).toBe(1);
@@ -94,24 +118,54 @@ describe('two-step integration rules', () => {
 
   it('bad input: missing accuracy entry, missing turn, duplicate flag', () => {
     const c = [comp('M.json-0', {}, {}), comp('M.json-1', {}, {}, 1)];
-    expect(() => integrateTwoStep({ completeness: c, accuracy: [acc('M.json-0', {}, {})], files: { accuracy: 'a.json' } })).toThrow(/a\.json, record "M\.json-1": the accuracy outputs have no entry for M\.json-1/);
-    expect(() => integrateTwoStep({ completeness: [c[1]!], accuracy: [acc('M.json-1', {}, {})], files: { completeness: 'c.json' } })).toThrow(/dialogue M\.json lacks turn 0/);
-    expect(() => integrateTwoStep({ completeness: [c[0]!, c[0]!], accuracy: [acc('M.json-0', {}, {})] })).toThrow(/duplicate flag M\.json-0/);
+    expect(() =>
+      integrateTwoStep({ completeness: c, accuracy: [acc('M.json-0', {}, {})], files: { accuracy: 'a.json' } }),
+    ).toThrow(/a\.json, record "M\.json-1": the accuracy outputs have no entry for M\.json-1/);
+    expect(() =>
+      integrateTwoStep({
+        completeness: [c[1]!],
+        accuracy: [acc('M.json-1', {}, {})],
+        files: { completeness: 'c.json' },
+      }),
+    ).toThrow(/dialogue M\.json lacks turn 0/);
+    expect(() => integrateTwoStep({ completeness: [c[0]!, c[0]!], accuracy: [acc('M.json-0', {}, {})] })).toThrow(
+      /duplicate flag M\.json-0/,
+    );
     const a = [acc('M.json-0', {}, {}), acc('M.json-1', {}, {}, 1)];
-    expect(() => integrateTwoStep({ completeness: a, accuracy: c, files: { completeness: 'acc.json' } })).toThrow(/acc\.json, record 0: .*swapped/);
+    expect(() => integrateTwoStep({ completeness: a, accuracy: c, files: { completeness: 'acc.json' } })).toThrow(
+      /acc\.json, record 0: .*swapped/,
+    );
   });
 });
 
 describe('single-step integration rules', () => {
   it('incorrect slots must be schema slots in the turn label; unknown predicted slots do not join the incorrect set', () => {
-    const out = (flag: string, label: Record<string, string>, inc: string[], missed: Record<string, string>, i: number): OutputEntry => ({
+    const out = (
+      flag: string,
+      label: Record<string, string>,
+      inc: string[],
+      missed: Record<string, string>,
+      i: number,
+    ): OutputEntry => ({
       record: rec(flag, label),
-      output: fence({ incorrect_domain_slot: Object.fromEntries(inc.map((k) => [k, 'v'])), missed_domain_slot: missed }),
+      output: fence({
+        incorrect_domain_slot: Object.fromEntries(inc.map((k) => [k, 'v'])),
+        missed_domain_slot: missed,
+      }),
       prompt: 'p',
       index: i,
     });
     const r = integrateSingleStep({
-      outputs: [out('S.json-0', { 'hotel-area': 'east', 'hotel-wifi': 'yes' }, ['hotel-area', 'hotel-wifi', 'hotel-name'], {}, 0), out('S.json-1', {}, [], {}, 1)],
+      outputs: [
+        out(
+          'S.json-0',
+          { 'hotel-area': 'east', 'hotel-wifi': 'yes' },
+          ['hotel-area', 'hotel-wifi', 'hotel-name'],
+          {},
+          0,
+        ),
+        out('S.json-1', {}, [], {}, 1),
+      ],
     });
     expect(r.turns[0]!.incorrect).toEqual(['hotel-area']);
     expect(r.turns[0]!.judge).toBe(0);
@@ -123,23 +177,44 @@ describe('single-step integration rules', () => {
 describe('record files: bad input', () => {
   it('turns out of order, split dialogues, bad flags and wrong field types name the file and record', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-judge-rec-'));
-    const base = { predict_turn_label: {}, predict: {}, ground_truth: {}, system: '', user: 'u', history: [] as string[] };
+    const base = {
+      predict_turn_label: {},
+      predict: {},
+      ground_truth: {},
+      system: '',
+      user: 'u',
+      history: [] as string[],
+    };
     const write = async (name: string, recs: unknown[]) => {
       await writeFile(join(dir, name), JSON.stringify(recs));
       return join(dir, name);
     };
     try {
       const h = ['', 'u'];
-      await expect(readTurnRecords(await write('a.json', [{ ...base, flag: 'A.json-1', history: h }]))).rejects.toThrow(/a\.json, record 0, field flag: turns out of order in dialogue A\.json: expected turn 0, got 1/);
-      await expect(
-        readTurnRecords(await write('b.json', [{ ...base, flag: 'A.json-0' }, { ...base, flag: 'B.json-0' }, { ...base, flag: 'A.json-1', history: h }])),
-      ).rejects.toThrow(/b\.json, record 2, field flag: turns of dialogue A\.json are not consecutive/);
-      await expect(readTurnRecords(await write('c.json', [{ ...base, flag: 'A.json' }]))).rejects.toThrow(/c\.json, record 0, field flag: flag "A\.json" is not/);
-      await expect(readTurnRecords(await write('d.json', [{ ...base, flag: 'A.json-0', predict: { 'hotel-area': 3 } }]))).rejects.toThrow(
-        /d\.json, record 0, field predict\["hotel-area"\]: expected a string value, got int/,
+      await expect(readTurnRecords(await write('a.json', [{ ...base, flag: 'A.json-1', history: h }]))).rejects.toThrow(
+        /a\.json, record 0, field flag: turns out of order in dialogue A\.json: expected turn 0, got 1/,
       );
-      await expect(readTurnRecords(await write('e.json', [{ ...base, flag: 'A.json-0', history: ['x'] }]))).rejects.toThrow(/even length/);
-      expect((await readTurnRecords(await write('f.json', [{ ...base, flag: 'A.json-1' }]), { requireOrder: false })).length).toBe(1);
+      await expect(
+        readTurnRecords(
+          await write('b.json', [
+            { ...base, flag: 'A.json-0' },
+            { ...base, flag: 'B.json-0' },
+            { ...base, flag: 'A.json-1', history: h },
+          ]),
+        ),
+      ).rejects.toThrow(/b\.json, record 2, field flag: turns of dialogue A\.json are not consecutive/);
+      await expect(readTurnRecords(await write('c.json', [{ ...base, flag: 'A.json' }]))).rejects.toThrow(
+        /c\.json, record 0, field flag: flag "A\.json" is not/,
+      );
+      await expect(
+        readTurnRecords(await write('d.json', [{ ...base, flag: 'A.json-0', predict: { 'hotel-area': 3 } }])),
+      ).rejects.toThrow(/d\.json, record 0, field predict\["hotel-area"\]: expected a string value, got int/);
+      await expect(
+        readTurnRecords(await write('e.json', [{ ...base, flag: 'A.json-0', history: ['x'] }])),
+      ).rejects.toThrow(/even length/);
+      expect(
+        (await readTurnRecords(await write('f.json', [{ ...base, flag: 'A.json-1' }]), { requireOrder: false })).length,
+      ).toBe(1);
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

@@ -1,6 +1,6 @@
 import { EvalError, InputError } from '@eval/core';
 import { parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput, type ParsedVia } from './parse';
-import { type PyValue } from './python';
+import type { PyValue } from './python';
 import { groupByDialogue, orderedTurns, type TurnRecord } from './records';
 import type { OutputEntry } from './recorded';
 import { DEFAULT_SCHEMA, type SlotSchema } from './slots';
@@ -82,7 +82,9 @@ function snapshot(incorrect: Set<string>, missed: Set<string>, correct: Map<stri
 }
 
 function parseError(file: string | undefined, entry: OutputEntry, stage: FailureStage, reason: string): EvalError {
-  const where = file ? `${file}, record ${entry.index} (${entry.record.flag})` : `record ${entry.index} (${entry.record.flag})`;
+  const where = file
+    ? `${file}, record ${entry.index} (${entry.record.flag})`
+    : `record ${entry.index} (${entry.record.flag})`;
   return new EvalError(
     'unparseable_output',
     `${where}: the ${stage} output cannot be used: ${reason}. The reference crashes here; pass onParseFailure "skip" or "judge-wrong" (CLI --on-parse-failure) to go on`,
@@ -199,18 +201,30 @@ export function integrateTwoStep(outputs: TwoStepOutputs, options: IntegrateOpti
 
   const placeholder = outputs.completeness.find((e) => e.prompt === '');
   if (placeholder) {
-    throw new InputError('a completeness entry has an empty prompt (a skipped-accuracy placeholder): were the accuracy and completeness files swapped?', {
-      file: compFile,
-      record: placeholder.index,
-    });
+    throw new InputError(
+      'a completeness entry has an empty prompt (a skipped-accuracy placeholder): were the accuracy and completeness files swapped?',
+      {
+        file: compFile,
+        record: placeholder.index,
+      },
+    );
   }
 
   // 1. accuracy: flag -> incorrect set (duplicates are an error)
   const acc = new Map<string, { incorrect: string[] } | { failure: TurnFailure }>();
   for (const e of outputs.accuracy) {
-    if (acc.has(e.record.flag)) throw new InputError(`duplicate flag ${e.record.flag}`, { file: accFile, record: e.index, field: ['flag'] });
+    if (acc.has(e.record.flag))
+      throw new InputError(`duplicate flag ${e.record.flag}`, { file: accFile, record: e.index, field: ['flag'] });
     if (isFailedCall(e)) {
-      acc.set(e.record.flag, { failure: { flag: e.record.flag, stage: 'accuracy', kind: 'llm', reason: 'the LLM call failed (empty output)', action: 'skipped' } });
+      acc.set(e.record.flag, {
+        failure: {
+          flag: e.record.flag,
+          stage: 'accuracy',
+          kind: 'llm',
+          reason: 'the LLM call failed (empty output)',
+          action: 'skipped',
+        },
+      });
       continue;
     }
     const p = parseAccuracyOutput(e.output, e.record.predictTurnLabel);
@@ -220,12 +234,21 @@ export function integrateTwoStep(outputs: TwoStepOutputs, options: IntegrateOpti
       continue;
     }
     if (policy === 'reference') throw parseError(accFile, e, 'accuracy', p.reason);
-    acc.set(e.record.flag, { failure: { flag: e.record.flag, stage: 'accuracy', kind: 'parse', reason: p.reason, action: 'skipped' } });
+    acc.set(e.record.flag, {
+      failure: { flag: e.record.flag, stage: 'accuracy', kind: 'parse', reason: p.reason, action: 'skipped' },
+    });
   }
 
   // 2. completeness, grouped by dialogue in order of first appearance
   const groups = groupByDialogue(outputs.completeness, (e) => e.record, { file: compFile, indexOf: (e) => e.index });
-  const result: IntegrationResult = { kind: 'two-step', turns: [], allTurns: [], failures, parsedVia, unknownSlots: {} };
+  const result: IntegrationResult = {
+    kind: 'two-step',
+    turns: [],
+    allTurns: [],
+    failures,
+    parsedVia,
+    unknownSlots: {},
+  };
   for (const [dialogueId, turnMap] of groups) {
     const entries = orderedTurns(dialogueId, turnMap, compFile);
     const state = new DialogueState('two-step', schema, options.completenessValueAware ?? false, result.unknownSlots);
@@ -235,15 +258,24 @@ export function integrateTwoStep(outputs: TwoStepOutputs, options: IntegrateOpti
       const flag = e.record.flag;
       const a = acc.get(flag);
       if (!a) {
-        throw new InputError(`the accuracy outputs have no entry for ${flag} (present in the completeness outputs${compFile ? ` ${compFile}` : ''})`, {
-          file: accFile,
-          record: flag,
-        });
+        throw new InputError(
+          `the accuracy outputs have no entry for ${flag} (present in the completeness outputs${compFile ? ` ${compFile}` : ''})`,
+          {
+            file: accFile,
+            record: flag,
+          },
+        );
       }
       const turnFailures: TurnFailure[] = [];
       let missed: Array<[PyValue, PyValue]> = [];
       if (isFailedCall(e)) {
-        turnFailures.push({ flag, stage: 'completeness', kind: 'llm', reason: 'the LLM call failed (empty output)', action: 'skipped' });
+        turnFailures.push({
+          flag,
+          stage: 'completeness',
+          kind: 'llm',
+          reason: 'the LLM call failed (empty output)',
+          action: 'skipped',
+        });
       } else {
         const c = parseCompletenessOutput(e.output);
         if (c.ok) {
@@ -260,7 +292,9 @@ export function integrateTwoStep(outputs: TwoStepOutputs, options: IntegrateOpti
         if (policy === 'judge-wrong') {
           for (const f of turnFailures) f.action = 'judged-wrong';
           const reason = turnFailures.map((f) => `${f.stage}: ${f.reason}`).join('; ');
-          result.turns.push(state.process({ record: e.record, reportedIncorrect: incorrect, missed, failure: reason }, before));
+          result.turns.push(
+            state.process({ record: e.record, reportedIncorrect: incorrect, missed, failure: reason }, before),
+          );
         }
         failures.push(...turnFailures);
         continue;
@@ -284,22 +318,43 @@ export function integrateSingleStep(outputs: SingleStepOutputs, options: Integra
   const schema = options.schema ?? DEFAULT_SCHEMA;
   const policy = options.onParseFailure ?? 'reference';
   const file = outputs.file;
-  const result: IntegrationResult = { kind: 'single-step', turns: [], allTurns: [], failures: [], parsedVia: {}, unknownSlots: {} };
+  const result: IntegrationResult = {
+    kind: 'single-step',
+    turns: [],
+    allTurns: [],
+    failures: [],
+    parsedVia: {},
+    unknownSlots: {},
+  };
   const groups = groupByDialogue(outputs.outputs, (e) => e.record, { file, indexOf: (e) => e.index });
   for (const [dialogueId, turnMap] of groups) {
     const entries = orderedTurns(dialogueId, turnMap, file);
-    const state = new DialogueState('single-step', schema, options.completenessValueAware ?? false, result.unknownSlots);
+    const state = new DialogueState(
+      'single-step',
+      schema,
+      options.completenessValueAware ?? false,
+      result.unknownSlots,
+    );
     for (const e of entries) {
       result.allTurns.push(e.record);
       const before = snapshot(state.incorrect, state.missed, state.correct);
       const flag = e.record.flag;
       let failure: TurnFailure | undefined;
-      if (isFailedCall(e)) failure = { flag, stage: 'single-step', kind: 'llm', reason: 'the LLM call failed (empty output)', action: 'skipped' };
+      if (isFailedCall(e))
+        failure = {
+          flag,
+          stage: 'single-step',
+          kind: 'llm',
+          reason: 'the LLM call failed (empty output)',
+          action: 'skipped',
+        };
       else {
         const p = parseSingleStepOutput(e.output);
         if (p.ok) {
           result.parsedVia[`single-step:${p.via}`] = (result.parsedVia[`single-step:${p.via}`] ?? 0) + 1;
-          result.turns.push(state.process({ record: e.record, reportedIncorrect: p.incorrect, missed: p.missed }, before));
+          result.turns.push(
+            state.process({ record: e.record, reportedIncorrect: p.incorrect, missed: p.missed }, before),
+          );
           continue;
         }
         if (p.outcome === 'crash' && policy === 'reference') throw parseError(file, e, 'single-step', p.reason);
@@ -307,7 +362,9 @@ export function integrateSingleStep(outputs: SingleStepOutputs, options: Integra
       }
       if (policy === 'judge-wrong') {
         failure.action = 'judged-wrong';
-        result.turns.push(state.process({ record: e.record, reportedIncorrect: [], missed: [], failure: failure.reason }, before));
+        result.turns.push(
+          state.process({ record: e.record, reportedIncorrect: [], missed: [], failure: failure.reason }, before),
+        );
       }
       result.failures.push(failure);
     }

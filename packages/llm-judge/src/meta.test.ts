@@ -16,7 +16,10 @@ describe('human-check meta-evaluation', () => {
     // accuracy(J) = (10 - 3 + 1) / 10 * 100 = 80.
     // RULE-M24 on the annotated turns: t0 (0 vs 1), t1 (1 vs 1), t5 (1 vs 1): 2 agreements,
     // accuracy(RULE-M24) = (10 - 3 + 2) / 10 * 100 = 90.
-    const turns = Array.from({ length: 10 }, (_, i) => ({ flag: `D.json-${i}`, ruleMwz24: (i === 0 || i === 2 ? 0 : 1) as 0 | 1 }));
+    const turns = Array.from({ length: 10 }, (_, i) => ({
+      flag: `D.json-${i}`,
+      ruleMwz24: (i === 0 || i === 2 ? 0 : 1) as 0 | 1,
+    }));
     const judge = turns.map((t, i) => ({ ...t, judge: (i < 3 ? 1 - t.ruleMwz24 : t.ruleMwz24) as 0 | 1 }));
     const human = new Map<string, 0 | 1>([
       ['D.json-0', 1],
@@ -39,21 +42,40 @@ describe('human-check meta-evaluation', () => {
     expect(r.unknownFlags).toEqual([]);
   });
 
-  itWithReferenceData('llm-judge/slice')('on the slice: Ours differs from RULE-M24 on its 6 incoherent turns; annotating them reproduces the formula', async () => {
-    const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
-    const d = ours.incoherent.mwz24;
-    expect(d.length).toBe(6);
-    // humans side with the judge on the first 4 of them, with the rule on the last 2
-    const human = new Map<string, 0 | 1>(d.map((flag, i) => [flag, (i < 4 ? ours.turns.find((t) => t.flag === flag)!.judge : ours.turns.find((t) => t.flag === flag)!.ruleMwz24!) as 0 | 1]));
-    const r = humanCheck({ turns: 42, human, judges: [{ name: 'Ours', turns: ours.turns }], rule: ours.turns });
-    expect(r.rows[0]!.accuracy).toBe(((42 - 6 + 4) / 42) * 100);
-    expect(r.rows[1]!.accuracy).toBe(((42 - 6 + 2) / 42) * 100);
-  });
+  itWithReferenceData('llm-judge/slice')(
+    'on the slice: Ours differs from RULE-M24 on its 6 incoherent turns; annotating them reproduces the formula',
+    async () => {
+      const ours = await evaluateOutputFiles('ours', [
+        join(SLICE, 'ours_acc_outputs.json'),
+        join(SLICE, 'ours_comp_outputs.json'),
+      ]);
+      const d = ours.incoherent.mwz24;
+      expect(d.length).toBe(6);
+      // humans side with the judge on the first 4 of them, with the rule on the last 2
+      const human = new Map<string, 0 | 1>(
+        d.map((flag, i) => [
+          flag,
+          (i < 4
+            ? ours.turns.find((t) => t.flag === flag)!.judge
+            : ours.turns.find((t) => t.flag === flag)!.ruleMwz24!) as 0 | 1,
+        ]),
+      );
+      const r = humanCheck({ turns: 42, human, judges: [{ name: 'Ours', turns: ours.turns }], rule: ours.turns });
+      expect(r.rows[0]!.accuracy).toBe(((42 - 6 + 4) / 42) * 100);
+      expect(r.rows[1]!.accuracy).toBe(((42 - 6 + 2) / 42) * 100);
+    },
+  );
 
   it('reads manual_eval.json (list), {flag: label} objects and JSONL; bad labels are errors', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'llm-judge-meta-'));
     try {
-      await writeFile(join(dir, 'a.json'), JSON.stringify([{ flag: 'A.json-1', judgement_gpt: 0, manual_eval: 1 }, { flag: 'A.json-2', manual_eval: 0 }]));
+      await writeFile(
+        join(dir, 'a.json'),
+        JSON.stringify([
+          { flag: 'A.json-1', judgement_gpt: 0, manual_eval: 1 },
+          { flag: 'A.json-2', manual_eval: 0 },
+        ]),
+      );
       await writeFile(join(dir, 'b.json'), JSON.stringify({ 'A.json-1': 1, 'A.json-2': 0 }));
       await writeFile(join(dir, 'c.jsonl'), '{"flag": "A.json-1", "human": 1}\n{"flag": "A.json-2", "human": 0}\n');
       await writeFile(join(dir, 'd.json'), JSON.stringify([{ flag: 'A.json-1', manual_eval: 2 }]));
@@ -63,7 +85,9 @@ describe('human-check meta-evaluation', () => {
           ['A.json-2', 0],
         ]);
       }
-      await expect(readHumanJudgements(join(dir, 'd.json'))).rejects.toThrow(/d\.json, record 0, field manual_eval: expected a human judgement 0 or 1/);
+      await expect(readHumanJudgements(join(dir, 'd.json'))).rejects.toThrow(
+        /d\.json, record 0, field manual_eval: expected a human judgement 0 or 1/,
+      );
     } finally {
       await rm(dir, { recursive: true, force: true });
     }

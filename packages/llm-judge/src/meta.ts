@@ -30,7 +30,8 @@ export async function readHumanJudgements(file: string): Promise<HumanJudgements
   }
   const list = Array.isArray(values) ? values : [values];
   list.forEach((item, i) => {
-    if (!(item instanceof PyDict)) throw new InputError(`expected an object with flag and manual_eval, got ${typeName(item)}`, { file, record: i });
+    if (!(item instanceof PyDict))
+      throw new InputError(`expected an object with flag and manual_eval, got ${typeName(item)}`, { file, record: i });
     const field = item.has('manual_eval') ? 'manual_eval' : item.has('human') ? 'human' : undefined;
     if (!field) throw new InputError('expected a "manual_eval" (or "human") judgement', { file, record: i });
     add(item.get('flag'), item.get(field), i, field);

@@ -2,7 +2,13 @@
 export type JudgeMethod = 'ours' | 'twodim-cot' | 'direct' | 'cot';
 
 /** A prompt template's role: which method and which question it serves. */
-export type TemplateRole = 'ours-accuracy' | 'ours-completeness' | 'twodim-cot-accuracy' | 'twodim-cot-completeness' | 'direct' | 'cot';
+export type TemplateRole =
+  | 'ours-accuracy'
+  | 'ours-completeness'
+  | 'twodim-cot-accuracy'
+  | 'twodim-cot-completeness'
+  | 'direct'
+  | 'cot';
 
 export interface TwoStepMethodInfo {
   kind: 'two-step';
@@ -43,7 +49,7 @@ export const METHODS: Readonly<Record<JudgeMethod, MethodInfo>> = {
 export const JUDGE_METHODS = Object.keys(METHODS) as JudgeMethod[];
 
 export function isJudgeMethod(name: string): name is JudgeMethod {
-  return Object.prototype.hasOwnProperty.call(METHODS, name);
+  return Object.hasOwn(METHODS, name);
 }
 
 /** Every template role a method needs. */

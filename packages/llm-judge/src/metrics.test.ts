@@ -8,9 +8,18 @@ const PRED = referencePath('llm-judge/predictions');
 
 // specs/llm-judge.md §6.2: rule-only metrics over the 732 sampled turns.
 const TABLE = {
-  original: [70.76502732240438, 73.36065573770492, 69.80874316939891, 72.40437158469946, 33.33333333333333, 35.10928961748634, 33.19672131147541, 34.97267759562842],
-  da: [73.49726775956285, 77.04918032786885, 72.81420765027322, 76.22950819672131, 38.114754098360656, 43.169398907103826, 37.97814207650273, 43.0327868852459],
-  'da-p': [75.0, 80.32786885245902, 73.77049180327869, 78.96174863387978, 38.52459016393443, 47.540983606557376, 38.3879781420765, 47.404371584699454],
+  original: [
+    70.76502732240438, 73.36065573770492, 69.80874316939891, 72.40437158469946, 33.33333333333333, 35.10928961748634,
+    33.19672131147541, 34.97267759562842,
+  ],
+  da: [
+    73.49726775956285, 77.04918032786885, 72.81420765027322, 76.22950819672131, 38.114754098360656, 43.169398907103826,
+    37.97814207650273, 43.0327868852459,
+  ],
+  'da-p': [
+    75.0, 80.32786885245902, 73.77049180327869, 78.96174863387978, 38.52459016393443, 47.540983606557376,
+    38.3879781420765, 47.404371584699454,
+  ],
 };
 
 describeWithReferenceData('llm-judge/predictions')('rule-only metrics (spec 6.2)', () => {
@@ -34,19 +43,50 @@ describeWithReferenceData('llm-judge/predictions')('rule-only metrics (spec 6.2)
 });
 
 describe('rule judgements', () => {
-  const rec = (flag: string, label: Record<string, string>, predict: Record<string, string>, gt: Record<string, string>) =>
-    recordFromJson({ flag, predict_turn_label: label, predict, ground_truth: gt, ground_truth_m24: gt, system: '', user: '', history: flag.endsWith('-0') ? [] : ['', ''] });
+  const rec = (
+    flag: string,
+    label: Record<string, string>,
+    predict: Record<string, string>,
+    gt: Record<string, string>,
+  ) =>
+    recordFromJson({
+      flag,
+      predict_turn_label: label,
+      predict,
+      ground_truth: gt,
+      ground_truth_m24: gt,
+      system: '',
+      user: '',
+      history: flag.endsWith('-0') ? [] : ['', ''],
+    });
 
   it('turn label = new or changed slots since the previous state; deletions ignored', () => {
-    const prev = new Map([['a', '1'], ['b', '2']]);
-    const cur = new Map([['a', '1'], ['b', '3'], ['c', '4']]);
-    expect([...ruleTurnLabel(prev, cur)]).toEqual([['b', '3'], ['c', '4']]);
+    const prev = new Map([
+      ['a', '1'],
+      ['b', '2'],
+    ]);
+    const cur = new Map([
+      ['a', '1'],
+      ['b', '3'],
+      ['c', '4'],
+    ]);
+    expect([...ruleTurnLabel(prev, cur)]).toEqual([
+      ['b', '3'],
+      ['c', '4'],
+    ]);
     expect([...ruleTurnLabel(cur, new Map([['a', '1']]))]).toEqual([]);
   });
 
   it('two-step normalisation squeezes spaces and drops "none" deletions of absent slots; single-step is exact', () => {
     // hand-derived: gold turn label {hotel-name: "a and b"}; predicted "aand b" + a deletion of an absent slot
-    const records = [rec('D.json-0', { 'hotel-name': 'aand b', 'hotel-area': 'none' }, { 'hotel-name': 'aand b' }, { 'hotel-name': 'a and b' })];
+    const records = [
+      rec(
+        'D.json-0',
+        { 'hotel-name': 'aand b', 'hotel-area': 'none' },
+        { 'hotel-name': 'aand b' },
+        { 'hotel-name': 'a and b' },
+      ),
+    ];
     expect(ruleJudgements(records, 'two-step')).toEqual([{ mwz21: 1, mwz24: 1 }]);
     expect(ruleJudgements(records, 'single-step')).toEqual([{ mwz21: 0, mwz24: 0 }]);
   });

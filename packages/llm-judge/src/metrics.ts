@@ -88,7 +88,8 @@ export function stateMatches(predict: SlotValues, truth: SlotValues): boolean {
   }
   // other entries: other strings, as each string is one entry's (the slot ends at its first `=`), unless a slot name
   // holds `=` (`a=` with `b` and `a` with `=b` both give `a===b`): then the strings are compared
-  if (hasEqualsInKey(predict) || hasEqualsInKey(truth)) return sameSet(labelSet(predict, false), labelSet(truth, false));
+  if (hasEqualsInKey(predict) || hasEqualsInKey(truth))
+    return sameSet(labelSet(predict, false), labelSet(truth, false));
   return false;
 }
 
@@ -97,7 +98,10 @@ export function stateMatches(predict: SlotValues, truth: SlotValues): boolean {
  * derived from consecutive ground-truth states (the previous state resets at each new dialogue and advances
  * only over the turns given, as the reference's loop over emitted turns does).
  */
-export function ruleJudgements(records: readonly TurnRecord[], normalization: RuleNormalization): Array<{ mwz21: 0 | 1; mwz24: 0 | 1 | null }> {
+export function ruleJudgements(
+  records: readonly TurnRecord[],
+  normalization: RuleNormalization,
+): Array<{ mwz21: 0 | 1; mwz24: 0 | 1 | null }> {
   const out: Array<{ mwz21: 0 | 1; mwz24: 0 | 1 | null }> = [];
   let dialogue: string | undefined;
   let prev21: SlotValues = new Map();
@@ -144,14 +148,21 @@ export interface RuleJoint {
 
 /** The rule joint match of a turn ({@link stateMatches} against each ground truth it has). */
 export function ruleJointOf(r: TurnRecord): RuleJoint {
-  return { mwz21: stateMatches(r.predict, r.groundTruth), mwz24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null };
+  return {
+    mwz21: stateMatches(r.predict, r.groundTruth),
+    mwz24: r.groundTruthM24 ? stateMatches(r.predict, r.groundTruthM24) : null,
+  };
 }
 
 /**
  * The metrics of a set of judged turns (§6.1): TSA (GPT), rule TSA, coherence, GPT-JGA, and rule JGA over
  * `allTurns` (turns not emitted count in its denominator but never as matches, as in `parser.py`).
  */
-export function computeMetrics(turns: readonly JudgedTurn[], allTurns: readonly TurnRecord[], options: MetricOptions = {}): JudgeMetrics {
+export function computeMetrics(
+  turns: readonly JudgedTurn[],
+  allTurns: readonly TurnRecord[],
+  options: MetricOptions = {},
+): JudgeMetrics {
   return metricsOf(turns, allTurns, options);
 }
 
@@ -159,7 +170,12 @@ export function computeMetrics(turns: readonly JudgedTurn[], allTurns: readonly 
  * {@link computeMetrics}, with the rule joint matches of `allTurns` when they are known (`joints[i]` of `allTurns[i]`,
  * null for a turn not emitted): an evaluation works them out once for its metrics, its per-dialogue metrics and its items.
  */
-export function metricsOf(turns: readonly JudgedTurn[], allTurns: readonly TurnRecord[], options: MetricOptions, joints?: ReadonlyArray<RuleJoint | null>): JudgeMetrics {
+export function metricsOf(
+  turns: readonly JudgedTurn[],
+  allTurns: readonly TurnRecord[],
+  options: MetricOptions,
+  joints?: ReadonlyArray<RuleJoint | null>,
+): JudgeMetrics {
   const n = turns.length;
   const hasM24 = turns.length > 0 ? turns.every((t) => t.ruleMwz24 !== null) : allTurns.every((r) => r.groundTruthM24);
   const sum = (f: (t: JudgedTurn) => boolean) => turns.reduce((s, t) => s + (f(t) ? 1 : 0), 0);
@@ -179,11 +195,30 @@ export function metricsOf(turns: readonly JudgedTurn[], allTurns: readonly TurnR
   return {
     turns: n,
     totalTurns: allTurns.length,
-    tsaGpt: percent(sum((t) => t.judge === 1), n),
-    tsaRuleMwz21: percent(sum((t) => t.ruleMwz21 === 1), n),
-    tsaRuleMwz24: hasM24 ? percent(sum((t) => t.ruleMwz24 === 1), n) : null,
-    coherenceMwz21: percent(sum((t) => t.ruleMwz21 === t.judge), n),
-    coherenceMwz24: hasM24 ? percent(sum((t) => t.ruleMwz24 === t.judge), n) : null,
+    tsaGpt: percent(
+      sum((t) => t.judge === 1),
+      n,
+    ),
+    tsaRuleMwz21: percent(
+      sum((t) => t.ruleMwz21 === 1),
+      n,
+    ),
+    tsaRuleMwz24: hasM24
+      ? percent(
+          sum((t) => t.ruleMwz24 === 1),
+          n,
+        )
+      : null,
+    coherenceMwz21: percent(
+      sum((t) => t.ruleMwz21 === t.judge),
+      n,
+    ),
+    coherenceMwz24: hasM24
+      ? percent(
+          sum((t) => t.ruleMwz24 === t.judge),
+          n,
+        )
+      : null,
     gptJga: percent(
       sum((t) => {
         const s = afterTurn ? t.after : t.before;
@@ -197,7 +232,10 @@ export function metricsOf(turns: readonly JudgedTurn[], allTurns: readonly TurnR
 }
 
 /** The normalisation a method's own rule metrics use. */
-export function methodNormalization(kind: IntegrationResult['kind'], option: MetricOptions['ruleNormalization'] = 'method'): RuleNormalization {
+export function methodNormalization(
+  kind: IntegrationResult['kind'],
+  option: MetricOptions['ruleNormalization'] = 'method',
+): RuleNormalization {
   return option === 'method' ? kind : option;
 }
 
@@ -216,15 +254,16 @@ export function ruleMetrics(records: readonly TurnRecord[], options: Pick<Metric
   for (const norm of ['two-step', 'single-step'] as const) {
     const j = ruleJudgements(records, norm);
     tsa[norm] = {
-      mwz21: percent(
-        j.filter((x) => x.mwz21 === 1).length,
-        n,
-      ),
+      mwz21: percent(j.filter((x) => x.mwz21 === 1).length, n),
       mwz24: hasM24 ? percent(j.filter((x) => x.mwz24 === 1).length, n) : null,
     };
   }
   const offset = options.ruleJga === 'reference' ? 1 : 0;
   const jga21 = records.filter((r) => stateMatches(r.predict, r.groundTruth)).length;
   const jga24 = records.filter((r) => r.groundTruthM24 && stateMatches(r.predict, r.groundTruthM24)).length;
-  return { turns: n, tsa, ruleJga: { mwz21: percent(jga21 + offset, n), mwz24: hasM24 ? percent(jga24 + offset, n) : null } };
+  return {
+    turns: n,
+    tsa,
+    ruleJga: { mwz21: percent(jga21 + offset, n), mwz24: hasM24 ? percent(jga24 + offset, n) : null },
+  };
 }

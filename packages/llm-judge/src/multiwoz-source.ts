@@ -21,7 +21,13 @@ export interface MultiwozSourceOptions {
  */
 export async function loadMultiwozDialogues(options: MultiwozSourceOptions = {}): Promise<SourceDialogue[]> {
   const { resolveMultiwozDataDir, SOURCE_FILES, readZip } = await import('@eval/multiwoz');
-  const dir = await resolveMultiwozDataDir({ dir: options.dir, required: [SOURCE_FILES.multiwoz21TestZip], flag: options.flag, env: options.env, home: options.home });
+  const dir = await resolveMultiwozDataDir({
+    dir: options.dir,
+    required: [SOURCE_FILES.multiwoz21TestZip],
+    flag: options.flag,
+    env: options.env,
+    home: options.home,
+  });
   const file = join(dir, SOURCE_FILES.multiwoz21TestZip);
   const entries = readZip(await readFile(file), file);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));

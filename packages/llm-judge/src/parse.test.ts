@@ -5,7 +5,9 @@ import { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, pa
 import { toPlain } from './python';
 
 const PARSE_CASES = 'llm-judge/parse_cases.json';
-const CASES = (hasReferenceData(PARSE_CASES) ? JSON.parse(readFileSync(referencePath(PARSE_CASES), 'utf8')) : []) as Array<{
+const CASES = (
+  hasReferenceData(PARSE_CASES) ? JSON.parse(readFileSync(referencePath(PARSE_CASES), 'utf8')) : []
+) as Array<{
   stage: string;
   flag: string;
   predict_turn_label: Record<string, string>;
@@ -17,7 +19,14 @@ const CASES = (hasReferenceData(PARSE_CASES) ? JSON.parse(readFileSync(reference
 
 describeWithReferenceData(PARSE_CASES)('parse_cases.json: every parse path of the reference', () => {
   it('covers the four paths', () => {
-    expect(new Set(CASES.map((c) => c.parsed_via))).toEqual(new Set(['fenced_json_block', 'python_literal_eval', 'fenced_json_block_of_lowercased_text', 'python_eval_lowercased']));
+    expect(new Set(CASES.map((c) => c.parsed_via))).toEqual(
+      new Set([
+        'fenced_json_block',
+        'python_literal_eval',
+        'fenced_json_block_of_lowercased_text',
+        'python_eval_lowercased',
+      ]),
+    );
   });
 
   for (const c of CASES) {
@@ -57,17 +66,35 @@ describe('parse failures are classified as the reference behaves', () => {
   });
 
   it('accuracy: eval first (bare JSON with true/false is not Python: falls back to the fence); no usable output crashes', () => {
-    expect(parseAccuracyOutput('{"incorrect_domain_slot": {"hotel-area": "east"}}', label)).toMatchObject({ ok: true, via: 'python_literal_eval', incorrect: ['hotel-area'] });
-    expect(parseAccuracyOutput('x\n```json\n{"ok": true, "incorrect_domain_slot": {"hotel-area": 1, "hotel-name": 2}}\n```', label)).toMatchObject({
+    expect(parseAccuracyOutput('{"incorrect_domain_slot": {"hotel-area": "east"}}', label)).toMatchObject({
+      ok: true,
+      via: 'python_literal_eval',
+      incorrect: ['hotel-area'],
+    });
+    expect(
+      parseAccuracyOutput(
+        'x\n```json\n{"ok": true, "incorrect_domain_slot": {"hotel-area": 1, "hotel-name": 2}}\n```',
+        label,
+      ),
+    ).toMatchObject({
       ok: true,
       via: 'fenced_json_block',
       incorrect: ['hotel-area'],
     });
-    expect(parseAccuracyOutput('{"ok": true, "incorrect_domain_slot": {}}', label)).toMatchObject({ ok: false, outcome: 'crash' });
+    expect(parseAccuracyOutput('{"ok": true, "incorrect_domain_slot": {}}', label)).toMatchObject({
+      ok: false,
+      outcome: 'crash',
+    });
     expect(parseAccuracyOutput('{"explanation": ""}', label)).toMatchObject({ ok: false, outcome: 'crash' });
-    expect(parseAccuracyOutput('{"incorrect_domain_slot": ["hotel-area"]}', label)).toMatchObject({ ok: false, outcome: 'crash' });
+    expect(parseAccuracyOutput('{"incorrect_domain_slot": ["hotel-area"]}', label)).toMatchObject({
+      ok: false,
+      outcome: 'crash',
+    });
     // case-sensitive, values ignored
-    expect(parseAccuracyOutput("{'incorrect_domain_slot': {'Hotel-Area': 'x'}}", label)).toMatchObject({ ok: true, incorrect: [] });
+    expect(parseAccuracyOutput("{'incorrect_domain_slot': {'Hotel-Area': 'x'}}", label)).toMatchObject({
+      ok: true,
+      incorrect: [],
+    });
   });
 
   it('completeness: lower-cased; no fence skips the turn, a missing key crashes', () => {
@@ -75,7 +102,10 @@ describe('parse failures are classified as the reference behaves', () => {
     expect(ok.ok && ok.missed).toEqual([['hotel-area', 'east']]);
     expect(parseCompletenessOutput('{"missed_domain_slot": {}}')).toMatchObject({ ok: false, outcome: 'skip' });
     expect(parseCompletenessOutput('```json\n{"missed": {}}\n```')).toMatchObject({ ok: false, outcome: 'crash' });
-    expect(parseCompletenessOutput('```json\n{"missed_domain_slot": ["a"]}\n```')).toMatchObject({ ok: false, outcome: 'crash' });
+    expect(parseCompletenessOutput('```json\n{"missed_domain_slot": ["a"]}\n```')).toMatchObject({
+      ok: false,
+      outcome: 'crash',
+    });
   });
 
   it('single-step: without a fence, eval of the lower-cased text (lower-case true/none are NameErrors: crash); bad fenced JSON skips', () => {
@@ -84,8 +114,17 @@ describe('parse failures are classified as the reference behaves', () => {
       via: 'python_eval_lowercased',
       incorrect: ['hotel-area'],
     });
-    expect(parseSingleStepOutput('{"ok": True, "incorrect_domain_slot": {}, "missed_domain_slot": {}}')).toMatchObject({ ok: false, outcome: 'crash' });
-    expect(parseSingleStepOutput('```json\n{"incorrect_domain_slot": {},}\n```')).toMatchObject({ ok: false, outcome: 'skip' });
-    expect(parseSingleStepOutput('```json\n{"incorrect_domain_slot": {}}\n```')).toMatchObject({ ok: false, outcome: 'crash' });
+    expect(parseSingleStepOutput('{"ok": True, "incorrect_domain_slot": {}, "missed_domain_slot": {}}')).toMatchObject({
+      ok: false,
+      outcome: 'crash',
+    });
+    expect(parseSingleStepOutput('```json\n{"incorrect_domain_slot": {},}\n```')).toMatchObject({
+      ok: false,
+      outcome: 'skip',
+    });
+    expect(parseSingleStepOutput('```json\n{"incorrect_domain_slot": {}}\n```')).toMatchObject({
+      ok: false,
+      outcome: 'crash',
+    });
   });
 });

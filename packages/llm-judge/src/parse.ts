@@ -4,7 +4,11 @@ import { evalPythonLiteral, PythonEvalError } from './python';
 import { PyDict, PySet, PyTuple, type PyValue, typeName } from './python';
 
 /** How an output was parsed (the names used by `parse_cases.json`). */
-export type ParsedVia = 'fenced_json_block' | 'python_literal_eval' | 'fenced_json_block_of_lowercased_text' | 'python_eval_lowercased';
+export type ParsedVia =
+  | 'fenced_json_block'
+  | 'python_literal_eval'
+  | 'fenced_json_block_of_lowercased_text'
+  | 'python_eval_lowercased';
 
 /**
  * What the reference does with an output it cannot use: `skip` = the turn is left out ("parsed error"),
@@ -48,7 +52,8 @@ function tryEval(text: string): { value?: PyValue; reason?: string } {
 
 /** `x[key]` on a parsed output, with the reference's failure (a `TypeError`/`KeyError` crash). */
 function getKey(x: PyValue, key: string): { value?: PyValue; reason?: string } {
-  if (!(x instanceof PyDict)) return { reason: `output is a ${typeName(x)}, not an object (TypeError in the reference)` };
+  if (!(x instanceof PyDict))
+    return { reason: `output is a ${typeName(x)}, not an object (TypeError in the reference)` };
   if (!x.has(key)) return { reason: `output has no "${key}" (KeyError in the reference)` };
   return { value: x.get(key) };
 }
@@ -94,10 +99,16 @@ export function parseAccuracyOutput(raw: string, predictTurnLabel: ReadonlyMap<s
   const slots = getKey(g, 'incorrect_domain_slot');
   if (slots.value === undefined) return { ok: false, outcome: 'crash', reason: slots.reason!, via };
   if (!(slots.value instanceof PyDict)) {
-    return { ok: false, outcome: 'crash', reason: `"incorrect_domain_slot" is a ${typeName(slots.value)}, not an object (AttributeError in the reference)`, via };
+    return {
+      ok: false,
+      outcome: 'crash',
+      reason: `"incorrect_domain_slot" is a ${typeName(slots.value)}, not an object (AttributeError in the reference)`,
+      via,
+    };
   }
   const incorrect: string[] = [];
-  for (const k of slots.value.keys()) if (typeof k === 'string' && predictTurnLabel.has(k) && !incorrect.includes(k)) incorrect.push(k);
+  for (const k of slots.value.keys())
+    if (typeof k === 'string' && predictTurnLabel.has(k) && !incorrect.includes(k)) incorrect.push(k);
   return { ok: true, via, value: g, incorrect };
 }
 
@@ -119,11 +130,17 @@ export type CompletenessParse =
 export function parseCompletenessOutput(raw: string): CompletenessParse {
   const via: ParsedVia = 'fenced_json_block_of_lowercased_text';
   const x = extractJsonFromString(raw.toLowerCase());
-  if (x.value === undefined || x.value === null) return { ok: false, outcome: 'skip', reason: x.reason ?? 'the fenced block is null', via };
+  if (x.value === undefined || x.value === null)
+    return { ok: false, outcome: 'skip', reason: x.reason ?? 'the fenced block is null', via };
   const missed = getKey(x.value, 'missed_domain_slot');
   if (missed.value === undefined) return { ok: false, outcome: 'crash', reason: missed.reason!, via };
   if (!(missed.value instanceof PyDict)) {
-    return { ok: false, outcome: 'crash', reason: `"missed_domain_slot" is a ${typeName(missed.value)}, not an object (AttributeError in the reference)`, via };
+    return {
+      ok: false,
+      outcome: 'crash',
+      reason: `"missed_domain_slot" is a ${typeName(missed.value)}, not an object (AttributeError in the reference)`,
+      via,
+    };
   }
   return { ok: true, via, value: x.value, missed: missed.value.items() };
 }
@@ -151,23 +168,41 @@ export function parseSingleStepOutput(raw: string): SingleStepParse {
   if (!s.includes('```json')) {
     via = 'python_eval_lowercased';
     const r = tryEval(s);
-    if (r.value === undefined) return { ok: false, outcome: 'crash', reason: `no fenced block and not a Python literal (${r.reason}); the reference then fails with KeyError`, via };
+    if (r.value === undefined)
+      return {
+        ok: false,
+        outcome: 'crash',
+        reason: `no fenced block and not a Python literal (${r.reason}); the reference then fails with KeyError`,
+        via,
+      };
     x = r.value;
   } else {
     via = 'fenced_json_block_of_lowercased_text';
     const r = extractJsonFromString(s);
-    if (r.value === undefined || r.value === null) return { ok: false, outcome: 'skip', reason: r.reason ?? 'the fenced block is null', via };
+    if (r.value === undefined || r.value === null)
+      return { ok: false, outcome: 'skip', reason: r.reason ?? 'the fenced block is null', via };
     x = r.value;
   }
   if (x === null) return { ok: false, outcome: 'crash', reason: 'output is None (TypeError in the reference)', via };
   const inc = getKey(x, 'incorrect_domain_slot');
   if (inc.value === undefined) return { ok: false, outcome: 'crash', reason: inc.reason!, via };
   const incorrect = iterate(inc.value);
-  if (!incorrect) return { ok: false, outcome: 'crash', reason: `"incorrect_domain_slot" is a ${typeName(inc.value)} (not iterable: TypeError in the reference)`, via };
+  if (!incorrect)
+    return {
+      ok: false,
+      outcome: 'crash',
+      reason: `"incorrect_domain_slot" is a ${typeName(inc.value)} (not iterable: TypeError in the reference)`,
+      via,
+    };
   const mis = getKey(x, 'missed_domain_slot');
   if (mis.value === undefined) return { ok: false, outcome: 'crash', reason: mis.reason!, via };
   if (!(mis.value instanceof PyDict)) {
-    return { ok: false, outcome: 'crash', reason: `"missed_domain_slot" is a ${typeName(mis.value)}, not an object (AttributeError in the reference)`, via };
+    return {
+      ok: false,
+      outcome: 'crash',
+      reason: `"missed_domain_slot" is a ${typeName(mis.value)}, not an object (AttributeError in the reference)`,
+      via,
+    };
   }
   return { ok: true, via, value: x, incorrect, missed: mis.value.items() };
 }

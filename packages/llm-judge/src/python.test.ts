@@ -27,7 +27,19 @@ describe('Python repr', () => {
     d.set('b', 'x');
     d.set('2', 'y');
     expect(pythonRepr(d)).toBe("{'b': 'x', '2': 'y'}");
-    expect(pythonRepr(new Map([['Turn1', new Map([['Agent', ''], ['user', "i'm"]])]]))).toBe(`{'Turn1': {'Agent': '', 'user': "i'm"}}`);
+    expect(
+      pythonRepr(
+        new Map([
+          [
+            'Turn1',
+            new Map([
+              ['Agent', ''],
+              ['user', "i'm"],
+            ]),
+          ],
+        ]),
+      ),
+    ).toBe(`{'Turn1': {'Agent': '', 'user': "i'm"}}`);
     expect(pythonRepr({})).toBe('{}');
     expect(pythonRepr([1, 1.5, true, null, 'a'])).toBe("[1, 1.5, True, None, 'a']");
     expect(pythonRepr(new PyTuple([1]))).toBe('(1,)');
@@ -54,7 +66,13 @@ describe('Python literal eval (no code execution)', () => {
   const ev = (s: string) => toPlain(evalPythonLiteral(s));
 
   it('literals, containers, implicit concatenation, comments, leading blanks', () => {
-    expect(ev("{'a': 1, \"b\": [1, 2.5, -3], 'c': (1,), 'd': None, 'e': True}")).toEqual({ a: 1, b: [1, 2.5, -3], c: [1], d: null, e: true });
+    expect(ev("{'a': 1, \"b\": [1, 2.5, -3], 'c': (1,), 'd': None, 'e': True}")).toEqual({
+      a: 1,
+      b: [1, 2.5, -3],
+      c: [1],
+      d: null,
+      e: true,
+    });
     expect(ev("'a' 'b'")).toBe('ab');
     expect(ev('  {1:2} # comment\n\n')).toEqual({ 1: 2 });
     expect(ev('\n\n{"a":\n  1}')).toEqual({ a: 1 });
@@ -69,12 +87,28 @@ describe('Python literal eval (no code execution)', () => {
 
   it('duplicate keys: last value, first position; 1 and True are the same key', () => {
     const d = evalPythonLiteral("{'a': 1, 'b': 2, 'a': 3}") as PyDict;
-    expect(d.items()).toEqual([['a', 3], ['b', 2]]);
+    expect(d.items()).toEqual([
+      ['a', 3],
+      ['b', 2],
+    ]);
     expect((evalPythonLiteral("{1: 'x', True: 'y'}") as PyDict).items()).toEqual([[1, 'y']]);
   });
 
   it('what Python rejects is rejected', () => {
-    for (const bad of ['true', 'null', '{"a": true}', '\n  {1:2}', '{1:2}\n```', '[1 for x in y]', '{[1]: 2}', '01', "'abc", '{1:2};', '1 + 1', 'f"{x}"']) {
+    for (const bad of [
+      'true',
+      'null',
+      '{"a": true}',
+      '\n  {1:2}',
+      '{1:2}\n```',
+      '[1 for x in y]',
+      '{[1]: 2}',
+      '01',
+      "'abc",
+      '{1:2};',
+      '1 + 1',
+      'f"{x}"',
+    ]) {
       expect(() => evalPythonLiteral(bad), bad).toThrow();
     }
   });

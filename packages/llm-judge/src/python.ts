@@ -2,7 +2,11 @@
  * This package's binding of `@eval/core/python`: the reference's values come from `json.loads`/`eval` read without
  * the int/float distinction, so integral numbers print as ints (`numbers: 'guess'`). Everything else is core's.
  */
-import { type PythonReprOptions, pythonFormat as corePythonFormat, pythonRepr as corePythonRepr } from '@eval/core/python';
+import {
+  type PythonReprOptions,
+  pythonFormat as corePythonFormat,
+  pythonRepr as corePythonRepr,
+} from '@eval/core/python';
 
 export {
   FormatError,

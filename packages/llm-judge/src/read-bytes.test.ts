@@ -29,7 +29,9 @@ describe('readers hand the bytes they read to onRead (a run record hashes them i
     const entries = await readOutputEntries(file, { onRead: (f, bytes) => seen.push([f, sha(bytes)]) });
     expect(seen).toEqual([[file, sha(readFileSync(file))]]);
     expect(entries).toEqual(await readOutputEntries(file));
-    expect(entries.map((e) => [e.record.flag, e.output, e.prompt])).toEqual([['PMUL4648.json-0', '{"incorrect_domain_slot": {}}', 'the prompt']]);
+    expect(entries.map((e) => [e.record.flag, e.output, e.prompt])).toEqual([
+      ['PMUL4648.json-0', '{"incorrect_domain_slot": {}}', 'the prompt'],
+    ]);
   });
 
   it('readTurnRecords: a gzip record file as stored (compressed bytes); FileDigests keeps the sha256 and size of the bytes read', async () => {

@@ -25,11 +25,20 @@ export async function readOutputEntries(file: string, read?: ReadOptions): Promi
   const values = await readJsonListOrdered(file, read);
   return values.map((v, index) => {
     if (!Array.isArray(v) || v.length !== 3) {
-      throw new InputError(`expected [align_data, gpt_output, gpt_input], got ${Array.isArray(v) ? `a list of ${v.length}` : typeName(v)}`, { file, record: index });
+      throw new InputError(
+        `expected [align_data, gpt_output, gpt_input], got ${Array.isArray(v) ? `a list of ${v.length}` : typeName(v)}`,
+        { file, record: index },
+      );
     }
     const [align, output, prompt] = v;
-    if (typeof output !== 'string') throw new InputError(`gpt_output must be a string, got ${typeName(output!)}`, { file, record: index, field: [1] });
-    if (typeof prompt !== 'string') throw new InputError(`gpt_input must be a string, got ${typeName(prompt!)}`, { file, record: index, field: [2] });
+    if (typeof output !== 'string')
+      throw new InputError(`gpt_output must be a string, got ${typeName(output!)}`, {
+        file,
+        record: index,
+        field: [1],
+      });
+    if (typeof prompt !== 'string')
+      throw new InputError(`gpt_input must be a string, got ${typeName(prompt!)}`, { file, record: index, field: [2] });
     return { record: recordFromPy(align!, { file, record: index }), output, prompt, index };
   });
 }

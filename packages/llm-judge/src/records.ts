@@ -54,22 +54,29 @@ export function splitFlag(flag: string, loc: Location = {}): { dialogueId: strin
   const cut = flag.lastIndexOf('-');
   const turn = cut < 0 ? '' : flag.slice(cut + 1);
   if (cut <= 0 || !TURN_RE.test(turn)) {
-    throw new InputError(`flag ${JSON.stringify(flag)} is not "<dialogue id>-<turn index>" (turn index a non-negative integer without leading zeros)`, {
-      ...loc,
-      field: ['flag'],
-    });
+    throw new InputError(
+      `flag ${JSON.stringify(flag)} is not "<dialogue id>-<turn index>" (turn index a non-negative integer without leading zeros)`,
+      {
+        ...loc,
+        field: ['flag'],
+      },
+    );
   }
   return { dialogueId: flag.slice(0, cut), turnIndex: Number(turn) };
 }
 
 function slotValues(value: PyValue | undefined, field: string, loc: Location): SlotValues {
   if (!(value instanceof PyDict)) {
-    throw new InputError(`expected an object of slot -> value, got ${value === undefined ? 'nothing' : typeName(value)}`, { ...loc, field: [field] });
+    throw new InputError(
+      `expected an object of slot -> value, got ${value === undefined ? 'nothing' : typeName(value)}`,
+      { ...loc, field: [field] },
+    );
   }
   const out: SlotValues = new Map();
   for (const [k, v] of value.items()) {
     if (typeof k !== 'string') throw new InputError('slot names must be strings', { ...loc, field: [field] });
-    if (typeof v !== 'string') throw new InputError(`expected a string value, got ${typeName(v)}`, { ...loc, field: [field, k] });
+    if (typeof v !== 'string')
+      throw new InputError(`expected a string value, got ${typeName(v)}`, { ...loc, field: [field, k] });
     out.set(k, v);
   }
   return out;
@@ -77,7 +84,10 @@ function slotValues(value: PyValue | undefined, field: string, loc: Location): S
 
 function str(value: PyValue | undefined, field: string, loc: Location): string {
   if (typeof value !== 'string') {
-    throw new InputError(`expected a string, got ${value === undefined ? 'nothing' : typeName(value)}`, { ...loc, field: [field] });
+    throw new InputError(`expected a string, got ${value === undefined ? 'nothing' : typeName(value)}`, {
+      ...loc,
+      field: [field],
+    });
   }
   return value;
 }
@@ -90,20 +100,27 @@ export function recordFromPy(value: PyValue, loc: Location = {}): TurnRecord {
   const { dialogueId, turnIndex } = splitFlag(flag, where);
   const historyValue = value.get('history');
   if (!Array.isArray(historyValue)) {
-    throw new InputError(`expected a list of utterances, got ${historyValue === undefined ? 'nothing' : typeName(historyValue)}`, {
-      ...where,
-      field: ['history'],
-    });
+    throw new InputError(
+      `expected a list of utterances, got ${historyValue === undefined ? 'nothing' : typeName(historyValue)}`,
+      {
+        ...where,
+        field: ['history'],
+      },
+    );
   }
   const history = historyValue.map((h, i) => {
-    if (typeof h !== 'string') throw new InputError(`expected a string, got ${typeName(h)}`, { ...where, field: ['history', i] });
+    if (typeof h !== 'string')
+      throw new InputError(`expected a string, got ${typeName(h)}`, { ...where, field: ['history', i] });
     return h;
   });
   if (history.length % 2 !== 0) {
-    throw new InputError(`history must alternate system and user utterances (even length), got ${history.length} items`, {
-      ...where,
-      field: ['history'],
-    });
+    throw new InputError(
+      `history must alternate system and user utterances (even length), got ${history.length} items`,
+      {
+        ...where,
+        field: ['history'],
+      },
+    );
   }
   const m24 = value.get('ground_truth_m24');
   return {
@@ -120,7 +137,8 @@ export function recordFromPy(value: PyValue, loc: Location = {}): TurnRecord {
   };
 }
 
-const toMap = (v: Record<string, string> | Map<string, string>): SlotValues => (v instanceof Map ? new Map(v) : new Map(Object.entries(v)));
+const toMap = (v: Record<string, string> | Map<string, string>): SlotValues =>
+  v instanceof Map ? new Map(v) : new Map(Object.entries(v));
 
 /** Builds a {@link TurnRecord} from the reference JSON shape given in code (plain objects or Maps). */
 export function recordFromJson(json: TurnRecordJson, loc: Location = {}): TurnRecord {
@@ -202,7 +220,11 @@ export interface ReadRecordsOptions extends ReadOptions {
  * validating every record and, by default, the turn order.
  */
 export async function readTurnRecords(file: string, options: ReadRecordsOptions = {}): Promise<TurnRecord[]> {
-  const values = await readJsonListOrdered(file, { allowInvalidUtf8: options.allowInvalidUtf8, onInvalidUtf8: options.onInvalidUtf8, onRead: options.onRead });
+  const values = await readJsonListOrdered(file, {
+    allowInvalidUtf8: options.allowInvalidUtf8,
+    onInvalidUtf8: options.onInvalidUtf8,
+    onRead: options.onRead,
+  });
   const records = values.map((v, i) => recordFromPy(v, { file, record: i }));
   if (options.requireOrder ?? true) checkRecordOrder(records, file);
   return records;
@@ -220,7 +242,10 @@ export function checkRecordOrder(records: readonly TurnRecord[], file?: string):
     if (r.dialogueId !== current) {
       if (current !== undefined) finished.add(current);
       if (finished.has(r.dialogueId)) {
-        throw new InputError(`turns of dialogue ${r.dialogueId} are not consecutive (it appeared earlier in the file)`, { file, record: i, field: ['flag'] });
+        throw new InputError(
+          `turns of dialogue ${r.dialogueId} are not consecutive (it appeared earlier in the file)`,
+          { file, record: i, field: ['flag'] },
+        );
       }
       current = r.dialogueId;
       expected = 0;
@@ -252,7 +277,11 @@ export function groupByDialogue<T>(
     let g = groups.get(r.dialogueId);
     if (!g) groups.set(r.dialogueId, (g = new Map()));
     if (g.has(r.turnIndex)) {
-      throw new InputError(`duplicate flag ${r.flag}`, { file: loc.file, record: loc.indexOf ? loc.indexOf(item, i) : i, field: ['flag'] });
+      throw new InputError(`duplicate flag ${r.flag}`, {
+        file: loc.file,
+        record: loc.indexOf ? loc.indexOf(item, i) : i,
+        field: ['flag'],
+      });
     }
     g.set(r.turnIndex, item);
   });
@@ -269,10 +298,13 @@ export function orderedTurns<T>(dialogueId: string, turns: Map<number, T>, file?
     const item = turns.get(t);
     if (item === undefined) {
       const have = [...turns.keys()].sort((a, b) => a - b);
-      throw new InputError(`dialogue ${dialogueId} lacks turn ${t} (has turns ${have.join(', ')}); every turn from 0 must be present`, {
-        file,
-        record: `${dialogueId}-${t}`,
-      });
+      throw new InputError(
+        `dialogue ${dialogueId} lacks turn ${t} (has turns ${have.join(', ')}); every turn from 0 must be present`,
+        {
+          file,
+          record: `${dialogueId}-${t}`,
+        },
+      );
     }
     out.push(item);
   }

@@ -5,7 +5,13 @@ import { evaluateOutputs, type EvaluateOptions, type MethodEvaluation, type Meth
 import { METHODS, methodRoles, type JudgeMethod, type TemplateRole } from './methods';
 import type { OutputEntry } from './recorded';
 import { checkRecordOrder, type TurnRecord } from './records';
-import { judgeMessages, REFERENCE_SYSTEM_MESSAGE, REFERENCE_TEMPERATURE, renderPrompt, SKIPPED_ACCURACY_OUTPUT } from './render';
+import {
+  judgeMessages,
+  REFERENCE_SYSTEM_MESSAGE,
+  REFERENCE_TEMPERATURE,
+  renderPrompt,
+  SKIPPED_ACCURACY_OUTPUT,
+} from './render';
 import type { PromptTemplate } from './templates';
 
 export type CallStage = 'accuracy' | 'completeness' | 'single-step';
@@ -96,7 +102,8 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
   if (!info) throw new EvalError('usage_error', `unknown method "${method}"`);
   checkRecordOrder(records);
   for (const role of methodRoles(method)) {
-    if (!options.templates[role]) throw new EvalError('usage_error', `the ${role} template is needed for method ${method}`);
+    if (!options.templates[role])
+      throw new EvalError('usage_error', `the ${role} template is needed for method ${method}`);
   }
   const systemMessage = options.systemMessage ?? REFERENCE_SYSTEM_MESSAGE;
   const chat: ChatOptions = options.chat ?? { temperature: REFERENCE_TEMPERATURE };
@@ -106,10 +113,26 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
   for (const record of records) {
     if (info.kind === 'two-step') {
       if (record.predictTurnLabel.size === 0) placeholders.push(record);
-      else jobs.push({ id: `accuracy:${record.flag}`, stage: 'accuracy', record, prompt: renderPrompt(options.templates[info.accuracy]!, record) });
-      jobs.push({ id: `completeness:${record.flag}`, stage: 'completeness', record, prompt: renderPrompt(options.templates[info.completeness]!, record) });
+      else
+        jobs.push({
+          id: `accuracy:${record.flag}`,
+          stage: 'accuracy',
+          record,
+          prompt: renderPrompt(options.templates[info.accuracy]!, record),
+        });
+      jobs.push({
+        id: `completeness:${record.flag}`,
+        stage: 'completeness',
+        record,
+        prompt: renderPrompt(options.templates[info.completeness]!, record),
+      });
     } else {
-      jobs.push({ id: `single-step:${record.flag}`, stage: 'single-step', record, prompt: renderPrompt(options.templates[info.prompt]!, record) });
+      jobs.push({
+        id: `single-step:${record.flag}`,
+        stage: 'single-step',
+        record,
+        prompt: renderPrompt(options.templates[info.prompt]!, record),
+      });
     }
   }
 
@@ -160,14 +183,26 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
         return undefined;
       }
       if (!r.ok) {
-        failedCalls.push({ repeat, flag: job.record.flag, dialogueId: job.record.dialogueId, turnIndex: job.record.turnIndex, stage: job.stage, error: r.error });
+        failedCalls.push({
+          repeat,
+          flag: job.record.flag,
+          dialogueId: job.record.dialogueId,
+          turnIndex: job.record.turnIndex,
+          stage: job.stage,
+          error: r.error,
+        });
         return { record: job.record, output: '', prompt: job.prompt, index };
       }
       return { record: job.record, output: r.value, prompt: job.prompt, index };
     };
     if (info.kind === 'two-step') {
       // the reference writes the skipped accuracy calls first, then the answers
-      const accuracy: OutputEntry[] = placeholders.map((record, index) => ({ record, output: SKIPPED_ACCURACY_OUTPUT, prompt: '', index }));
+      const accuracy: OutputEntry[] = placeholders.map((record, index) => ({
+        record,
+        output: SKIPPED_ACCURACY_OUTPUT,
+        prompt: '',
+        index,
+      }));
       const completeness: OutputEntry[] = [];
       for (const job of jobs) {
         const list = job.stage === 'accuracy' ? accuracy : completeness;
@@ -188,7 +223,11 @@ export async function runJudge(options: RunJudgeOptions): Promise<JudgeRun> {
   for (let repeat = 0; repeat < Math.max(1, options.repeats ?? 1); repeat++) {
     const r = outputsOf(repeat);
     notRun += r.notRun;
-    runs.push({ repeat, outputs: r.outputs, ...(r.notRun === 0 ? { evaluation: evaluateOutputs(method, r.outputs, options) } : {}) });
+    runs.push({
+      repeat,
+      outputs: r.outputs,
+      ...(r.notRun === 0 ? { evaluation: evaluateOutputs(method, r.outputs, options) } : {}),
+    });
   }
   const run: JudgeRun = { method, outputs: runs[0]!.outputs, failedCalls, notRun, llm: summary };
   if (notRun === 0) run.evaluation = runs[0]!.evaluation;

@@ -40,9 +40,16 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute rep
     expect(r['JGA M21']).toBe(m.JGA_rule_mwz21_repo_buggy_plus1);
     expect(r['JGA M24']).toBe(m.JGA_rule_mwz24_repo_buggy_plus1);
     // the run's metrics (from the native evaluation) are the same figures
-    expect(Object.fromEntries(Object.entries(llmJudgeRunMetrics(e)).map(([k, x]) => [k, x.value]))).toStrictEqual(runBenchmark.recompute(items, 'ours'));
+    expect(Object.fromEntries(Object.entries(llmJudgeRunMetrics(e)).map(([k, x]) => [k, x.value]))).toStrictEqual(
+      runBenchmark.recompute(items, 'ours'),
+    );
     // the turns where judge and RULE-M24 disagree are the reference's incoherent flags
-    expect(items.filter((i) => i.values.ruleM24 !== i.values.judge).map((i) => i.id).sort()).toEqual([...expected('expected_ours.json').incoherent_with_mwz24_flags].sort());
+    expect(
+      items
+        .filter((i) => i.values.ruleM24 !== i.values.judge)
+        .map((i) => i.id)
+        .sort(),
+    ).toEqual([...expected('expected_ours.json').incoherent_with_mwz24_flags].sort());
   });
 
   for (const [method, file, exp] of [
@@ -66,9 +73,15 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute rep
   }
 
   it('after-turn GPT-JGA: the spec values (specs/llm-judge.md, "Parity targets")', async () => {
-    const ours = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')], { gptJga: 'after-turn' });
+    const ours = await evaluateOutputFiles(
+      'ours',
+      [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')],
+      { gptJga: 'after-turn' },
+    );
     const items = llmJudgeRunItems(ours, { gptJga: 'after-turn' });
-    expect(runBenchmark.recompute(items, llmJudgeRunVariant('ours', { gptJga: 'after-turn' })).JGA).toBe(40.476190476190474);
+    expect(runBenchmark.recompute(items, llmJudgeRunVariant('ours', { gptJga: 'after-turn' })).JGA).toBe(
+      40.476190476190474,
+    );
   });
 
   it('a failed call is an errored item: out of TSA/JGA, in the rule-JGA denominator as the reference divides', async () => {
@@ -94,7 +107,10 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute rep
     const item = items.find((i) => i.id === 'MUL1350.json-5')!;
     expect(item.group).toBe('MUL1350.json');
     const context = item.detail!.context as Array<{ speaker: string; text: string }>;
-    expect(context.at(-1)).toEqual({ speaker: 'user', text: outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.record.user });
+    expect(context.at(-1)).toEqual({
+      speaker: 'user',
+      text: outputs.find((o) => o.record.flag === 'MUL1350.json-5')!.record.user,
+    });
     // turn 5: five earlier exchanges and this one, less the empty system utterance before the first user turn
     expect(context).toHaveLength(2 * 6 - 1);
     expect(context[0]!.speaker).toBe('user');
@@ -105,106 +121,143 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute rep
 
 describeWithReferenceData('llm-judge/slice')('llm-judge runBenchmark.prepare (resampling fast path)', () => {
   it('equals recompute on the gathered items, repetitions included', async () => {
-    const e = await evaluateOutputFiles('ours', [join(SLICE, 'ours_acc_outputs.json'), join(SLICE, 'ours_comp_outputs.json')]);
+    const e = await evaluateOutputFiles('ours', [
+      join(SLICE, 'ours_acc_outputs.json'),
+      join(SLICE, 'ours_comp_outputs.json'),
+    ]);
     const items = llmJudgeRunItems(e);
     for (const variant of ['ours', 'ours;ruleJga=reference']) {
       const at = runBenchmark.prepare!(items, variant);
       const indices = [0, 0, 3, 7, 7, 7, 20, 41, 12];
-      expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => items[i]!), variant));
+      expect(at(indices)).toStrictEqual(
+        runBenchmark.recompute(
+          indices.map((i) => items[i]!),
+          variant,
+        ),
+      );
       expect(at(items.map((_, i) => i))).toStrictEqual(runBenchmark.recompute(items, variant));
     }
   });
 });
 
-describeWithReferenceData('llm-judge/slice')('llm-judge run items kept by location (runDir) and runBenchmark.itemDetails', () => {
-  const BULKY = ['context', 'predictedState', 'gold', 'goldM24', 'explanation'];
-  const methods = [
-    ['direct', ['direct_outputs.json']],
-    ['cot', ['cot_outputs.json']],
-    ['ours', ['ours_acc_outputs.json', 'ours_comp_outputs.json']],
-  ] as const;
-  let runDir: string;
-  beforeEach(() => {
-    runDir = mkdtempSync(join(tmpdir(), 'llm-judge-loc-'));
-  });
-  afterEach(() => rmSync(runDir, { recursive: true, force: true }));
+describeWithReferenceData('llm-judge/slice')(
+  'llm-judge run items kept by location (runDir) and runBenchmark.itemDetails',
+  () => {
+    const BULKY = ['context', 'predictedState', 'gold', 'goldM24', 'explanation'];
+    const methods = [
+      ['direct', ['direct_outputs.json']],
+      ['cot', ['cot_outputs.json']],
+      ['ours', ['ours_acc_outputs.json', 'ours_comp_outputs.json']],
+    ] as const;
+    let runDir: string;
+    beforeEach(() => {
+      runDir = mkdtempSync(join(tmpdir(), 'llm-judge-loc-'));
+    });
+    afterEach(() => rmSync(runDir, { recursive: true, force: true }));
 
-  /** The method's slice outputs copied into the run directory (as `llm-judge run --out` writes them), read back. */
-  async function copied(method: JudgeMethod, names: readonly string[]) {
-    const files = names.map((n) => join(runDir, n));
-    names.forEach((n, i) => copyFileSync(join(SLICE, n), files[i]!));
-    return { files, outputs: await readOutputFiles(method, files) };
-  }
+    /** The method's slice outputs copied into the run directory (as `llm-judge run --out` writes them), read back. */
+    async function copied(method: JudgeMethod, names: readonly string[]) {
+      const files = names.map((n) => join(runDir, n));
+      names.forEach((n, i) => copyFileSync(join(SLICE, n), files[i]!));
+      return { files, outputs: await readOutputFiles(method, files) };
+    }
 
-  for (const [method, names] of methods) {
-    it(`${method}: the items keep values and the small detail, and the turn's place instead of the bulky fields; itemDetails gives back exactly the embedded detail`, async () => {
-      const { outputs } = await copied(method, names);
-      const e = evaluateOutputs(method, outputs);
+    for (const [method, names] of methods) {
+      it(`${method}: the items keep values and the small detail, and the turn's place instead of the bulky fields; itemDetails gives back exactly the embedded detail`, async () => {
+        const { outputs } = await copied(method, names);
+        const e = evaluateOutputs(method, outputs);
+        const embedded = viaJson(llmJudgeRunItems(e, { outputs }));
+        const located = viaJson(llmJudgeRunItems(e, { outputs, runDir }));
+        expect(located.map(({ detail: _, ...rest }) => rest)).toStrictEqual(
+          embedded.map(({ detail: _, ...rest }) => rest),
+        );
+        expect(runBenchmark.recompute(located, method)).toStrictEqual(runBenchmark.recompute(embedded, method));
+        const lists = 'outputs' in outputs ? [outputs.outputs] : [outputs.accuracy, outputs.completeness];
+        for (const [k, item] of located.entries()) {
+          runItemSchema.parse(item);
+          for (const key of BULKY) expect(item.detail).not.toHaveProperty(key);
+          // relative to the run directory: the files are inside it; each entry at its index is the item's turn
+          const source = item.detail!.source as Array<{ file: string; index: number }>;
+          expect(source.map((s) => s.file)).toEqual(names);
+          source.forEach((s, i) => expect(lists[i]![s.index]!.record.flag).toBe(item.id));
+          const {
+            context: _c,
+            predictedState: _p,
+            gold: _g,
+            goldM24: _m,
+            explanation: _x,
+            ...small
+          } = embedded[k]!.detail!;
+          expect({ ...item.detail, source: undefined }).toStrictEqual({ ...small, source: undefined });
+        }
+        expect(
+          embedded.some(
+            (i) => typeof i.detail!.explanation === 'string' && (i.detail!.context as unknown[]).length > 0,
+          ),
+        ).toBe(true);
+        const filled = await runBenchmark.itemDetails!(located, runDir);
+        expect(viaJson(filled)).toStrictEqual(embedded);
+        // the key order of the detail too (the report shows the fields in it)
+        expect(filled.map((i) => Object.keys(i.detail!))).toEqual(embedded.map((i) => Object.keys(i.detail!)));
+      });
+    }
+
+    it('files outside the run directory are kept absolute and resolved from anywhere', async () => {
+      const files = [join(SLICE, 'direct_outputs.json')];
+      const outputs = await readOutputFiles('direct', files);
+      const e = evaluateOutputs('direct', outputs);
+      const located = viaJson(llmJudgeRunItems(e, { outputs, runDir }));
+      expect((located[0]!.detail!.source as Array<{ file: string }>)[0]!.file).toBe(resolve(files[0]!));
+      expect(viaJson(await runBenchmark.itemDetails!(located, runDir))).toStrictEqual(
+        viaJson(llmJudgeRunItems(e, { outputs })),
+      );
+    });
+
+    it('without a run directory, or outputs without their files, the detail is embedded as before', async () => {
+      const outputs = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
+      const e = evaluateOutputs('direct', { outputs });
+      const items = llmJudgeRunItems(e, { outputs: { outputs }, runDir });
+      expect(
+        items.every(
+          (i) =>
+            i.detail!.source === undefined &&
+            Array.isArray(i.detail!.context) &&
+            typeof i.detail!.explanation === 'string',
+        ),
+      ).toBe(true);
+      expect(await runBenchmark.itemDetails!(items, runDir)).toStrictEqual(items);
+    });
+
+    it('a file that is gone, unreadable or changed leaves the items it located as recorded, and never throws', async () => {
+      const { files, outputs } = await copied('ours', ['ours_acc_outputs.json', 'ours_comp_outputs.json']);
+      const e = evaluateOutputs('ours', outputs);
       const embedded = viaJson(llmJudgeRunItems(e, { outputs }));
       const located = viaJson(llmJudgeRunItems(e, { outputs, runDir }));
-      expect(located.map(({ detail: _, ...rest }) => rest)).toStrictEqual(embedded.map(({ detail: _, ...rest }) => rest));
-      expect(runBenchmark.recompute(located, method)).toStrictEqual(runBenchmark.recompute(embedded, method));
-      const lists = 'outputs' in outputs ? [outputs.outputs] : [outputs.accuracy, outputs.completeness];
-      for (const [k, item] of located.entries()) {
-        runItemSchema.parse(item);
-        for (const key of BULKY) expect(item.detail).not.toHaveProperty(key);
-        // relative to the run directory: the files are inside it; each entry at its index is the item's turn
-        const source = item.detail!.source as Array<{ file: string; index: number }>;
-        expect(source.map((s) => s.file)).toEqual(names);
-        source.forEach((s, i) => expect(lists[i]![s.index]!.record.flag).toBe(item.id));
-        const { context: _c, predictedState: _p, gold: _g, goldM24: _m, explanation: _x, ...small } = embedded[k]!.detail!;
-        expect({ ...item.detail, source: undefined }).toStrictEqual({ ...small, source: undefined });
-      }
-      expect(embedded.some((i) => typeof i.detail!.explanation === 'string' && (i.detail!.context as unknown[]).length > 0)).toBe(true);
+
+      rmSync(files[0]!);
+      expect(await runBenchmark.itemDetails!(located, runDir)).toStrictEqual(located);
+      writeFileSync(files[0]!, '[["not an entry"');
+      expect(await runBenchmark.itemDetails!(located, runDir)).toStrictEqual(located);
+
+      // the completeness file rewritten with two entries swapped: those two turns stay as recorded, the others fill in
+      copyFileSync(join(SLICE, 'ours_acc_outputs.json'), files[0]!);
+      const comp = JSON.parse(readFileSync(join(SLICE, 'ours_comp_outputs.json'), 'utf8')) as unknown[][];
+      [comp[3], comp[4]] = [comp[4]!, comp[3]!];
+      // and another turn's predicted label changed in place (same flag at the same index)
+      const changed = comp[10]![0] as { flag: string; predict_turn_label: Record<string, string> };
+      changed.predict_turn_label = { ...changed.predict_turn_label, 'hotel-area': 'nowhere' };
+      writeFileSync(files[1]!, JSON.stringify(comp));
+      const moved = new Set([
+        (comp[3]![0] as { flag: string }).flag,
+        (comp[4]![0] as { flag: string }).flag,
+        changed.flag,
+      ]);
       const filled = await runBenchmark.itemDetails!(located, runDir);
-      expect(viaJson(filled)).toStrictEqual(embedded);
-      // the key order of the detail too (the report shows the fields in it)
-      expect(filled.map((i) => Object.keys(i.detail!))).toEqual(embedded.map((i) => Object.keys(i.detail!)));
+      filled.forEach((item, k) => expect(item).toStrictEqual(moved.has(item.id) ? located[k] : embedded[k]));
+      expect(filled.filter((i) => i.detail!.source !== undefined)).toHaveLength(3);
     });
-  }
-
-  it('files outside the run directory are kept absolute and resolved from anywhere', async () => {
-    const files = [join(SLICE, 'direct_outputs.json')];
-    const outputs = await readOutputFiles('direct', files);
-    const e = evaluateOutputs('direct', outputs);
-    const located = viaJson(llmJudgeRunItems(e, { outputs, runDir }));
-    expect((located[0]!.detail!.source as Array<{ file: string }>)[0]!.file).toBe(resolve(files[0]!));
-    expect(viaJson(await runBenchmark.itemDetails!(located, runDir))).toStrictEqual(viaJson(llmJudgeRunItems(e, { outputs })));
-  });
-
-  it('without a run directory, or outputs without their files, the detail is embedded as before', async () => {
-    const outputs = await readOutputEntries(join(SLICE, 'direct_outputs.json'));
-    const e = evaluateOutputs('direct', { outputs });
-    const items = llmJudgeRunItems(e, { outputs: { outputs }, runDir });
-    expect(items.every((i) => i.detail!.source === undefined && Array.isArray(i.detail!.context) && typeof i.detail!.explanation === 'string')).toBe(true);
-    expect(await runBenchmark.itemDetails!(items, runDir)).toStrictEqual(items);
-  });
-
-  it('a file that is gone, unreadable or changed leaves the items it located as recorded, and never throws', async () => {
-    const { files, outputs } = await copied('ours', ['ours_acc_outputs.json', 'ours_comp_outputs.json']);
-    const e = evaluateOutputs('ours', outputs);
-    const embedded = viaJson(llmJudgeRunItems(e, { outputs }));
-    const located = viaJson(llmJudgeRunItems(e, { outputs, runDir }));
-
-    rmSync(files[0]!);
-    expect(await runBenchmark.itemDetails!(located, runDir)).toStrictEqual(located);
-    writeFileSync(files[0]!, '[["not an entry"');
-    expect(await runBenchmark.itemDetails!(located, runDir)).toStrictEqual(located);
-
-    // the completeness file rewritten with two entries swapped: those two turns stay as recorded, the others fill in
-    copyFileSync(join(SLICE, 'ours_acc_outputs.json'), files[0]!);
-    const comp = JSON.parse(readFileSync(join(SLICE, 'ours_comp_outputs.json'), 'utf8')) as unknown[][];
-    [comp[3], comp[4]] = [comp[4]!, comp[3]!];
-    // and another turn's predicted label changed in place (same flag at the same index)
-    const changed = comp[10]![0] as { flag: string; predict_turn_label: Record<string, string> };
-    changed.predict_turn_label = { ...changed.predict_turn_label, 'hotel-area': 'nowhere' };
-    writeFileSync(files[1]!, JSON.stringify(comp));
-    const moved = new Set([(comp[3]![0] as { flag: string }).flag, (comp[4]![0] as { flag: string }).flag, changed.flag]);
-    const filled = await runBenchmark.itemDetails!(located, runDir);
-    filled.forEach((item, k) => expect(item).toStrictEqual(moved.has(item.id) ? located[k] : embedded[k]));
-    expect(filled.filter((i) => i.detail!.source !== undefined)).toHaveLength(3);
-  });
-});
+  },
+);
 
 describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
   it('keeps two checkpoints as runs (items by location), compares them, and the report reads the detail back', async () => {
@@ -216,10 +269,16 @@ describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
         const run = await startRun(dir, { benchmark: 'llm-judge', variant: llmJudgeRunVariant('direct'), system });
         await run.addInput('outputs', file);
         run.addArtifact(file, 'llm-dst-eval-output');
-        await run.finish({ items: llmJudgeRunItems(evaluation, { outputs, runDir: dir }), metrics: llmJudgeRunMetrics(evaluation) });
+        await run.finish({
+          items: llmJudgeRunItems(evaluation, { outputs, runDir: dir }),
+          metrics: llmJudgeRunMetrics(evaluation),
+        });
       }
       // two "checkpoints": the slice's Direct and CoT outputs (both single-step, scored alike)
-      for (const [ckpt, name] of [['ckpt-1000', 'direct_outputs.json'], ['ckpt-2000', 'cot_outputs.json']] as const) {
+      for (const [ckpt, name] of [
+        ['ckpt-1000', 'direct_outputs.json'],
+        ['ckpt-2000', 'cot_outputs.json'],
+      ] as const) {
         mkdirSync(join(root, ckpt));
         copyFileSync(join(SLICE, name), join(root, ckpt, 'direct_outputs.json'));
         await keep(join(root, 'runs', ckpt), join(root, ckpt, 'direct_outputs.json'), ckpt);
@@ -228,10 +287,22 @@ describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
       const b = await readRun(join(root, 'runs', 'ckpt-2000'));
       const cmp = compareRuns([a, b], runBenchmark, { resamples: 100, seed: 0 });
       const tsa = cmp.pairs[0]!.metrics.find((m) => m.name === 'TSA')!;
-      expect(tsa.delta).toBe(expected('expected_cot.json').metrics_percent.TSA_gpt - expected('expected_direct.json').metrics_percent.TSA_gpt);
-      expect((a.items[0]!.detail!.source as Array<{ file: string }>)[0]!.file).toBe(resolve(root, 'ckpt-1000', 'direct_outputs.json'));
+      expect(tsa.delta).toBe(
+        expected('expected_cot.json').metrics_percent.TSA_gpt -
+          expected('expected_direct.json').metrics_percent.TSA_gpt,
+      );
+      expect((a.items[0]!.detail!.source as Array<{ file: string }>)[0]!.file).toBe(
+        resolve(root, 'ckpt-1000', 'direct_outputs.json'),
+      );
       const filled = await runBenchmark.itemDetails!(a.items, a.dir);
-      expect(filled.every((i) => Array.isArray(i.detail!.context) && typeof i.detail!.explanation === 'string' && i.detail!.source === undefined)).toBe(true);
+      expect(
+        filled.every(
+          (i) =>
+            Array.isArray(i.detail!.context) &&
+            typeof i.detail!.explanation === 'string' &&
+            i.detail!.source === undefined,
+        ),
+      ).toBe(true);
     } finally {
       rmSync(root, { recursive: true, force: true });
     }

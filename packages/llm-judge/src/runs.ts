@@ -1,9 +1,11 @@
-/**
- * The run record of an LLM-DST-EVAL evaluation (spec `runs.md` sections 1-3): one item per turn, the metrics the
- * native `report` prints as headline metrics, and the {@link runBenchmark} that recomputes them from items.
- */
-import { join } from 'node:path';
-import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
+import {
+  type RunBenchmark,
+  type RunItem,
+  type RunItemValue,
+  type RunMetric,
+  resolveRunLocation,
+  runLocation,
+} from '@eval/core';
 import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
 import { percent, ruleJointOf } from './metrics';
 import { readOutputEntries, type OutputEntry } from './recorded';
@@ -52,7 +54,8 @@ export interface LlmJudgeTurnSource {
 }
 
 /** The judge's raw output of a turn from its entries (two-step: the accuracy output, a blank line, the completeness output). */
-const explanationOf = (outputs: readonly string[]): string | undefined => (outputs.length > 0 ? outputs.join('\n\n') : undefined);
+const explanationOf = (outputs: readonly string[]): string | undefined =>
+  outputs.length > 0 ? outputs.join('\n\n') : undefined;
 
 /**
  * The display detail of a turn that its entry in the judge-output files holds: `context` (the dialogue up to the
@@ -81,7 +84,8 @@ interface Placed {
 }
 
 /** The method's output lists, in its file order (accuracy, completeness; or the one list). */
-const outputLists = (outputs: MethodOutputs): ReadonlyArray<readonly OutputEntry[]> => ('outputs' in outputs ? [outputs.outputs] : [outputs.accuracy, outputs.completeness]);
+const outputLists = (outputs: MethodOutputs): ReadonlyArray<readonly OutputEntry[]> =>
+  'outputs' in outputs ? [outputs.outputs] : [outputs.accuracy, outputs.completeness];
 
 /** Each turn flag's entries, one per output list that has it (the last one there), in the method's file order. */
 function entriesByFlag(outputs: MethodOutputs | undefined): Map<string, Placed[]> {
@@ -136,7 +140,8 @@ export interface LlmJudgeRunItemsOptions {
 export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudgeRunItemsOptions = {}): RunItem[] {
   const judged = new Map(evaluation.turns.map((t) => [t.flag, t]));
   const failures = new Map<string, string>();
-  for (const f of evaluation.summary.failures) if (!failures.has(f.flag)) failures.set(f.flag, `${f.stage}: ${f.reason}`);
+  for (const f of evaluation.summary.failures)
+    if (!failures.has(f.flag)) failures.set(f.flag, `${f.stage}: ${f.reason}`);
   const entries = entriesByFlag(options.outputs);
   const files = options.outputs && options.runDir !== undefined ? outputFilesOf(options.outputs) : undefined;
   const located = files?.map((f) => runLocation(options.runDir!, f));
@@ -145,7 +150,10 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
     const own = entries.get(r.flag);
     const detail: Record<string, unknown> =
       located && own
-        ? { predicted: plain(r.predictTurnLabel), source: own.map((p): LlmJudgeTurnSource => ({ file: located[p.file]!, index: p.entry.index })) }
+        ? {
+            predicted: plain(r.predictTurnLabel),
+            source: own.map((p): LlmJudgeTurnSource => ({ file: located[p.file]!, index: p.entry.index })),
+          }
         : turnDetail(r, own ? explanationOf(own.map((p) => p.entry.output)) : undefined);
     const t = judged.get(r.flag);
     if (!t) return { id: r.flag, group: r.dialogueId, values: {}, error: failures.get(r.flag) ?? 'not judged', detail };
@@ -184,7 +192,14 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
 function sourceOf(detail: RunItem['detail']): LlmJudgeTurnSource[] | undefined {
   const s = detail?.source;
   if (!Array.isArray(s) || s.length === 0 || s.length > 2) return undefined;
-  const ok = s.every((x: unknown) => typeof x === 'object' && x !== null && typeof (x as LlmJudgeTurnSource).file === 'string' && Number.isInteger((x as LlmJudgeTurnSource).index) && (x as LlmJudgeTurnSource).index >= 0);
+  const ok = s.every(
+    (x: unknown) =>
+      typeof x === 'object' &&
+      x !== null &&
+      typeof (x as LlmJudgeTurnSource).file === 'string' &&
+      Number.isInteger((x as LlmJudgeTurnSource).index) &&
+      (x as LlmJudgeTurnSource).index >= 0,
+  );
   return ok ? (s as LlmJudgeTurnSource[]) : undefined;
 }
 
@@ -200,7 +215,11 @@ async function fillItemDetails(items: ReadonlyArray<RunItem>, runDir: string): P
   for (const item of items) {
     for (const { file } of sourceOf(item.detail) ?? []) {
       const path = pathOf(file);
-      if (!reads.has(path)) reads.set(path, readOutputEntries(path).catch(() => undefined));
+      if (!reads.has(path))
+        reads.set(
+          path,
+          readOutputEntries(path).catch(() => undefined),
+        );
     }
   }
   if (reads.size === 0) return [...items];
@@ -216,7 +235,8 @@ async function fillItemDetails(items: ReadonlyArray<RunItem>, runDir: string): P
     }
     const record = found[found.length - 1]!.record;
     const { source: _source, ...kept } = item.detail!;
-    if ('predicted' in kept && JSON.stringify(kept.predicted) !== JSON.stringify(plain(record.predictTurnLabel))) return item;
+    if ('predicted' in kept && JSON.stringify(kept.predicted) !== JSON.stringify(plain(record.predictTurnLabel)))
+      return item;
     return { ...item, detail: { ...turnDetail(record, explanationOf(found.map((e) => e.output))), ...kept } };
   });
 }
@@ -253,17 +273,50 @@ export function llmJudgeRunMetrics(evaluation: MethodEvaluation): Record<string,
  * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
  */
 /** Per-item outcomes of the judged items, as counted by the metrics. */
-const COLUMNS = ['judge', 'ruleM21', 'ruleM24', 'cohM21', 'cohM24', 'joint', 'ruleJointM21', 'ruleJointM24', 'noM24', 'noJointM24'] as const;
+const COLUMNS = [
+  'judge',
+  'ruleM21',
+  'ruleM24',
+  'cohM21',
+  'cohM24',
+  'joint',
+  'ruleJointM21',
+  'ruleJointM24',
+  'noM24',
+  'noJointM24',
+] as const;
 
 function itemColumns(v: RunItem['values']): number[] {
   const m24 = v.ruleM24 === null || v.ruleM24 === undefined;
   const jointM24 = v.ruleJointM24 === null || v.ruleJointM24 === undefined;
-  return [v.judge === true, v.ruleM21 === true, v.ruleM24 === true, v.ruleM21 === v.judge, v.ruleM24 === v.judge, v.joint === true, v.ruleJointM21 === true, v.ruleJointM24 === true, m24, jointM24].map(Number);
+  return [
+    v.judge === true,
+    v.ruleM21 === true,
+    v.ruleM24 === true,
+    v.ruleM21 === v.judge,
+    v.ruleM24 === v.judge,
+    v.joint === true,
+    v.ruleJointM21 === true,
+    v.ruleJointM24 === true,
+    m24,
+    jointM24,
+  ].map(Number);
 }
 
 /** The metrics from the column sums of `n` judged items; rule JGA divides by `all` (judged and failed). */
 function metricsFromSums(sum: number[], n: number, all: number, offset: number): Record<string, number | null> {
-  const [judge, ruleM21, ruleM24, cohM21, cohM24, joint, ruleJointM21, ruleJointM24, noM24, noJointM24] = sum as [number, number, number, number, number, number, number, number, number, number];
+  const [judge, ruleM21, ruleM24, cohM21, cohM24, joint, ruleJointM21, ruleJointM24, noM24, noJointM24] = sum as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   const hasM24 = noM24 === 0;
   return {
     TSA: percent(judge, n),

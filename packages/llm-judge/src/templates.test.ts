@@ -22,7 +22,12 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'llm-judge-templates-'));
   // a loopback stand-in for raw.githubusercontent.com serving the repository paths of the pinned commit
   const set = getResourceSet(TEMPLATE_RESOURCE);
-  const byUrl = new Map((HAS_TEMPLATES ? set.files : []).map((f) => [`/${set.repo}/${set.commit}/${f.source}`, readFileSync(join(TEMPLATES, f.path))]));
+  const byUrl = new Map(
+    (HAS_TEMPLATES ? set.files : []).map((f) => [
+      `/${set.repo}/${set.commit}/${f.source}`,
+      readFileSync(join(TEMPLATES, f.path)),
+    ]),
+  );
   server = createServer((req, res) => {
     const body = byUrl.get(req.url ?? '');
     if (body) res.writeHead(200).end(body);
@@ -43,19 +48,23 @@ describe('template resource', () => {
     expect(set.commit).toBe('45eb519c888de4b8461b514d8b75e8f63b9280f7');
     expect(set.envVar).toBe('DIALEVAL_LLM_DST_EVAL_DIR');
     expect(set.files.map((f) => f.path).sort()).toEqual(ROLES.map((r) => TEMPLATE_FILES[r][0]).sort());
-    for (const f of set.files) expect(TEMPLATE_FILES[ROLES.find((r) => TEMPLATE_FILES[r][0] === f.path)!][1]).toBe(f.source);
+    for (const f of set.files)
+      expect(TEMPLATE_FILES[ROLES.find((r) => TEMPLATE_FILES[r][0] === f.path)!][1]).toBe(f.source);
   });
 
-  itWithTemplates('fetch (checksums verified) installs them where loadTemplates finds them, byte-identical', async () => {
-    const home = join(dir, 'home');
-    const r = await fetchResourceSet(TEMPLATE_RESOURCE, { home, env: {}, mirror });
-    expect(r.files).toBe(6);
-    const t = await loadTemplates(ROLES, { home, env: {} });
-    for (const role of ROLES) {
-      expect(t[role].text).toBe(readFileSync(join(TEMPLATES, TEMPLATE_FILES[role][0]!), 'utf8'));
-      expect(t[role].text.endsWith('\n')).toBe(false);
-    }
-  });
+  itWithTemplates(
+    'fetch (checksums verified) installs them where loadTemplates finds them, byte-identical',
+    async () => {
+      const home = join(dir, 'home');
+      const r = await fetchResourceSet(TEMPLATE_RESOURCE, { home, env: {}, mirror });
+      expect(r.files).toBe(6);
+      const t = await loadTemplates(ROLES, { home, env: {} });
+      for (const role of ROLES) {
+        expect(t[role].text).toBe(readFileSync(join(TEMPLATES, TEMPLATE_FILES[role][0]!), 'utf8'));
+        expect(t[role].text.endsWith('\n')).toBe(false);
+      }
+    },
+  );
 
   itWithTemplates('reads a clone of the reference repository too (repository paths)', async () => {
     const clone = join(dir, 'clone');
@@ -69,11 +78,17 @@ describe('template resource', () => {
   });
 
   it('missing templates say how to get them; a broken template is an input error naming the file', async () => {
-    await expect(loadTemplates(['ours-accuracy'], { home: join(dir, 'empty'), env: {} })).rejects.toThrow(/dialeval resources fetch llm-dst-eval/);
-    await expect(loadTemplates(['ours-accuracy'], { env: { DIALEVAL_LLM_DST_EVAL_DIR: join(dir, 'empty') } })).rejects.toThrow(/DIALEVAL_LLM_DST_EVAL_DIR=/);
+    await expect(loadTemplates(['ours-accuracy'], { home: join(dir, 'empty'), env: {} })).rejects.toThrow(
+      /dialeval resources fetch llm-dst-eval/,
+    );
+    await expect(
+      loadTemplates(['ours-accuracy'], { env: { DIALEVAL_LLM_DST_EVAL_DIR: join(dir, 'empty') } }),
+    ).rejects.toThrow(/DIALEVAL_LLM_DST_EVAL_DIR=/);
     const bad = join(dir, 'bad');
     await mkdir(bad, { recursive: true });
     await writeFile(join(bad, TEMPLATE_FILES.direct[0]!), 'History: {history}\n{nope}');
-    await expect(loadTemplates(['direct'], { dir: bad })).rejects.toThrow(/single_direct__template_manual\.txt: not a valid str\.format template for direct: unknown field \{nope\}/);
+    await expect(loadTemplates(['direct'], { dir: bad })).rejects.toThrow(
+      /single_direct__template_manual\.txt: not a valid str\.format template for direct: unknown field \{nope\}/,
+    );
   });
 });

@@ -15,9 +15,15 @@ export const TEMPLATE_RESOURCE = 'llm-dst-eval';
  */
 export const TEMPLATE_FILES: Readonly<Record<TemplateRole, readonly string[]>> = {
   'ours-accuracy': ['ours_acc__template_manual_acc_onebyone.txt', 'two-step/template/template_manual_acc_onebyone.txt'],
-  'ours-completeness': ['ours_comp__template_manual_comp_onebyone.txt', 'two-step/template/template_manual_comp_onebyone.txt'],
+  'ours-completeness': [
+    'ours_comp__template_manual_comp_onebyone.txt',
+    'two-step/template/template_manual_comp_onebyone.txt',
+  ],
   'twodim-cot-accuracy': ['twodim_cot_acc__template_manual_acc.txt', 'two-step/template/template_manual_acc.txt'],
-  'twodim-cot-completeness': ['twodim_cot_comp__template_manual_comp.txt', 'two-step/template/template_manual_comp.txt'],
+  'twodim-cot-completeness': [
+    'twodim_cot_comp__template_manual_comp.txt',
+    'two-step/template/template_manual_comp.txt',
+  ],
   direct: ['single_direct__template_manual.txt', 'single-step/template/template_manual.txt'],
   cot: ['single_cot__template_manual_cot.txt', 'single-step/template/template_manual_cot.txt'],
 };
@@ -44,7 +50,9 @@ export function checkTemplate(template: PromptTemplate): void {
     }
   } catch (error) {
     if (error instanceof FormatError) {
-      throw new InputError(`not a valid str.format template for ${template.role}: ${error.message}`, { file: template.source });
+      throw new InputError(`not a valid str.format template for ${template.role}: ${error.message}`, {
+        file: template.source,
+      });
     }
     throw error;
   }
@@ -66,10 +74,21 @@ export interface LoadTemplatesOptions {
  * `DIALEVAL_LLM_DST_EVAL_DIR`, or the fetched `llm-dst-eval` resource). Files are read byte-exact (no
  * newline added or stripped). Throws a `ResourceMissingError` telling how to fetch them.
  */
-export async function loadTemplates(roles: readonly TemplateRole[], options: LoadTemplatesOptions = {}): Promise<Record<TemplateRole, PromptTemplate>> {
+export async function loadTemplates(
+  roles: readonly TemplateRole[],
+  options: LoadTemplatesOptions = {},
+): Promise<Record<TemplateRole, PromptTemplate>> {
   const out = {} as Record<TemplateRole, PromptTemplate>;
   const needFiles = roles.filter((r) => options.texts?.[r] === undefined);
-  const dir = needFiles.length > 0 ? await resolveResourceDir(TEMPLATE_RESOURCE, { dir: options.dir, env: options.env, home: options.home, flag: options.flag ?? '--templates' }) : undefined;
+  const dir =
+    needFiles.length > 0
+      ? await resolveResourceDir(TEMPLATE_RESOURCE, {
+          dir: options.dir,
+          env: options.env,
+          home: options.home,
+          flag: options.flag ?? '--templates',
+        })
+      : undefined;
   for (const role of roles) {
     const text = options.texts?.[role];
     let template: PromptTemplate;

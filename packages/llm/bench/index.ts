@@ -18,22 +18,55 @@ import { startTestServer } from '../src/testing/index';
 const KEY_ENV = 'DIALEVAL_BENCH_KEY';
 process.env[KEY_ENV] = 'bench-dummy-key';
 
-async function throughput({ calls, concurrency, latency, target }: { calls: number; concurrency: number; latency: number; target: number }): Promise<boolean> {
+async function throughput({
+  calls,
+  concurrency,
+  latency,
+  target,
+}: {
+  calls: number;
+  concurrency: number;
+  latency: number;
+  target: number;
+}): Promise<boolean> {
   // The test server runs in its own process: on a 2-core machine, client and server sharing one thread would
   // measure the server's CPU, not the runtime's overhead.
-  const child = spawn(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', join(import.meta.dirname, 'server-process.ts'), JSON.stringify({ latencyMs: latency })], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = spawn(
+    process.execPath,
+    [
+      '--conditions=@eval/source',
+      '--import',
+      'tsx',
+      join(import.meta.dirname, 'server-process.ts'),
+      JSON.stringify({ latencyMs: latency }),
+    ],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  );
   const baseURL = await new Promise<string>((resolve, reject) => {
     child.once('error', reject);
     child.stdout.once('data', (d: Buffer) => resolve(String(d).trim()));
   });
   const dir = await mkdtemp(join(process.env.BENCH_TMP ?? tmpdir(), 'llm-bench-'));
   try {
-    const llm = createLlm({ model: 'bench-model', baseURL, apiKeyEnv: KEY_ENV, concurrency, cacheDir: join(dir, 'cache'), progress: false, cache: (process.env.BENCH_CACHE as 'off') ?? 'use' });
+    const llm = createLlm({
+      model: 'bench-model',
+      baseURL,
+      apiKeyEnv: KEY_ENV,
+      concurrency,
+      cacheDir: join(dir, 'cache'),
+      progress: false,
+      cache: (process.env.BENCH_CACHE as 'off') ?? 'use',
+    });
     const items = Array.from({ length: calls }, (_, i) => i);
     // Warm-up (connections, JIT) on a separate set of prompts, not timed.
-    await llm.runJobs({ name: 'warmup', items: items.slice(0, 200), id: String, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `warm ${i}` }])).text });
+    await llm.runJobs({
+      name: 'warmup',
+      items: items.slice(0, 200),
+      id: String,
+      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `warm ${i}` }])).text,
+    });
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
     const { summary } = await llm.runJobs({
@@ -65,18 +98,46 @@ async function cachedRerun(): Promise<boolean> {
   try {
     const items = Array.from({ length: calls }, (_, i) => i);
     const run = async (i: number, { model }: { model: import('@eval/core').ChatModel }) =>
-      (await model.chat([{ role: 'system', content: 'You are a judge.' }, { role: 'user', content: `Rate dialogue ${i} from 1 to 5.` }])).text;
-    const first = createLlm({ model: 'bench-model', baseURL: server.baseURL, apiKeyEnv: KEY_ENV, concurrency: 64, cacheDir: join(dir, 'cache'), progress: false });
+      (
+        await model.chat([
+          { role: 'system', content: 'You are a judge.' },
+          { role: 'user', content: `Rate dialogue ${i} from 1 to 5.` },
+        ])
+      ).text;
+    const first = createLlm({
+      model: 'bench-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: KEY_ENV,
+      concurrency: 64,
+      cacheDir: join(dir, 'cache'),
+      progress: false,
+    });
     await first.runJobs({ name: 'fill', items, id: String, run });
     await first.close();
     const requestsBefore = server.requests.length;
-    const second = createLlm({ model: 'bench-model', baseURL: server.baseURL, apiKeyEnv: KEY_ENV, concurrency: 64, cacheDir: join(dir, 'cache'), progress: false });
+    const second = createLlm({
+      model: 'bench-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: KEY_ENV,
+      concurrency: 64,
+      cacheDir: join(dir, 'cache'),
+      progress: false,
+    });
     const t0 = performance.now();
-    const { summary } = await second.runJobs({ name: 'cached', items, id: String, run, journal: join(dir, 'rerun.jsonl') });
+    const { summary } = await second.runJobs({
+      name: 'cached',
+      items,
+      id: String,
+      run,
+      journal: join(dir, 'rerun.jsonl'),
+    });
     const ms = performance.now() - t0;
     await second.close();
-    const ok = summary.cacheHits === calls && summary.calls === 0 && server.requests.length === requestsBefore && ms < 2000;
-    console.log(`llm cached re-run: ${calls} calls from cache (journal on) in ${ms.toFixed(0)} ms (target < 2000 ms) ${ok ? 'OK' : 'FAIL'}`);
+    const ok =
+      summary.cacheHits === calls && summary.calls === 0 && server.requests.length === requestsBefore && ms < 2000;
+    console.log(
+      `llm cached re-run: ${calls} calls from cache (journal on) in ${ms.toFixed(0)} ms (target < 2000 ms) ${ok ? 'OK' : 'FAIL'}`,
+    );
     return ok;
   } finally {
     await server.close();
@@ -86,7 +147,9 @@ async function cachedRerun(): Promise<boolean> {
 
 const only = process.env.BENCH_ONLY;
 const results: boolean[] = [];
-if (!only || only === 'c200') results.push(await throughput({ calls: 1000, concurrency: 200, latency: 50, target: 1.3 }));
-if (!only || only === 'c50') results.push(await throughput({ calls: 2000, concurrency: 50, latency: 50, target: 1.15 }));
+if (!only || only === 'c200')
+  results.push(await throughput({ calls: 1000, concurrency: 200, latency: 50, target: 1.3 }));
+if (!only || only === 'c50')
+  results.push(await throughput({ calls: 2000, concurrency: 50, latency: 50, target: 1.15 }));
 if (!only || only === 'cached') results.push(await cachedRerun());
 if (results.some((r) => !r)) process.exitCode = 1;

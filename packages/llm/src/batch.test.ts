@@ -41,7 +41,13 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
   const paths = () => server!.requests.map((r) => `${r.method} ${r.path.replace(/(file|batch)-\d+/g, '$1-N')}`);
   const count = (p: string) => paths().filter((x) => x === p).length;
   const items = ['a', 'b', 'c', 'd', 'e'];
-  const simple = (llm: Llm) => llm.runJobs({ name: 'batch', items, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: `q ${x}` }])).text });
+  const simple = (llm: Llm) =>
+    llm.runJobs({
+      name: 'batch',
+      items,
+      id: (x) => x,
+      run: async (x, { model }) => (await model.chat([{ role: 'user', content: `q ${x}` }])).text,
+    });
 
   it('submits one batch, fills the cache from its output, and the run completes from cache without chat calls', async () => {
     await start({ batch: { completeAfterPolls: 2 } });
@@ -52,11 +58,22 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
     expect(count('POST /v1/batches')).toBe(1);
     expect(count('GET /v1/files/file-N/content')).toBe(1);
     expect(count('GET /v1/batches/batch-N')).toBeGreaterThanOrEqual(2);
-    expect(summary.batch).toMatchObject({ rounds: 1, requests: 5, answered: 5, failed: 0, resumed: 0, stoppedByBudget: false });
+    expect(summary.batch).toMatchObject({
+      rounds: 1,
+      requests: 5,
+      answered: 5,
+      failed: 0,
+      resumed: 0,
+      stoppedByBudget: false,
+    });
     expect(summary).toMatchObject({ done: 5, calls: 0, batchCalls: 5, cacheHits: 5 });
     // the uploaded file is Batch API JSONL with the request key as custom_id
     const uploaded = [...server!.files.values()].find((f) => f.purpose === 'batch')!;
-    const lines = uploaded.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l));
+    const lines = uploaded.bytes
+      .toString('utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l));
     expect(lines).toHaveLength(5);
     expect(lines[0]).toMatchObject({ method: 'POST', url: '/v1/chat/completions', body: { model: 'test-model' } });
     expect(lines[0].custom_id).toMatch(/^[0-9a-f]{64}$/);
@@ -69,11 +86,16 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
 
   it('is resumable: a second invocation finds the batch already submitted', async () => {
     await start({ batch: { completeAfterPolls: 3 } });
-    await expect(simple(make({ batch: { pollIntervalMs: 5, maxWaitMs: 0 } }))).rejects.toThrow(/still (validating|in_progress) after .*run again later to resume it/);
+    await expect(simple(make({ batch: { pollIntervalMs: 5, maxWaitMs: 0 } }))).rejects.toThrow(
+      /still (validating|in_progress) after .*run again later to resume it/,
+    );
     expect(count('POST /v1/batches')).toBe(1);
     const states = await readdir(join(dir, 'cache', 'batches'));
     expect(states).toHaveLength(1);
-    expect(JSON.parse(await readFile(join(dir, 'cache', 'batches', states[0]!), 'utf8'))).toMatchObject({ status: 'submitted', requests: 5 });
+    expect(JSON.parse(await readFile(join(dir, 'cache', 'batches', states[0]!), 'utf8'))).toMatchObject({
+      status: 'submitted',
+      requests: 5,
+    });
     const { results, summary } = await simple(make());
     expect(results.every((r) => r.ok)).toBe(true);
     expect(count('POST /v1/batches')).toBe(1);
@@ -108,26 +130,48 @@ describe('batch mode (OpenAI Batch API on the test server)', () => {
     // batches complete (the outstanding one included).
     const release = setInterval(() => server!.completeBatches(), 2);
     const { results, summary } = await twoStep(make(), ['x', 'y', 'z']).finally(() => clearInterval(release));
-    expect(results.map((r) => r.ok && r.value)).toEqual(['x', 'y', 'z'].map((s) => `echo: step2 after "echo: step1 ${s}"`));
+    expect(results.map((r) => r.ok && r.value)).toEqual(
+      ['x', 'y', 'z'].map((s) => `echo: step2 after "echo: step1 ${s}"`),
+    );
     expect(summary).toMatchObject({ done: 3, calls: 0 });
     expect(summary.batch!.resumed).toBe(1);
-    expect(logs.join('\n')).toMatch(/found \(submitted earlier\), status \w+; collecting it before submitting anything/);
+    expect(logs.join('\n')).toMatch(
+      /found \(submitted earlier\), status \w+; collecting it before submitting anything/,
+    );
     // every request went into exactly one batch: nothing submitted twice
     const ids = [...server!.files.values()]
       .filter((f) => f.purpose === 'batch')
-      .flatMap((f) => f.bytes.toString('utf8').trim().split('\n').map((l) => JSON.parse(l).custom_id as string));
+      .flatMap((f) =>
+        f.bytes
+          .toString('utf8')
+          .trim()
+          .split('\n')
+          .map((l) => JSON.parse(l).custom_id as string),
+      );
     expect(ids).toHaveLength(6);
     expect(new Set(ids).size).toBe(6);
   });
 
   it('a key the Batch API refuses (401 on upload) is a configuration error; an interrupted batch run resolves as stopped', async () => {
     await start({ failAll: { status: 401 } });
-    await expect(simple(make())).rejects.toMatchObject({ name: 'LlmConfigError', cause: 'unauthorized', message: expect.stringMatching(/Batch API: .*401/) });
+    await expect(simple(make())).rejects.toMatchObject({
+      name: 'LlmConfigError',
+      cause: 'unauthorized',
+      message: expect.stringMatching(/Batch API: .*401/),
+    });
     expect(count('POST /v1/chat/completions')).toBe(0);
     server!.setFailAll(undefined);
     const outstanding = await startTestServer({ batch: { completeAfterPolls: Number.POSITIVE_INFINITY } });
     try {
-      const llm = createLlm({ model: 'test-model', baseURL: outstanding.baseURL, apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache2'), batch: { pollIntervalMs: 5 }, progress: false, log: () => {} });
+      const llm = createLlm({
+        model: 'test-model',
+        baseURL: outstanding.baseURL,
+        apiKeyEnv: KEY_ENV,
+        cacheDir: join(dir, 'cache2'),
+        batch: { pollIntervalMs: 5 },
+        progress: false,
+        log: () => {},
+      });
       open.push(llm);
       const run = simple(llm);
       while (outstanding.batches().length === 0) await new Promise((r) => setTimeout(r, 2));
@@ -209,7 +253,9 @@ describe('batch mode with a budget', () => {
   it('submits only what fits, completes those items from the batch, and leaves the rest for a later run', async () => {
     process.env[KEY_ENV] = 'sk-batch-test';
     const { dir, cleanup } = await tempDir();
-    const server = await startTestServer({ respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 10 } }) });
+    const server = await startTestServer({
+      respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 10 } }),
+    });
     try {
       // 1000 USD per 1M tokens, batch at half price: the worst case of one request is (prompt tokens counted locally
       // + max tokens 10) x 0.0005 USD, about 0.01 USD; 0.035 USD lets 3 of the 5 requests into the batch.
@@ -225,7 +271,12 @@ describe('batch mode with a budget', () => {
         progress: false,
         log: () => {},
       });
-      const { results, summary } = await llm.runJobs({ name: 'b', items: ['a', 'b', 'c', 'd', 'e'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: `q ${x}` }])).text });
+      const { results, summary } = await llm.runJobs({
+        name: 'b',
+        items: ['a', 'b', 'c', 'd', 'e'],
+        id: (x) => x,
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: `q ${x}` }])).text,
+      });
       await llm.close();
       expect(summary.batch).toMatchObject({ stoppedByBudget: true, requests: 3, answered: 3 });
       expect(summary).toMatchObject({ stoppedByBudget: true, done: 3, notRun: 2, failed: 0, batchCalls: 3, calls: 0 });

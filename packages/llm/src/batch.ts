@@ -141,7 +141,15 @@ function parseLines(text: string): Array<Record<string, unknown>> {
  * answers, up to `maxRounds`. The normal run then completes from the cache.
  */
 export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchReport> {
-  const report: BatchReport = { rounds: 0, requests: 0, answered: 0, failed: 0, batches: [], resumed: 0, stoppedByBudget: false };
+  const report: BatchReport = {
+    rounds: 0,
+    requests: 0,
+    answered: 0,
+    failed: 0,
+    batches: [],
+    resumed: 0,
+    stoppedByBudget: false,
+  };
   const stateDir = args.options.stateDir ?? join(args.cacheDir, 'batches');
   const poll = args.options.pollIntervalMs ?? 30_000;
   const maxWait = args.options.maxWaitMs ?? 26 * 3600_000;
@@ -209,10 +217,28 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
         }
         if (submit.length === 0) break;
         const jsonl = submit
-          .map((k) => JSON.stringify({ custom_id: k, method: 'POST', url: '/v1/chat/completions', body: wireBody(collected.get(k)!, args.maxTokensParam) }))
+          .map((k) =>
+            JSON.stringify({
+              custom_id: k,
+              method: 'POST',
+              url: '/v1/chat/completions',
+              body: wireBody(collected.get(k)!, args.maxTokensParam),
+            }),
+          )
           .join('\n');
-        const file = await client.files.create({ file: await toFile(Buffer.from(`${jsonl}\n`), `dialeval-${hash.slice(0, 16)}.jsonl`), purpose: 'batch' }, ADMIN);
-        state = { v: 1, hash, requests: submit.length, inputFileId: file.id, status: 'uploaded', createdAt: new Date().toISOString(), updatedAt: '' };
+        const file = await client.files.create(
+          { file: await toFile(Buffer.from(`${jsonl}\n`), `dialeval-${hash.slice(0, 16)}.jsonl`), purpose: 'batch' },
+          ADMIN,
+        );
+        state = {
+          v: 1,
+          hash,
+          requests: submit.length,
+          inputFileId: file.id,
+          status: 'uploaded',
+          createdAt: new Date().toISOString(),
+          updatedAt: '',
+        };
         const stateExtras = Object.fromEntries(submit.filter((k) => extras.has(k)).map((k) => [k, extras.get(k)!]));
         if (Object.keys(stateExtras).length > 0) state.extras = stateExtras;
         // A budget-limited (partial) submission is still filed under the hash of the whole collected set: a later
@@ -230,7 +256,12 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
       }
       if (!batch) {
         batch = await client.batches.create(
-          { input_file_id: state.inputFileId, endpoint: '/v1/chat/completions', completion_window: args.options.completionWindow ?? '24h', metadata: { dialeval_hash: hash } },
+          {
+            input_file_id: state.inputFileId,
+            endpoint: '/v1/chat/completions',
+            completion_window: args.options.completionWindow ?? '24h',
+            metadata: { dialeval_hash: hash },
+          },
           ADMIN,
         );
         args.log(`batch ${batch.id}: submitted ${state.requests} request(s)`);
@@ -246,13 +277,17 @@ export async function runBatchRounds<I>(args: BatchRunArgs<I>): Promise<BatchRep
     while (!TERMINAL.has(batch.status)) {
       if (Date.now() >= deadline) {
         for (const r of reservations.values()) args.settle(r, undefined);
-        throw new Error(`batch ${batch.id} still ${batch.status} after ${Math.round(maxWait / 1000)} s; run again later to resume it`);
+        throw new Error(
+          `batch ${batch.id} still ${batch.status} after ${Math.round(maxWait / 1000)} s; run again later to resume it`,
+        );
       }
       await sleep(poll, args.signal);
       batch = await client.batches.retrieve(batch.id, ADMIN);
       if (batch.status !== lastStatus) {
         const c = batch.request_counts;
-        args.log(`batch ${batch.id}: ${batch.status}${c ? ` (${c.completed}/${c.total} done, ${c.failed} failed)` : ''}`);
+        args.log(
+          `batch ${batch.id}: ${batch.status}${c ? ` (${c.completed}/${c.total} done, ${c.failed} failed)` : ''}`,
+        );
         lastStatus = batch.status;
       }
     }
@@ -311,10 +346,15 @@ async function resumeOutstanding<I>(
     report.resumed++;
     report.batches.push(batch.id);
     report.requests += state.requests;
-    args.log(`batch ${batch.id}: found (submitted earlier), status ${batch.status}; collecting it before submitting anything`);
+    args.log(
+      `batch ${batch.id}: found (submitted earlier), status ${batch.status}; collecting it before submitting anything`,
+    );
     const deadline = Date.now() + maxWait;
     while (!TERMINAL.has(batch.status)) {
-      if (Date.now() >= deadline) throw new Error(`batch ${batch.id} still ${batch.status} after ${Math.round(maxWait / 1000)} s; run again later to resume it`);
+      if (Date.now() >= deadline)
+        throw new Error(
+          `batch ${batch.id} still ${batch.status} after ${Math.round(maxWait / 1000)} s; run again later to resume it`,
+        );
       await sleep(poll, args.signal);
       batch = await client.batches.retrieve(batch.id, ADMIN);
     }
@@ -326,7 +366,15 @@ async function resumeOutstanding<I>(
       continue;
     }
     await writeState(file, { ...state, status: 'completed' });
-    await applyBatch(args, batch, new Map(), new Map(), report, failedKeys, new Map(Object.entries(state.extras ?? {})));
+    await applyBatch(
+      args,
+      batch,
+      new Map(),
+      new Map(),
+      report,
+      failedKeys,
+      new Map(Object.entries(state.extras ?? {})),
+    );
     await writeState(file, { ...state, status: 'applied' });
   }
 }

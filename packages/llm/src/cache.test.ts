@@ -6,8 +6,13 @@ import { CACHE_LAYOUT, DiskCache, parseEntry } from './cache';
 import { listFiles, tempDir } from './fixtures/helpers';
 import { buildRequest, requestKey } from './request';
 
-const req = (i: number) => buildRequest([{ role: 'user', content: `question ${i}` }], undefined, { model: 'm', temperature: 0 });
-const answer = (i: number) => ({ text: `answer ${i}`, finishReason: 'stop' as const, usage: { promptTokens: 5, completionTokens: 2 } });
+const req = (i: number) =>
+  buildRequest([{ role: 'user', content: `question ${i}` }], undefined, { model: 'm', temperature: 0 });
+const answer = (i: number) => ({
+  text: `answer ${i}`,
+  finishReason: 'stop' as const,
+  usage: { promptTokens: 5, completionTokens: 2 },
+});
 
 describe('DiskCache', () => {
   let dir: string;
@@ -81,7 +86,13 @@ describe('DiskCache', () => {
     const [file] = await segmentFiles();
     const full = await readFile(file!, 'utf8');
     const start = full.indexOf('\n') + 1; // the second line
-    for (const cut of [start, start + 1, start + Math.floor((full.length - start) / 2), full.length - 3, full.length - 1]) {
+    for (const cut of [
+      start,
+      start + 1,
+      start + Math.floor((full.length - start) / 2),
+      full.length - 3,
+      full.length - 1,
+    ]) {
       await writeFile(file!, full.slice(0, cut));
       expect(await cache.get(key)).toBeUndefined(); // the instance that wrote it
       expect(await new DiskCache(dir).get(key)).toBeUndefined(); // a later run
@@ -157,9 +168,13 @@ describe('DiskCache', () => {
     `;
     const runChild = (order: string) =>
       new Promise<string>((resolve, reject) => {
-        const child = spawn(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', '--input-type=module', '-e', script, dir, order], {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        });
+        const child = spawn(
+          process.execPath,
+          ['--conditions=@eval/source', '--import', 'tsx', '--input-type=module', '-e', script, dir, order],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        );
         let out = '';
         let err = '';
         child.stdout.on('data', (d) => (out += d));
@@ -176,7 +191,13 @@ describe('DiskCache', () => {
     for (const f of files) {
       const text = await readFile(f, 'utf8');
       expect(text.endsWith('\n')).toBe(true);
-      expect(text.trimEnd().split('\n').map((l) => JSON.parse(l).key).sort()).toEqual(Array.from({ length: 300 }, (_, i) => requestKey(req(i))).sort());
+      expect(
+        text
+          .trimEnd()
+          .split('\n')
+          .map((l) => JSON.parse(l).key)
+          .sort(),
+      ).toEqual(Array.from({ length: 300 }, (_, i) => requestKey(req(i))).sort());
     }
   });
 });

@@ -113,7 +113,13 @@ export class DiskCache {
   }
 
   /** Stores an answer; `key` may be given when the caller already computed `requestKey(request)`. */
-  async set(request: CanonicalRequest, response: CachedResponse, source: 'live' | 'batch' = 'live', key: string = requestKey(request), label?: string): Promise<string> {
+  async set(
+    request: CanonicalRequest,
+    response: CachedResponse,
+    source: 'live' | 'batch' = 'live',
+    key: string = requestKey(request),
+    label?: string,
+  ): Promise<string> {
     const clean: CachedResponse = { text: response.text, finishReason: response.finishReason };
     if (response.usage) clean.usage = response.usage;
     if (response.model) clean.model = response.model;
@@ -130,7 +136,11 @@ export class DiskCache {
     try {
       this.append(key, Buffer.from(`${JSON.stringify(entry)}\n`, 'utf8'));
     } catch (error) {
-      throw FileSystemError.from(error, (error as NodeJS.ErrnoException).path ?? this.segmentsDir, 'cannot write to the LLM cache at');
+      throw FileSystemError.from(
+        error,
+        (error as NodeJS.ErrnoException).path ?? this.segmentsDir,
+        'cannot write to the LLM cache at',
+      );
     }
     return key;
   }
@@ -236,10 +246,15 @@ export class DiskCache {
     for (;;) {
       const nl = buf.indexOf(10, pos);
       if (nl < 0) return pos;
-      if (nl - pos > KEY_END && buf[pos + KEY_END] === 0x22 && buf.toString('latin1', pos, pos + LINE_PREFIX.length) === LINE_PREFIX) {
+      if (
+        nl - pos > KEY_END &&
+        buf[pos + KEY_END] === 0x22 &&
+        buf.toString('latin1', pos, pos + LINE_PREFIX.length) === LINE_PREFIX
+      ) {
         const key = buf.toString('latin1', pos + LINE_PREFIX.length, pos + KEY_END);
         // This writer's own entries are the newest it knows of (`refresh` mode): another segment does not replace them.
-        if (HEX64.test(key) && !(this.own && this.index.get(key)?.seg === this.own)) this.index.set(key, { seg, offset: base + pos, length: nl - pos });
+        if (HEX64.test(key) && !(this.own && this.index.get(key)?.seg === this.own))
+          this.index.set(key, { seg, offset: base + pos, length: nl - pos });
       }
       pos = nl + 1;
     }

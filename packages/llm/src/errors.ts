@@ -7,7 +7,10 @@ export class LlmCallError extends EvalError {
   readonly retryable: boolean;
   /** System error code of a connection failure (`ECONNREFUSED`, `ENOTFOUND`...). */
   readonly errno?: string;
-  constructor(message: string, details: { attempts: number; status?: number; retryable: boolean; errno?: string; cause?: unknown }) {
+  constructor(
+    message: string,
+    details: { attempts: number; status?: number; retryable: boolean; errno?: string; cause?: unknown },
+  ) {
     super('llm_call_failed', message, { cause: details.cause });
     this.name = 'LlmCallError';
     this.attempts = details.attempts;
@@ -21,7 +24,10 @@ export class LlmCallError extends EvalError {
 export class CacheMissError extends EvalError {
   readonly key: string;
   constructor(key: string) {
-    super('cache_miss', `cache miss in replay mode (request ${key.slice(0, 16)}...): run once with --cache use to record it`);
+    super(
+      'cache_miss',
+      `cache miss in replay mode (request ${key.slice(0, 16)}...): run once with --cache use to record it`,
+    );
     this.name = 'CacheMissError';
     this.key = key;
   }
@@ -49,9 +55,24 @@ export class RequestDeferredError extends EvalError {
 }
 
 /** Why a run cannot work as configured (every call would fail the same way). */
-export type LlmConfigCause = 'missing-key' | 'unauthorized' | 'forbidden' | 'model-not-found' | 'connection-refused' | 'dns' | 'replay-miss';
+export type LlmConfigCause =
+  | 'missing-key'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'model-not-found'
+  | 'connection-refused'
+  | 'dns'
+  | 'replay-miss';
 
-export const LLM_CONFIG_CAUSES: readonly LlmConfigCause[] = ['missing-key', 'unauthorized', 'forbidden', 'model-not-found', 'connection-refused', 'dns', 'replay-miss'];
+export const LLM_CONFIG_CAUSES: readonly LlmConfigCause[] = [
+  'missing-key',
+  'unauthorized',
+  'forbidden',
+  'model-not-found',
+  'connection-refused',
+  'dns',
+  'replay-miss',
+];
 
 const CONFIG_MARKER = Symbol.for('@eval/llm.config-error');
 
@@ -74,7 +95,10 @@ export class LlmConfigError extends EvalError {
   /** Identical failures seen before the run stopped. */
   readonly failures: number;
 
-  constructor(cause: LlmConfigCause, details: { detail: string; fix: string; status?: number; failures?: number; code?: string }) {
+  constructor(
+    cause: LlmConfigCause,
+    details: { detail: string; fix: string; status?: number; failures?: number; code?: string },
+  ) {
     super(details.code ?? 'llm_config', `${CONFIG_TITLES[cause]}: ${details.detail}. Fix: ${details.fix}`);
     Object.defineProperty(this, 'cause', { value: cause, enumerable: false, writable: false, configurable: true });
     this.name = 'LlmConfigError';

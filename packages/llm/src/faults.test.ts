@@ -20,13 +20,13 @@ function reply(content: string, isReask: boolean, attempt: number): TestReply {
   if (DOOMED.has(item)) return { status: 500, error: 'doomed' };
   if (attempt < 2) {
     const h = fnv1a(`${content}#${attempt}`) % 100;
-    if (h < 8) return injected[429]++, { status: 429, headers: { 'retry-after-ms': '20' } };
-    if (h < 14) return injected[500]++, { status: 500 };
-    if (h < 17) return injected.hang++, { hang: true };
-    if (h < 20) return injected.truncated++, { raw: '{"id": "chatcmpl-x", "choices": [{"index": 0, "mess' };
+    if (h < 8) return (injected[429]++, { status: 429, headers: { 'retry-after-ms': '20' } });
+    if (h < 14) return (injected[500]++, { status: 500 });
+    if (h < 17) return (injected.hang++, { hang: true });
+    if (h < 20) return (injected.truncated++, { raw: '{"id": "chatcmpl-x", "choices": [{"index": 0, "mess' });
   }
   if (content.startsWith('json')) {
-    if (!isReask && fnv1a(item) % 3 === 0) return injected.invalidJson++, '```json\n{"n": \n```';
+    if (!isReask && fnv1a(item) % 3 === 0) return (injected.invalidJson++, '```json\n{"n": \n```');
     return `\`\`\`json\n{"n": ${Number(item.slice(5))}}\n\`\`\``;
   }
   return `answer to ${item}`;
@@ -96,13 +96,27 @@ describe('fault tolerance: 429s, 500s, hangs and invalid JSON in 20% of calls', 
     expect(results.map((r) => r.id)).toEqual(items.map((x) => x.split(' ')[1]));
     for (const [i, r] of results.entries()) {
       if (DOOMED.has(r.id)) {
-        expect(r).toEqual({ id: r.id, ok: false, error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 5 attempts\)$/), code: 'llm_call_failed', status: 500 });
+        expect(r).toEqual({
+          id: r.id,
+          ok: false,
+          error: expect.stringMatching(/^HTTP 500: .*doomed.* \(after 5 attempts\)$/),
+          code: 'llm_call_failed',
+          status: 500,
+        });
       } else {
         expect(r).toEqual({ id: r.id, ok: true, value: i % 2 === 0 ? `answer to item-${i}` : i });
       }
     }
     const ok = results.filter((r) => r.ok).length;
-    expect(summary).toMatchObject({ items: N, done: ok, failed: DOOMED.size, skipped: 0, notRun: 0, stoppedByBudget: false, failedCalls: DOOMED.size });
+    expect(summary).toMatchObject({
+      items: N,
+      done: ok,
+      failed: DOOMED.size,
+      skipped: 0,
+      notRun: 0,
+      stoppedByBudget: false,
+      failedCalls: DOOMED.size,
+    });
     expect(summary.done + summary.failed).toBe(N);
     // every request the server saw is a successful call, a retried attempt or the last attempt of a failed call
     expect(server.chatRequests().length).toBe(summary.calls + summary.retries + summary.failedCalls);
@@ -113,7 +127,9 @@ describe('fault tolerance: 429s, 500s, hangs and invalid JSON in 20% of calls', 
     expect(log.filter((l) => l.event === 'call')).toHaveLength(summary.calls);
     const retries = log.filter((l) => l.event === 'retry');
     expect(retries).toHaveLength(summary.retries);
-    expect(new Set(retries.map((r) => (r.status ? `HTTP ${r.status}` : r.reason.split(' ')[0])))).toEqual(new Set(['HTTP 429', 'HTTP 500', 'timeout', 'invalid']));
+    expect(new Set(retries.map((r) => (r.status ? `HTTP ${r.status}` : r.reason.split(' ')[0])))).toEqual(
+      new Set(['HTTP 429', 'HTTP 500', 'timeout', 'invalid']),
+    );
     // the journal holds the same outcome for every item
     const lines = await readLines(journal);
     expect(lines.map((l) => [l.id, l.ok]).sort()).toEqual(results.map((r) => [r.id, r.ok]).sort());

@@ -26,7 +26,11 @@ describe('leanFetch', () => {
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
     try {
-      const r = await leanFetch(`${base}/gzip`, { method: 'POST', headers: { authorization: 'Bearer k', 'content-type': 'application/json' }, body: '{"a":1}' });
+      const r = await leanFetch(`${base}/gzip`, {
+        method: 'POST',
+        headers: { authorization: 'Bearer k', 'content-type': 'application/json' },
+        body: '{"a":1}',
+      });
       expect(r.status).toBe(200);
       expect(r.headers.get('x-test')).toBe('yes');
       expect(r.headers.get('X-Test')).toBe('yes'); // names are case-insensitive
@@ -35,7 +39,11 @@ describe('leanFetch', () => {
       expect(names).toEqual([...names].sort()); // in name order, as Headers iterates
       expect(Object.fromEntries(r.headers)).toMatchObject({ 'content-type': 'application/json', 'x-test': 'yes' });
       expect(await r.json()).toEqual({ zipped: true });
-      expect(seen[0]).toMatchObject({ method: 'POST', body: '{"a":1}', headers: { authorization: 'Bearer k', 'content-length': '7' } });
+      expect(seen[0]).toMatchObject({
+        method: 'POST',
+        body: '{"a":1}',
+        headers: { authorization: 'Bearer k', 'content-length': '7' },
+      });
       const limited = await leanFetch(new URL(`${base}/limited`), { method: 'GET' });
       expect(limited.status).toBe(429);
       expect(limited.headers.get('retry-after-ms')).toBe('5');

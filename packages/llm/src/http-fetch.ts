@@ -110,13 +110,26 @@ class BufferedResponse {
 }
 
 /** The response of a whole body: decoded (gzip, br, deflate), `content-encoding` and `content-length` dropped. Throws when decoding fails. */
-function bufferedResponse(status: number, statusText: string, raw: NodeJS.Dict<string | string[]>, body: Buffer, href: string): Response {
+function bufferedResponse(
+  status: number,
+  statusText: string,
+  raw: NodeJS.Dict<string | string[]>,
+  body: Buffer,
+  href: string,
+): Response {
   const h = new ResponseHeaders(raw);
   const nullBody = status === 204 || status === 205 || status === 304;
   let data = body;
   const encoding = (h.get('content-encoding') ?? '').trim().toLowerCase();
   if (encoding && encoding !== 'identity') {
-    data = encoding === 'gzip' || encoding === 'x-gzip' ? gunzipSync(data) : encoding === 'br' ? brotliDecompressSync(data) : encoding === 'deflate' ? inflateSync(data) : data;
+    data =
+      encoding === 'gzip' || encoding === 'x-gzip'
+        ? gunzipSync(data)
+        : encoding === 'br'
+          ? brotliDecompressSync(data)
+          : encoding === 'deflate'
+            ? inflateSync(data)
+            : data;
     h.delete('content-encoding');
     h.delete('content-length');
   }
@@ -148,7 +161,10 @@ function targetOf(input: string | URL): Target | null {
   if (t !== undefined) return t;
   const url = typeof input === 'string' ? new URL(input) : input;
   const isHttps = url.protocol === 'https:';
-  t = isHttps || url.protocol === 'http:' ? { isHttps, href: url.href, host: url.host, options: urlToHttpOptions(url) } : null;
+  t =
+    isHttps || url.protocol === 'http:'
+      ? { isHttps, href: url.href, host: url.host, options: urlToHttpOptions(url) }
+      : null;
   if (targets.size >= 256) targets.clear();
   targets.set(text, t);
   return t;
@@ -191,12 +207,26 @@ export type CancelBinding = (cancel: (error: unknown) => void) => () => void;
  * a string or absent; a plain http URL then goes over a pooled connection of {@link http1Request}'s rather than
  * node:http.
  */
-export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: RequestInit, bind?: CancelBinding): Promise<Response> {
+export async function leanFetchWith(
+  input: Parameters<typeof fetch>[0],
+  init?: RequestInit,
+  bind?: CancelBinding,
+): Promise<Response> {
   const body = init?.body;
-  if (bind && ((body !== undefined && body !== null && typeof body !== 'string') || (typeof input !== 'string' && !(input instanceof URL)) || !targetOf(input))) {
-    throw new TypeError('fetch failed', { cause: new Error('leanFetchWith: an http(s) URL and a string body are required') });
+  if (
+    bind &&
+    ((body !== undefined && body !== null && typeof body !== 'string') ||
+      (typeof input !== 'string' && !(input instanceof URL)) ||
+      !targetOf(input))
+  ) {
+    throw new TypeError('fetch failed', {
+      cause: new Error('leanFetchWith: an http(s) URL and a string body are required'),
+    });
   }
-  if ((body !== undefined && body !== null && typeof body !== 'string') || typeof input !== 'string' && !(input instanceof URL)) {
+  if (
+    (body !== undefined && body !== null && typeof body !== 'string') ||
+    (typeof input !== 'string' && !(input instanceof URL))
+  ) {
     return fetch(input, init);
   }
   const target = targetOf(input);
@@ -212,7 +242,15 @@ export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: R
     // machinery (see http1.ts). https, and every other request, go through node:http(s).
     const o = target.options;
     const res = await http1Request(
-      { hostname: o.hostname!, port: Number(o.port) || 80, host: target.host, path: o.path ?? '/', method: init?.method ?? 'GET', headers, body: body ?? undefined },
+      {
+        hostname: o.hostname!,
+        port: Number(o.port) || 80,
+        host: target.host,
+        path: o.path ?? '/',
+        method: init?.method ?? 'GET',
+        headers,
+        body: body ?? undefined,
+      },
       bind,
     );
     try {
@@ -222,7 +260,12 @@ export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: R
     }
   }
   return new Promise<Response>((resolve, reject) => {
-    const options = { ...target.options, method: init?.method ?? 'GET', headers, agent: isHttps ? agents.https : agents.http };
+    const options = {
+      ...target.options,
+      method: init?.method ?? 'GET',
+      headers,
+      agent: isHttps ? agents.https : agents.http,
+    };
     const req = (isHttps ? httpsRequest : httpRequest)(options);
     let settled = false;
     const cancel = (error: unknown) => {
@@ -261,7 +304,15 @@ export async function leanFetchWith(input: Parameters<typeof fetch>[0], init?: R
         if (settled) return;
         settled = true;
         try {
-          resolve(bufferedResponse(res.statusCode ?? 500, res.statusMessage ?? '', res.headers, chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks), target.href));
+          resolve(
+            bufferedResponse(
+              res.statusCode ?? 500,
+              res.statusMessage ?? '',
+              res.headers,
+              chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks),
+              target.href,
+            ),
+          );
         } catch (error) {
           reject(new TypeError('fetch failed', { cause: error }));
         }

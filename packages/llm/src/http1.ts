@@ -111,7 +111,8 @@ class Conn {
       head += `${name}: ${value}\r\n`;
     }
     // As node:http, the head goes out as latin1 and the body as UTF-8 (one string write when the head is ASCII).
-    if (latin1) this.socket.write(Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), Buffer.from(req.body ?? '', 'utf8')]));
+    if (latin1)
+      this.socket.write(Buffer.concat([Buffer.from(`${head}\r\n`, 'latin1'), Buffer.from(req.body ?? '', 'utf8')]));
     else this.socket.write(`${head}\r\n${req.body ?? ''}`);
   }
 
@@ -207,7 +208,8 @@ class Conn {
       }
       const value = line.slice(colon + 1).trim();
       const old = headers[name];
-      headers[name] = old === undefined ? value : name === 'content-length' || name === 'content-type' ? old : `${old}, ${value}`;
+      headers[name] =
+        old === undefined ? value : name === 'content-length' || name === 'content-type' ? old : `${old}, ${value}`;
     }
     if (status < 200) {
       if (status === 101) {
@@ -224,7 +226,7 @@ class Conn {
     if (this.ex!.method === 'HEAD' || status === 204 || status === 304) {
       this.framing = 'length';
       this.remaining = 0;
-    } else if (te !== undefined && te.toLowerCase().includes('chunked')) {
+    } else if (te?.toLowerCase().includes('chunked')) {
       this.framing = 'chunked';
     } else if (cl !== undefined) {
       if (!/^\d+$/.test(cl)) {
@@ -241,7 +243,7 @@ class Conn {
   }
 
   private onChunked(chunk: Buffer): void {
-    let buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
+    const buf = this.pending ? Buffer.concat([this.pending, chunk]) : chunk;
     this.pending = undefined;
     let pos = 0;
     for (;;) {
@@ -304,7 +306,10 @@ class Conn {
  * (`socket hang up` before the head, `aborted` after), as with node:http. `bind` arranges cancellation (timeout,
  * abort): the connection is closed and the promise rejects with the error given to `cancel`, as it is.
  */
-export function http1Request(req: Http1Request, bind: (cancel: (error: unknown) => void) => () => void): Promise<Http1Response> {
+export function http1Request(
+  req: Http1Request,
+  bind: (cancel: (error: unknown) => void) => () => void,
+): Promise<Http1Response> {
   return new Promise<Http1Response>((resolve, reject) => {
     for (const name in req.headers) {
       if (!TOKEN.test(name) || INVALID_HEADER.test(req.headers[name]!)) {
@@ -317,7 +322,7 @@ export function http1Request(req: Http1Request, bind: (cancel: (error: unknown) 
     const key = `${req.hostname}:${req.port}`;
     const list = idle.get(key);
     let conn = list?.pop();
-    while (conn && conn.socket.destroyed) conn = list!.pop();
+    while (conn?.socket.destroyed) conn = list!.pop();
     conn ??= new Conn(req, key);
     let settled = false;
     const done = bind((error) => {

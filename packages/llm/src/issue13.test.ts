@@ -47,7 +47,13 @@ describe('issue 13 at library level (real openai SDK against the scripted server
   };
   const items = Array.from({ length: 40 }, (_, i) => `item-${i}`);
   const echoJobs = (llm: Llm, extra: Record<string, unknown> = {}) =>
-    llm.runJobs({ name: 'echo', items, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text, ...extra });
+    llm.runJobs({
+      name: 'echo',
+      items,
+      id: (x) => x,
+      run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+      ...extra,
+    });
 
   describe('configuration errors stop early with cause and fix', () => {
     for (const [status, cause, fix] of [
@@ -67,7 +73,14 @@ describe('issue 13 at library level (real openai SDK against the scripted server
         // 4xx other than 429 are not retried: 3 calls, one per item, then the run stops
         expect(server!.chatRequests()).toHaveLength(3);
         const summary = JSON.parse(await readFile(summaryFile, 'utf8'));
-        expect(summary).toMatchObject({ stopped: 'config', configError: { cause }, done: 0, failed: 3, notRun: 37, items: 40 });
+        expect(summary).toMatchObject({
+          stopped: 'config',
+          configError: { cause },
+          done: 0,
+          failed: 3,
+          notRun: 37,
+          items: 40,
+        });
         expect(llm.summaries()).toHaveLength(1);
         // every later call fails at once, without a request
         await expect(llm.model.chat([{ role: 'user', content: 'later' }])).rejects.toMatchObject({ cause });
@@ -87,24 +100,51 @@ describe('issue 13 at library level (real openai SDK against the scripted server
 
     it('an unknown host: "dns" (the fetch reports ENOTFOUND as node does; no lookup leaves the machine)', async () => {
       const enotfound: typeof fetch = async () => {
-        throw new TypeError('fetch failed', { cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.nowhere.invalid'), { code: 'ENOTFOUND' }) });
+        throw new TypeError('fetch failed', {
+          cause: Object.assign(new Error('getaddrinfo ENOTFOUND api.nowhere.invalid'), { code: 'ENOTFOUND' }),
+        });
       };
-      const llm = make({ baseURL: 'http://api.nowhere.invalid/v1', fetch: enotfound, concurrency: 1, itemConcurrency: 1 });
-      await expect(echoJobs(llm)).rejects.toMatchObject({ cause: 'dns', fix: expect.stringContaining('http://api.nowhere.invalid/v1') });
+      const llm = make({
+        baseURL: 'http://api.nowhere.invalid/v1',
+        fetch: enotfound,
+        concurrency: 1,
+        itemConcurrency: 1,
+      });
+      await expect(echoJobs(llm)).rejects.toMatchObject({
+        cause: 'dns',
+        fix: expect.stringContaining('http://api.nowhere.invalid/v1'),
+      });
     });
 
     it('a missing key stops at once (no request), naming the variable', async () => {
-      const llm = createLlm({ model: 'gpt-4o-mini', apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache'), progress: false, env: {}, log: () => {} });
+      const llm = createLlm({
+        model: 'gpt-4o-mini',
+        apiKeyEnv: KEY_ENV,
+        cacheDir: join(dir, 'cache'),
+        progress: false,
+        env: {},
+        log: () => {},
+      });
       open.push(llm);
       const error = await echoJobs(llm).catch((e: unknown) => e);
-      expect(error).toMatchObject({ name: 'MissingApiKeyError', code: 'missing_api_key', cause: 'missing-key', fix: expect.stringContaining(KEY_ENV) });
+      expect(error).toMatchObject({
+        name: 'MissingApiKeyError',
+        code: 'missing_api_key',
+        cause: 'missing-key',
+        fix: expect.stringContaining(KEY_ENV),
+      });
       // no item was evaluated nor failed on its own: all 40 are "not run"
       expect(llm.summaries()[0]).toMatchObject({ stopped: 'config', done: 0, failed: 0, notRun: 40, calls: 0 });
     });
 
     it('replay misses: "replay-miss" after 3 in a row; the cached items before them are kept', async () => {
       await start();
-      await make().runJobs({ name: 'warm', items: items.slice(0, 2), id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      await make().runJobs({
+        name: 'warm',
+        items: items.slice(0, 2),
+        id: (x) => x,
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+      });
       const before = server!.chatRequests().length;
       const replay = make({ cache: 'replay' }); // default item concurrency (32): misses after the stop are "not run"
       const error = await echoJobs(replay).catch((e: unknown) => e);
@@ -139,7 +179,12 @@ describe('issue 13 at library level (real openai SDK against the scripted server
           return `ok ${req.messages[0]!.content}`;
         },
       });
-      const { summary } = await make({ concurrency: 16 }).runJobs({ name: 'q', items: items.slice(0, 10), id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      const { summary } = await make({ concurrency: 16 }).runJobs({
+        name: 'q',
+        items: items.slice(0, 10),
+        id: (x) => x,
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+      });
       expect(summary).toMatchObject({ done: 10, failed: 0 });
       expect(server!.chatRequests()).toHaveLength(10);
       expect(most).toBe(9);
@@ -173,7 +218,13 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(first.summary).toMatchObject({ items: 40, done: 37, failed: 3, notRun: 0, skipped: 0 });
       expect(first.failed.sort()).toEqual([...doomed].sort());
       for (const r of first.results) {
-        if (doomed.has(r.id)) expect(r).toMatchObject({ ok: false, code: 'llm_call_failed', status: 500, error: expect.stringMatching(/HTTP 500: .*boom item-\d+ \(after 2 attempts\)/) });
+        if (doomed.has(r.id))
+          expect(r).toMatchObject({
+            ok: false,
+            code: 'llm_call_failed',
+            status: 500,
+            error: expect.stringMatching(/HTTP 500: .*boom item-\d+ \(after 2 attempts\)/),
+          });
         else expect(r).toEqual({ id: r.id, ok: true, value: `ok ${r.id}` });
       }
       expect(first.summary.failures.map((f) => f.key).sort()).toEqual([...doomed].sort());
@@ -188,15 +239,29 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       const sentBefore = server!.chatRequests().length;
       const second = await echoJobs(make(), { journal });
       expect(second.summary).toMatchObject({ done: 40, failed: 0, skipped: 37, calls: 3 });
-      expect(server!.chatRequests().slice(sentBefore).map((r) => r.body.messages[0].content).sort()).toEqual([...doomed].sort());
+      expect(
+        server!
+          .chatRequests()
+          .slice(sentBefore)
+          .map((r) => r.body.messages[0].content)
+          .sort(),
+      ).toEqual([...doomed].sort());
       expect(formatSummary(second.summary)).toMatch(/complete: every item was evaluated/);
     });
 
-    it('retry-after in seconds is honoured (the wait is the server\'s, not the backoff\'s)', async () => {
-      await start({ respond: (req, ctx) => (ctx.attempt === 0 ? { status: 503, headers: { 'retry-after': '1' } } : `ok ${req.messages[0]!.content}`) });
+    it("retry-after in seconds is honoured (the wait is the server's, not the backoff's)", async () => {
+      await start({
+        respond: (req, ctx) =>
+          ctx.attempt === 0 ? { status: 503, headers: { 'retry-after': '1' } } : `ok ${req.messages[0]!.content}`,
+      });
       const usageLog = join(dir, 'usage.jsonl');
       const llm = make({ backoffBaseMs: 1, backoffMaxMs: 60_000, usageLog });
-      const { summary } = await llm.runJobs({ name: 'ra', items: ['only'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      const { summary } = await llm.runJobs({
+        name: 'ra',
+        items: ['only'],
+        id: (x) => x,
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+      });
       await llm.close();
       expect(summary).toMatchObject({ done: 1, retries: 1 });
       const retry = (await readLines(usageLog)).find((l) => l.event === 'retry');
@@ -212,7 +277,9 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await writeFile(file, 'x');
       const cacheError = await echoJobs(make({ cacheDir: join(file, 'cache') })).catch((e: unknown) => e);
       expect(cacheError).toMatchObject({ name: 'FileSystemError', code: 'fs_error', errno: 'ENOTDIR' });
-      expect((cacheError as Error).message).toMatch(new RegExp(`^cannot write to the LLM cache at ${file}/cache/v2.*\\(ENOTDIR\\)$`));
+      expect((cacheError as Error).message).toMatch(
+        new RegExp(`^cannot write to the LLM cache at ${file}/cache/v2.*\\(ENOTDIR\\)$`),
+      );
       const journalError = await echoJobs(make(), { journal: join(file, 'journal.jsonl') }).catch((e: unknown) => e);
       expect(journalError).toMatchObject({ code: 'fs_error', path: join(file, 'journal.jsonl') });
     });
@@ -264,7 +331,9 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       expect(messages).toEqual([expect.stringMatching(/^SIGINT: stopping; .*press Ctrl-C again to quit at once/)]);
       expect(summary).toMatchObject({ stopped: 'aborted', failed: 0 });
       expect(summary.done + summary.notRun).toBe(40);
-      expect(formatSummary(llm.summaries())).toMatch(/stopped: ctrl-c was interrupted; finished items are kept\n(.|\n)*INCOMPLETE/);
+      expect(formatSummary(llm.summaries())).toMatch(
+        /stopped: ctrl-c was interrupted; finished items are kept\n(.|\n)*INCOMPLETE/,
+      );
     });
   });
 
@@ -286,9 +355,20 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await start({ respond: () => `answer ${n++}` });
       const few = items.slice(0, 3);
       const run = (llm: Llm) =>
-        llm.runJobs({ name: 'rep', items: few, id: (x) => x, repeats: 3, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }], { temperature: 1 })).text });
+        llm.runJobs({
+          name: 'rep',
+          items: few,
+          id: (x) => x,
+          repeats: 3,
+          run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }], { temperature: 1 })).text,
+        });
       // a cache written by a single run (no repeats)
-      await make().runJobs({ name: 'rep', items: few, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }], { temperature: 1 })).text });
+      await make().runJobs({
+        name: 'rep',
+        items: few,
+        id: (x) => x,
+        run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }], { temperature: 1 })).text,
+      });
       expect(server!.chatRequests()).toHaveLength(3);
       const { results, summary } = await run(make());
       expect(summary).toMatchObject({ items: 9, repeats: 3, done: 9, cacheHits: 3, calls: 6 });
@@ -305,7 +385,8 @@ describe('issue 13 at library level (real openai SDK against the scripted server
     it('two namespaces with coinciding prompts do not overwrite each other', async () => {
       let n = 0;
       await start({ respond: () => `answer ${n++}` });
-      const ask = (ns: string | undefined) => make({ namespace: ns }).model.chat([{ role: 'user', content: 'same prompt' }]);
+      const ask = (ns: string | undefined) =>
+        make({ namespace: ns }).model.chat([{ role: 'user', content: 'same prompt' }]);
       const a = await ask('original');
       const b = await ask('dap');
       expect(a.text).toBe('answer 0');
@@ -321,7 +402,14 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await start();
       const journal = join(dir, 'j.jsonl');
       const few = items.slice(0, 4);
-      const run = () => make().runJobs({ name: 'j', items: few, id: (x) => x, journal, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+      const run = () =>
+        make().runJobs({
+          name: 'j',
+          items: few,
+          id: (x) => x,
+          journal,
+          run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+        });
       await run();
       const lines = (await readFile(journal, 'utf8')).trim().split('\n');
       const edited = JSON.parse(lines[1]!);
@@ -348,18 +436,24 @@ describe('issue 13 at library level (real openai SDK against the scripted server
         dryRunCalls: () => ({ realistic: 3, upper: 5 }),
         run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
       });
-      const p = await countPromptTokens(buildRequest([{ role: 'user', content: 'item-10' }], undefined, { model: 'gpt-4o-mini' }));
+      const p = await countPromptTokens(
+        buildRequest([{ role: 'user', content: 'item-10' }], undefined, { model: 'gpt-4o-mini' }),
+      );
       const d = summary.dryRun!;
       expect(d.calls).toBe(10);
       // realistic: 10 items x 3 calls = 30 calls of P prompt + 256 completion tokens (nothing observed yet)
       expect(d.estimate.realistic).toMatchObject({ calls: 30, promptTokens: 30 * p, completionTokens: 30 * 256 });
       expect(d.estimate.realistic.cost).toBeCloseTo((30 * (p * 0.15 + 256 * 0.6)) / 1e6, 12);
-      expect(d.estimate.realistic.explanation).toMatch(/call-count model.*256 completion tokens per call \(none observed yet/);
+      expect(d.estimate.realistic.explanation).toMatch(
+        /call-count model.*256 completion tokens per call \(none observed yet/,
+      );
       // upper: 10 x 5 = 50 calls of P prompt + 16,384 completion tokens
       expect(d.estimate.upper).toMatchObject({ calls: 50, promptTokens: 50 * p, completionTokens: 50 * 16384 });
       expect(d.estimate.upper.cost).toBeCloseTo((50 * (p * 0.15 + 16384 * 0.6)) / 1e6, 12);
-      expect(d.estimate.upper.explanation).toMatch(/the most the package's call-count model allows; every call using its request's max tokens/);
-      expect(logs.join('\n')).toMatch(/realistic: 30 calls.*\n  upper bound: 50 calls/);
+      expect(d.estimate.upper.explanation).toMatch(
+        /the most the package's call-count model allows; every call using its request's max tokens/,
+      );
+      expect(logs.join('\n')).toMatch(/realistic: 30 calls.*\n {2}upper bound: 50 calls/);
       expect(server!.chatRequests()).toHaveLength(0);
     });
 
@@ -367,7 +461,13 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       await start({ respond: () => ({ content: 'ok', usage: { promptTokens: 5, completionTokens: 40 } }) });
       // one run per user (different names), one method: the statistics are shared
       const run = (llm: Llm, user: string, names: string[]) =>
-        llm.runJobs({ name: `judge ${user}`, method: 'judge', items: names, id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+        llm.runJobs({
+          name: `judge ${user}`,
+          method: 'judge',
+          items: names,
+          id: (x) => x,
+          run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+        });
       await run(make(), 'u1', items.slice(0, 4)); // 4 answers of 40 completion tokens cached under method "judge"
       const { summary } = await run(make({ dryRun: { requestsFile: join(dir, 'p.jsonl') } }), 'u2', items.slice(4, 8));
       expect(summary.dryRun!.estimate.realistic).toMatchObject({ calls: 4, completionTokens: 4 * 40 });
@@ -380,7 +480,13 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       let n = 0;
       await start({ respond: () => `answer ${n++}` });
       const run = (llm: Llm) =>
-        llm.runJobs({ name: 'b', items: ['p', 'q'], id: (x) => x, repeats: 2, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+        llm.runJobs({
+          name: 'b',
+          items: ['p', 'q'],
+          id: (x) => x,
+          repeats: 2,
+          run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+        });
       const { summary, results } = await run(make({ namespace: 'ns', batch: { pollIntervalMs: 2 } }));
       expect(summary).toMatchObject({ done: 4, calls: 0, batchCalls: 4, batch: { answered: 4, failed: 0 } });
       expect(new Set(results.map((r) => r.ok && r.value)).size).toBe(4);
@@ -396,11 +502,22 @@ describe('issue 13 at library level (real openai SDK against the scripted server
       // Every answer has 200 completion tokens; prompt tokens are reported as the local tokenizer counts them.
       await start({
         latencyMs: 5,
-        respond: async (req) => ({ content: 'ok', usage: { promptTokens: await countPromptTokens(buildRequest(req.messages, undefined, { model: req.model })), completionTokens: 200 } }),
+        respond: async (req) => ({
+          content: 'ok',
+          usage: {
+            promptTokens: await countPromptTokens(buildRequest(req.messages, undefined, { model: req.model })),
+            completionTokens: 200,
+          },
+        }),
       });
       // Prompts "item-0" ... "item-39" count the same number of tokens P each, so every call costs (P + 200) / 1e6
       // USD at $1 / $1 per 1M tokens; the budget is 20 such calls, half of the 40-item run.
-      const perCall = ((await countPromptTokens(buildRequest([{ role: 'user', content: 'item-10' }], undefined, { model: 'test-model' }))) + 200) / 1e6;
+      const perCall =
+        ((await countPromptTokens(
+          buildRequest([{ role: 'user', content: 'item-10' }], undefined, { model: 'test-model' }),
+        )) +
+          200) /
+        1e6;
       const budget = 20 * perCall;
       const llm = make({ maxCost: budget, concurrency: 8, prices: { 'test-model': { input: 1, output: 1 } } });
       const { summary } = await echoJobs(llm);
@@ -416,11 +533,16 @@ describe('issue 13 at library level (real openai SDK against the scripted server
     it('with max tokens set, the reservation is the max tokens (not 16,384 per item whatever the request)', async () => {
       await start({ respond: () => ({ content: 'ok', usage: { promptTokens: 10, completionTokens: 10 } }) });
       // Local count of "item-N" prompts: P tokens; reservation (P + 50) / 1e6; actual cost 20 / 1e6 per call.
-      const llm = make({ maxCost: 0.001, maxTokens: 50, concurrency: 4, prices: { 'test-model': { input: 1, output: 1 } } });
+      const llm = make({
+        maxCost: 0.001,
+        maxTokens: 50,
+        concurrency: 4,
+        prices: { 'test-model': { input: 1, output: 1 } },
+      });
       const { summary } = await echoJobs(llm);
       // 40 calls x $0.00002 = $0.0008 <= $0.001: the whole run fits although 40 x reservation might not
       expect(summary).toMatchObject({ done: 40, stoppedByBudget: false });
-      expect(summary.cost).toBeCloseTo(40 * 20 / 1e6, 12);
+      expect(summary.cost).toBeCloseTo((40 * 20) / 1e6, 12);
     });
   });
 });

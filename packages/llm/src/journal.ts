@@ -21,12 +21,15 @@ export function journalChecksum(record: Record<string, unknown>): string {
  * checksum `c` is missing or does not match (edited, damaged) are dropped and counted in `dropped`: their items are
  * run again. For an id that appears more than once the last record wins (a failure retried successfully later).
  */
-export async function readJournal(file: string): Promise<{ records: Map<string, JournalRecord>; endsWithNewline: boolean; exists: boolean; dropped: number }> {
+export async function readJournal(
+  file: string,
+): Promise<{ records: Map<string, JournalRecord>; endsWithNewline: boolean; exists: boolean; dropped: number }> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { records: new Map(), endsWithNewline: true, exists: false, dropped: 0 };
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT')
+      return { records: new Map(), endsWithNewline: true, exists: false, dropped: 0 };
     throw FileSystemError.from(error, file, 'cannot read');
   }
   const records = new Map<string, JournalRecord>();

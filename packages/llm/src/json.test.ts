@@ -38,14 +38,23 @@ describe('chatJson against the test server (real SDK)', () => {
         { match: 'valid-first', reply: 'Sure.\n```json\n{"verdict": "no", "score": 1}\n```' },
         { match: 'broken-then-fixed', reply: 'Here: ```json\n{"verdict": "yes", "score": \n```' },
         { match: 'wrong-shape', reply: '```json\n{"verdict": "maybe", "score": 1.5}\n```' },
-        { match: 'always-bad', reply: (req) => ({ content: req.messages.length > 1 ? 'still no json' : 'no json at all' }) },
+        {
+          match: 'always-bad',
+          reply: (req) => ({ content: req.messages.length > 1 ? 'still no json' : 'no json at all' }),
+        },
         { match: 'truncated', reply: { content: '```json\n{"verdict": "ye', finishReason: 'length' } },
       ],
     });
     const t = await tempDir();
     cleanup = t.cleanup;
     process.env.EVAL_LLM_JSON_KEY = 'sk-json-test';
-    llm = createLlm({ model: 'test-model', baseURL: server.baseURL, apiKeyEnv: 'EVAL_LLM_JSON_KEY', cacheDir: t.dir, progress: false });
+    llm = createLlm({
+      model: 'test-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: 'EVAL_LLM_JSON_KEY',
+      cacheDir: t.dir,
+      progress: false,
+    });
   });
   afterAll(async () => {
     await llm.close();
@@ -56,7 +65,12 @@ describe('chatJson against the test server (real SDK)', () => {
   it('returns the typed value on a valid answer (one call)', async () => {
     const before = server.chatRequests().length;
     const r = await chatJson(llm.model, [{ role: 'user', content: 'valid-first' }], { schema });
-    expect(r).toEqual({ ok: true, value: { verdict: 'no', score: 1 }, raw: 'Sure.\n```json\n{"verdict": "no", "score": 1}\n```', attempts: 1 });
+    expect(r).toEqual({
+      ok: true,
+      value: { verdict: 'no', score: 1 },
+      raw: 'Sure.\n```json\n{"verdict": "no", "score": 1}\n```',
+      attempts: 1,
+    });
     expect(server.chatRequests().length - before).toBe(1);
   });
 
@@ -80,14 +94,23 @@ describe('chatJson against the test server (real SDK)', () => {
 
   it('gives up after N re-asks with a typed failure carrying the raw text', async () => {
     const before = server.chatRequests().length;
-    const r = await chatJson(llm.model, [{ role: 'user', content: 'always-bad' }], { schema, retries: 2, reaskMessage: (e) => `always-bad again: ${e}` });
+    const r = await chatJson(llm.model, [{ role: 'user', content: 'always-bad' }], {
+      schema,
+      retries: 2,
+      reaskMessage: (e) => `always-bad again: ${e}`,
+    });
     expect(r).toEqual({ ok: false, error: 'no fenced ```json block in the answer', raw: 'still no json', attempts: 3 });
     expect(server.chatRequests().length - before).toBe(3);
   });
 
   it('treats finish_reason length as a failed answer', async () => {
     const r = await chatJson(llm.model, [{ role: 'user', content: 'truncated' }], { schema, retries: 0 });
-    expect(r).toEqual({ ok: false, error: 'answer truncated (finish_reason: length)', raw: '```json\n{"verdict": "ye', attempts: 1 });
+    expect(r).toEqual({
+      ok: false,
+      error: 'answer truncated (finish_reason: length)',
+      raw: '```json\n{"verdict": "ye',
+      attempts: 1,
+    });
   });
 
   it('repeat mode re-sends the conversation with a new seed (so the cache does not return the same answer)', async () => {
@@ -100,7 +123,12 @@ describe('chatJson against the test server (real SDK)', () => {
         return { text: options?.seed === 8 ? '{"verdict":"no","score":2}' : 'nope', finishReason: 'stop' };
       },
     };
-    const r = await chatJson(model, [{ role: 'user', content: 'q' }], { schema, extract: 'raw', reask: 'repeat', chat: { seed: 7 } });
+    const r = await chatJson(model, [{ role: 'user', content: 'q' }], {
+      schema,
+      extract: 'raw',
+      reask: 'repeat',
+      chat: { seed: 7 },
+    });
     expect(r.ok && r.value).toEqual({ verdict: 'no', score: 2 });
     expect(calls).toBe(2);
   });

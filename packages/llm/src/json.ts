@@ -113,7 +113,11 @@ export async function chatJson<S extends z.ZodType>(
       }
     }
     if (attempt <= retries && reask === 'append') {
-      convo = [...messages, { role: 'assistant', content: raw }, { role: 'user', content: (options.reaskMessage ?? defaultReask)(error) }];
+      convo = [
+        ...messages,
+        { role: 'assistant', content: raw },
+        { role: 'user', content: (options.reaskMessage ?? defaultReask)(error) },
+      ];
     }
   }
   return { ok: false, error, raw, attempts: retries + 1 };

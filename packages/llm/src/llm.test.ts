@@ -18,7 +18,15 @@ describe('createLlm', () => {
   let cleanup: () => Promise<void>;
   const open: Llm[] = [];
   const make = (o: Partial<Parameters<typeof createLlm>[0]> = {}) => {
-    const llm = createLlm({ model: 'test-model', baseURL: server.baseURL, apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache'), progress: false, log: () => {}, ...o });
+    const llm = createLlm({
+      model: 'test-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: KEY_ENV,
+      cacheDir: join(dir, 'cache'),
+      progress: false,
+      log: () => {},
+      ...o,
+    });
     open.push(llm);
     return llm;
   };
@@ -37,11 +45,14 @@ describe('createLlm', () => {
     for (const l of open.splice(0)) await l.close();
     await cleanup();
   });
-  const sent = (content: string) => server.chatRequests().filter((r) => r.body.messages.at(-1).content === content).length;
+  const sent = (content: string) =>
+    server.chatRequests().filter((r) => r.body.messages.at(-1).content === content).length;
 
   it('validates its options', () => {
     expect(() => createLlm({ model: '' })).toThrow(/model name is required/);
-    expect(() => createLlm({ model: 'm', cache: 'sometimes' as never })).toThrow(/cache mode must be one of use, refresh, off, replay/);
+    expect(() => createLlm({ model: 'm', cache: 'sometimes' as never })).toThrow(
+      /cache mode must be one of use, refresh, off, replay/,
+    );
     expect(() => createLlm({ model: 'm', concurrency: 0 })).toThrow(/concurrency must be a positive integer/);
     expect(() => createLlm({ model: 'm', maxCost: -1 })).toThrow(/maxCost/);
     expect(() => createLlm({ model: 'm', dryRun: true, batch: true })).toThrow(/cannot be combined/);
@@ -83,7 +94,12 @@ describe('createLlm', () => {
     const replay = make({ cache: 'replay', baseURL: 'http://127.0.0.1:9/v1' }); // nothing listens on port 9
     expect((await ask(replay, 'for replay')).text).toBe('echo: for replay');
     await expect(ask(replay, 'never asked')).rejects.toMatchObject({ code: 'cache_miss' });
-    const { results, summary } = await replay.runJobs({ name: 'replay', items: ['for replay', 'never asked'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text });
+    const { results, summary } = await replay.runJobs({
+      name: 'replay',
+      items: ['for replay', 'never asked'],
+      id: (x) => x,
+      run: async (x, { model }) => (await model.chat([{ role: 'user', content: x }])).text,
+    });
     expect(results).toEqual([
       { id: 'for replay', ok: true, value: 'echo: for replay' },
       { id: 'never asked', ok: false, error: expect.stringMatching(/cache miss in replay mode/), code: 'cache_miss' },
@@ -93,7 +109,13 @@ describe('createLlm', () => {
 
   it('a missing key is a clear error naming the variable (for OpenAI itself)', async () => {
     delete process.env[KEY_ENV];
-    const llm = createLlm({ model: 'gpt-4o', apiKeyEnv: KEY_ENV, cacheDir: join(dir, 'cache'), progress: false, env: { [KEY_ENV]: '' } });
+    const llm = createLlm({
+      model: 'gpt-4o',
+      apiKeyEnv: KEY_ENV,
+      cacheDir: join(dir, 'cache'),
+      progress: false,
+      env: { [KEY_ENV]: '' },
+    });
     open.push(llm);
     await expect(ask(llm, 'hi')).rejects.toThrow(`environment variable ${KEY_ENV} is not set`);
   });
@@ -114,14 +136,35 @@ describe('createLlm', () => {
     });
     expect(results).toEqual([
       { id: 'a', ok: true, value: { text: 'echo: a' } },
-      { id: 'fail-me', ok: false, error: expect.stringMatching(/HTTP 400: .*rejected/), code: 'llm_call_failed', status: 400 },
+      {
+        id: 'fail-me',
+        ok: false,
+        error: expect.stringMatching(/HTTP 400: .*rejected/),
+        code: 'llm_call_failed',
+        status: 400,
+      },
       { id: 'b', ok: true, value: { text: 'echo: b' } },
       { id: 'throws', ok: false, error: 'bad item' },
       { id: 'c', ok: true, value: { text: 'echo: c' } },
     ]);
-    expect(summary).toMatchObject({ name: 'mixed', items: 5, done: 3, failed: 2, skipped: 0, notRun: 0, calls: 3, failedCalls: 1 });
+    expect(summary).toMatchObject({
+      name: 'mixed',
+      items: 5,
+      done: 3,
+      failed: 2,
+      skipped: 0,
+      notRun: 0,
+      calls: 3,
+      failedCalls: 1,
+    });
     const lines = await readLines(journal);
-    expect(lines.map((l) => [l.id, l.ok]).sort()).toEqual([['a', true], ['b', true], ['c', true], ['fail-me', false], ['throws', false]]);
+    expect(lines.map((l) => [l.id, l.ok]).sort()).toEqual([
+      ['a', true],
+      ['b', true],
+      ['c', true],
+      ['fail-me', false],
+      ['throws', false],
+    ]);
   });
 
   it('runJobs resumes from the journal: finished items are skipped, failed ones retried, a torn last line ignored', async () => {
@@ -158,20 +201,34 @@ describe('createLlm', () => {
   });
 
   it('runJobs rejects duplicate ids', async () => {
-    await expect(make().runJobs({ name: 'dup', items: [1, 1], id: String, run: async () => 1 })).rejects.toThrow(/duplicate item id "1"/);
+    await expect(make().runJobs({ name: 'dup', items: [1, 1], id: String, run: async () => 1 })).rejects.toThrow(
+      /duplicate item id "1"/,
+    );
   });
 
   it('writes the summary atomically and a per-call usage log', async () => {
     const summaryFile = join(dir, 'out', 'summary.json');
     const usageLog = join(dir, 'usage.jsonl');
     const llm = make({ summaryFile, usageLog, model: 'gpt-4o-mini' });
-    const { summary } = await llm.runJobs({ name: 'sum', items: ['p', 'q'], id: (x) => x, run: async (x, { model }) => (await model.chat([{ role: 'user', content: `sum ${x}` }])).text });
+    const { summary } = await llm.runJobs({
+      name: 'sum',
+      items: ['p', 'q'],
+      id: (x) => x,
+      run: async (x, { model }) => (await model.chat([{ role: 'user', content: `sum ${x}` }])).text,
+    });
     expect(JSON.parse(await readFile(summaryFile, 'utf8'))).toEqual(summary);
     await llm.close();
     const log = await readLines(usageLog);
     expect(log).toHaveLength(2);
     // test server usage: prompt = 3 + (3 + ceil(5 / 4)) = 8 tokens; answer "echo: sum p" = ceil(11 / 4) = 3 tokens
-    expect(log[0]).toMatchObject({ event: 'call', model: 'gpt-4o-mini', promptTokens: 8, completionTokens: 3, attempts: 1, finishReason: 'stop' });
+    expect(log[0]).toMatchObject({
+      event: 'call',
+      model: 'gpt-4o-mini',
+      promptTokens: 8,
+      completionTokens: 3,
+      attempts: 1,
+      finishReason: 'stop',
+    });
     expect(summary).toMatchObject({ promptTokens: 16, completionTokens: 6, calls: 2 });
     // gpt-4o-mini: 2 x (8 x 0.15 + 3 x 0.6) / 1e6 = 6e-6 USD
     expect(summary.cost).toBeCloseTo(6e-6, 12);
@@ -180,13 +237,29 @@ describe('createLlm', () => {
   it('--max-cost stops cleanly before the budget is passed, keeps finished items, and a rerun continues', async () => {
     // Price 1000 USD per 1M tokens = 0.001 USD per token. Every answer reports 5 prompt + 10 completion tokens,
     // i.e. 0.015 USD per call; the worst-case estimate before a call is (local prompt count + max tokens 10) x 0.001.
-    const s = await startTestServer({ respond: () => ({ content: 'fine', usage: { promptTokens: 5, completionTokens: 10 } }) });
+    const s = await startTestServer({
+      respond: () => ({ content: 'fine', usage: { promptTokens: 5, completionTokens: 10 } }),
+    });
     const prices = { 'priced-model': { input: 1000, output: 1000 } };
     const journal = join(dir, 'budget.jsonl');
     const items = [...Array(10).keys()];
     const run = (llm: Llm) =>
-      llm.runJobs({ name: 'budget', items, id: String, journal, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `budget ${i}` }])).text });
-    const llm = make({ baseURL: s.baseURL, model: 'priced-model', prices, maxTokens: 10, maxCost: 0.1, concurrency: 1, itemConcurrency: 1 });
+      llm.runJobs({
+        name: 'budget',
+        items,
+        id: String,
+        journal,
+        run: async (i, { model }) => (await model.chat([{ role: 'user', content: `budget ${i}` }])).text,
+      });
+    const llm = make({
+      baseURL: s.baseURL,
+      model: 'priced-model',
+      prices,
+      maxTokens: 10,
+      maxCost: 0.1,
+      concurrency: 1,
+      itemConcurrency: 1,
+    });
     const first = await run(llm);
     expect(first.summary.stoppedByBudget).toBe(true);
     expect(first.summary.cost).toBeLessThanOrEqual(0.1);
@@ -204,7 +277,9 @@ describe('createLlm', () => {
 
   it('--max-cost needs a price for the model', async () => {
     const llm = make({ model: 'unknown-model', maxCost: 1 });
-    await expect(llm.runJobs({ name: 'x', items: [1], id: String, run: async () => 1 })).rejects.toThrow(/needs the price of model "unknown-model"/);
+    await expect(llm.runJobs({ name: 'x', items: [1], id: String, run: async () => 1 })).rejects.toThrow(
+      /needs the price of model "unknown-model"/,
+    );
   });
 
   it('reads a price table file over the defaults', async () => {
@@ -251,15 +326,29 @@ describe('createLlm', () => {
       costKnown: true,
       requestsFile,
       estimate: {
-        realistic: { calls: 4, promptTokens: 44, completionTokens: 20, cost: expect.closeTo(0.00252, 10), explanation: expect.stringMatching(/observed for the same method/) },
-        upper: { calls: 4, promptTokens: 44, completionTokens: 80, cost: expect.closeTo(0.00612, 10), explanation: expect.stringMatching(/max tokens/) },
+        realistic: {
+          calls: 4,
+          promptTokens: 44,
+          completionTokens: 20,
+          cost: expect.closeTo(0.00252, 10),
+          explanation: expect.stringMatching(/observed for the same method/),
+        },
+        upper: {
+          calls: 4,
+          promptTokens: 44,
+          completionTokens: 80,
+          cost: expect.closeTo(0.00612, 10),
+          explanation: expect.stringMatching(/max tokens/),
+        },
       },
     });
     expect(summary).toMatchObject({ done: 1, notRun: 4, failed: 0, calls: 0 });
     const planned = await readLines(requestsFile);
     expect(planned).toHaveLength(4);
     expect(planned[0]).toEqual({
-      custom_id: requestKey(buildRequest([{ role: 'user', content: 'hello world 1' }], { maxTokens: 20 }, { model: 'gpt-4' })),
+      custom_id: requestKey(
+        buildRequest([{ role: 'user', content: 'hello world 1' }], { maxTokens: 20 }, { model: 'gpt-4' }),
+      ),
       method: 'POST',
       url: '/v1/chat/completions',
       body: { model: 'gpt-4', messages: [{ role: 'user', content: 'hello world 1' }], max_tokens: 20 },
@@ -268,7 +357,11 @@ describe('createLlm', () => {
     const journal = join(dir, 'dry.jsonl');
     const record = { id: '1', ok: true, value: 'done before' };
     await writeFile(journal, `${JSON.stringify({ ...record, c: journalChecksum(record) })}\n`);
-    const resumed = await make({ model: 'gpt-4', maxTokens: 20, dryRun: { requestsFile: join(dir, 'planned2.jsonl') } }).runJobs({
+    const resumed = await make({
+      model: 'gpt-4',
+      maxTokens: 20,
+      dryRun: { requestsFile: join(dir, 'planned2.jsonl') },
+    }).runJobs({
       name: 'plan2',
       items: [1, 2],
       id: String,
@@ -277,7 +370,9 @@ describe('createLlm', () => {
     });
     expect(resumed.summary).toMatchObject({ skipped: 1, notRun: 1, dryRun: { calls: 1 } });
     expect(await readLines(journal)).toHaveLength(1);
-    expect(lines.join('\n')).toMatch(/dry run "plan": 4 calls to send \(1 answered from cache\).*\n  realistic: 4 calls, ~44 prompt \+ ~20 completion tokens, \$0\.0025 .*\n  upper bound: 4 calls, ~44 prompt \+ ~80 completion tokens, \$0\.0061/);
+    expect(lines.join('\n')).toMatch(
+      /dry run "plan": 4 calls to send \(1 answered from cache\).*\n {2}realistic: 4 calls, ~44 prompt \+ ~20 completion tokens, \$0\.0025 .*\n {2}upper bound: 4 calls, ~44 prompt \+ ~80 completion tokens, \$0\.0061/,
+    );
   });
 
   it('the API key appears in none of the files a run writes', async () => {
@@ -300,10 +395,17 @@ describe('createLlm', () => {
     });
     expect(results.map((r) => r.ok)).toEqual([true, false, true]);
     await llm.close();
-    await make({ ...opts, dryRun: { requestsFile: join(dir, 'dry.jsonl') } }).runJobs({ name: 'key-dry', items: ['two'], id: (x) => x, run: async (x, { model }) => model.chat([{ role: 'user', content: x }]) });
+    await make({ ...opts, dryRun: { requestsFile: join(dir, 'dry.jsonl') } }).runJobs({
+      name: 'key-dry',
+      items: ['two'],
+      id: (x) => x,
+      run: async (x, { model }) => model.chat([{ role: 'user', content: x }]),
+    });
     const files = await listFiles(dir);
     // journal, summary, usage log, dry-run requests and the cache segment holding the two answers
-    expect(files.filter((f) => !f.startsWith(join(dir, 'cache'))).sort()).toEqual(['dry.jsonl', 'key.jsonl', 'summary.json', 'usage.jsonl'].map((f) => join(dir, f)));
+    expect(files.filter((f) => !f.startsWith(join(dir, 'cache'))).sort()).toEqual(
+      ['dry.jsonl', 'key.jsonl', 'summary.json', 'usage.jsonl'].map((f) => join(dir, f)),
+    );
     const cached = files.filter((f) => f.startsWith(join(dir, 'cache')));
     expect(cached).toHaveLength(1);
     expect((await readFile(cached[0]!, 'utf8')).trimEnd().split('\n')).toHaveLength(2);

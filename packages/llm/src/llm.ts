@@ -5,12 +5,36 @@ import { dialevalHome, EvalError, FileSystemError, InputError, writeFileAtomic, 
 import { runBatchRounds, type BatchOptions, type BatchReport } from './batch';
 import type { CacheMode, CachedResponse } from './cache';
 import { CACHE_MODES, DiskCache } from './cache';
-import { BudgetExceededError, CacheMissError, isCode, LlmCallError, LlmConfigError, MissingApiKeyError, RequestDeferredError, type LlmConfigCause } from './errors';
+import {
+  BudgetExceededError,
+  CacheMissError,
+  isCode,
+  LlmCallError,
+  LlmConfigError,
+  MissingApiKeyError,
+  RequestDeferredError,
+  type LlmConfigCause,
+} from './errors';
 import { JournalWriter, readJournal, type JournalRecord } from './journal';
 import { AdaptiveLimiter } from './limiter';
-import { BATCH_DISCOUNT, costOf, DEFAULT_PRICES, priceOf, readPriceTable, type ModelPrice, type PriceTable } from './prices';
+import {
+  BATCH_DISCOUNT,
+  costOf,
+  DEFAULT_PRICES,
+  priceOf,
+  readPriceTable,
+  type ModelPrice,
+  type PriceTable,
+} from './prices';
 import { formatCost, formatTokens, ProgressLine, progressWanted } from './progress';
-import { buildRequest, requestKey, wireBody, type CanonicalRequest, type KeyExtras, type MaxTokensParam } from './request';
+import {
+  buildRequest,
+  requestKey,
+  wireBody,
+  type CanonicalRequest,
+  type KeyExtras,
+  type MaxTokensParam,
+} from './request';
 import { countPromptTokens } from './tokens';
 import { DEFAULT_RETRY, errnoOf, OpenAITransport, redact, UNREACHABLE_ERRNOS, type RetryPolicy } from './transport';
 
@@ -297,7 +321,9 @@ export interface ResolvedOptions {
   maxTokensParam: MaxTokensParam;
   itemConcurrency: number;
   retry: RetryPolicy;
-  dryRun: false | Required<Pick<DryRunOptions, 'completionTokens' | 'upperCompletionTokens'>> & { requestsFile?: string };
+  dryRun:
+    | false
+    | (Required<Pick<DryRunOptions, 'completionTokens' | 'upperCompletionTokens'>> & { requestsFile?: string });
   batch: false | BatchOptions;
   progress: boolean;
   namespace?: string;
@@ -339,7 +365,9 @@ class Stats {
   }
 }
 
-type Phase = { kind: 'live'; plan?: Map<string, Planned> } | { kind: 'collect'; record: (req: CanonicalRequest, key: string, extras?: KeyExtras) => void; plan?: undefined };
+type Phase =
+  | { kind: 'live'; plan?: Map<string, Planned> }
+  | { kind: 'collect'; record: (req: CanonicalRequest, key: string, extras?: KeyExtras) => void; plan?: undefined };
 
 /** Per-call context: the repeat index (cache key) and the method label (completion statistics). */
 interface CallContext {
@@ -360,20 +388,31 @@ function checkOptions(o: LlmOptions): void {
     throw new InputError(msg, { field: [field], code: 'input_error' });
   };
   if (!o || typeof o.model !== 'string' || o.model.trim() === '') bad('model', 'a model name is required (--model)');
-  if (o.cache !== undefined && !CACHE_MODES.includes(o.cache)) bad('cache', `cache mode must be one of ${CACHE_MODES.join(', ')}, got "${o.cache}"`);
-  for (const f of ['concurrency', 'maxAttempts', 'itemConcurrency', 'configErrorThreshold', 'defaultCompletionTokens'] as const) {
+  if (o.cache !== undefined && !CACHE_MODES.includes(o.cache))
+    bad('cache', `cache mode must be one of ${CACHE_MODES.join(', ')}, got "${o.cache}"`);
+  for (const f of [
+    'concurrency',
+    'maxAttempts',
+    'itemConcurrency',
+    'configErrorThreshold',
+    'defaultCompletionTokens',
+  ] as const) {
     const v = o[f];
     if (v !== undefined && (!Number.isInteger(v) || v < 1)) bad(f, `${f} must be a positive integer, got ${v}`);
   }
   for (const f of ['maxCost', 'timeoutMs', 'backoffBaseMs', 'backoffMaxMs', 'temperature', 'topP'] as const) {
     const v = o[f];
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0)) bad(f, `${f} must be a non-negative number, got ${v}`);
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v) || v < 0))
+      bad(f, `${f} must be a non-negative number, got ${v}`);
   }
   if (o.seed !== undefined && !Number.isInteger(o.seed)) bad('seed', `seed must be an integer, got ${o.seed}`);
-  if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1)) bad('maxTokens', `maxTokens must be a positive integer, got ${o.maxTokens}`);
-  if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace.trim() === '')) bad('namespace', 'namespace must be a non-empty string');
+  if (o.maxTokens !== undefined && (!Number.isInteger(o.maxTokens) || o.maxTokens < 1))
+    bad('maxTokens', `maxTokens must be a positive integer, got ${o.maxTokens}`);
+  if (o.namespace !== undefined && (typeof o.namespace !== 'string' || o.namespace.trim() === ''))
+    bad('namespace', 'namespace must be a non-empty string');
   if (o.dryRun && o.batch) bad('batch', '--dry-run and --batch cannot be combined');
-  if (o.cache === 'replay' && o.batch) bad('batch', '--batch needs the network; it cannot be combined with --cache replay');
+  if (o.cache === 'replay' && o.batch)
+    bad('batch', '--batch needs the network; it cannot be combined with --cache replay');
 }
 
 function isOpenAIHost(baseURL: string | undefined): boolean {
@@ -445,7 +484,13 @@ export function createLlm(options: LlmOptions): Llm {
     configErrorThreshold: options.configErrorThreshold ?? DEFAULT_CONFIG_ERROR_THRESHOLD,
     defaultCompletionTokens: options.defaultCompletionTokens ?? DEFAULT_COMPLETION_TOKENS,
   };
-  const defaults = { model: options.model, temperature: options.temperature, topP: options.topP, maxTokens: options.maxTokens, seed: options.seed };
+  const defaults = {
+    model: options.model,
+    temperature: options.temperature,
+    topP: options.topP,
+    maxTokens: options.maxTokens,
+    seed: options.seed,
+  };
   const cache = new DiskCache(resolved.cacheDir);
   const limiter = new AdaptiveLimiter(concurrency);
   const global = new Stats();
@@ -503,7 +548,13 @@ export function createLlm(options: LlmOptions): Llm {
       if (!baseURL || isOpenAIHost(baseURL)) throw new MissingApiKeyError(resolved.apiKeyEnv);
     }
     apiKey = key || undefined;
-    transport = new OpenAITransport({ apiKey: key || 'no-key', baseURL, policy: resolved.retry, limiter, fetch: options.fetch });
+    transport = new OpenAITransport({
+      apiKey: key || 'no-key',
+      baseURL,
+      policy: resolved.retry,
+      limiter,
+      fetch: options.fetch,
+    });
     return transport;
   }
 
@@ -522,7 +573,14 @@ export function createLlm(options: LlmOptions): Llm {
     observed.set(label, o);
   }
 
-  function account(sinks: Stats[], req: CanonicalRequest, res: CachedResponse, factor: number, batch: boolean, label: string): number {
+  function account(
+    sinks: Stats[],
+    req: CanonicalRequest,
+    res: CachedResponse,
+    factor: number,
+    batch: boolean,
+    label: string,
+  ): number {
     const usage = res.usage;
     const p = price(req.model);
     const cost = usage && p ? costOf(p, usage, factor) : 0;
@@ -589,7 +647,9 @@ export function createLlm(options: LlmOptions): Llm {
   async function reserve(req: CanonicalRequest, label: string, factor = 1, wait = true): Promise<number> {
     if (resolved.maxCost === undefined) return 0;
     if (!price(req.model)) {
-      throw new InputError(`--max-cost needs the price of model "${req.model}", which is not in the price table`, { field: ['model'] });
+      throw new InputError(`--max-cost needs the price of model "${req.model}", which is not in the price table`, {
+        field: ['model'],
+      });
     }
     const est = await estimateCost(req, label, factor);
     for (;;) {
@@ -658,12 +718,18 @@ export function createLlm(options: LlmOptions): Llm {
 
   const FIXES: Record<LlmConfigCause, () => string> = {
     'missing-key': () => `set ${resolved.apiKeyEnv} to your API key, or name another variable with --api-key-env`,
-    unauthorized: () => `check the key in ${resolved.apiKeyEnv} (or name another variable with --api-key-env); it must be valid for ${endpoint()}`,
-    forbidden: () => `use a key (${resolved.apiKeyEnv}) that may use model "${resolved.model}" at ${endpoint()}, or choose another --model`,
-    'model-not-found': () => `check --model "${resolved.model}" (the endpoint does not know it) and --base-url ${endpoint()} (an OpenAI-compatible URL ends in /v1)`,
-    'connection-refused': () => `nothing accepts connections at ${endpoint()}: start the server, or correct --base-url (or OPENAI_BASE_URL)`,
-    dns: () => `the host of ${endpoint()} does not resolve: correct --base-url (or OPENAI_BASE_URL), or check the network`,
-    'replay-miss': () => `run once with --cache use (it needs the network and a key) to record the answers, or point --cache-dir at the cache that holds them`,
+    unauthorized: () =>
+      `check the key in ${resolved.apiKeyEnv} (or name another variable with --api-key-env); it must be valid for ${endpoint()}`,
+    forbidden: () =>
+      `use a key (${resolved.apiKeyEnv}) that may use model "${resolved.model}" at ${endpoint()}, or choose another --model`,
+    'model-not-found': () =>
+      `check --model "${resolved.model}" (the endpoint does not know it) and --base-url ${endpoint()} (an OpenAI-compatible URL ends in /v1)`,
+    'connection-refused': () =>
+      `nothing accepts connections at ${endpoint()}: start the server, or correct --base-url (or OPENAI_BASE_URL)`,
+    dns: () =>
+      `the host of ${endpoint()} does not resolve: correct --base-url (or OPENAI_BASE_URL), or check the network`,
+    'replay-miss': () =>
+      `run once with --cache use (it needs the network and a key) to record the answers, or point --cache-dir at the cache that holds them`,
   };
 
   /** Counts a failed call; identical configuration failures in a row stop the runtime. */
@@ -679,7 +745,14 @@ export function createLlm(options: LlmOptions): Llm {
     if (configRun.cause === c.cause) configRun = { ...configRun, count: configRun.count + 1, detail };
     else configRun = { cause: c.cause, count: 1, status: c.status, detail };
     if (configRun.count >= resolved.configErrorThreshold) {
-      stopFor(new LlmConfigError(c.cause, { detail: `${configRun.count} calls in a row failed: ${detail}`, fix: FIXES[c.cause](), status: c.status, failures: configRun.count }));
+      stopFor(
+        new LlmConfigError(c.cause, {
+          detail: `${configRun.count} calls in a row failed: ${detail}`,
+          fix: FIXES[c.cause](),
+          status: c.status,
+          failures: configRun.count,
+        }),
+      );
     }
   }
 
@@ -689,10 +762,24 @@ export function createLlm(options: LlmOptions): Llm {
     const status = (error as { status?: unknown })?.status;
     const errno = errnoOf(error);
     const cause: LlmConfigCause | undefined =
-      status === 401 ? 'unauthorized' : status === 403 ? 'forbidden' : status === 404 ? 'model-not-found' : errno === 'ECONNREFUSED' ? 'connection-refused' : errno && UNREACHABLE_ERRNOS.has(errno) ? 'dns' : undefined;
+      status === 401
+        ? 'unauthorized'
+        : status === 403
+          ? 'forbidden'
+          : status === 404
+            ? 'model-not-found'
+            : errno === 'ECONNREFUSED'
+              ? 'connection-refused'
+              : errno && UNREACHABLE_ERRNOS.has(errno)
+                ? 'dns'
+                : undefined;
     if (!cause) return undefined;
     const detail = `Batch API: ${redact(errorMessage(error), secret())}`;
-    return new LlmConfigError(cause, { detail, fix: FIXES[cause](), status: typeof status === 'number' ? status : undefined });
+    return new LlmConfigError(cause, {
+      detail,
+      fix: FIXES[cause](),
+      status: typeof status === 'number' ? status : undefined,
+    });
   }
 
   function stopFor(error: LlmConfigError): void {
@@ -709,7 +796,14 @@ export function createLlm(options: LlmOptions): Llm {
     await usageLog.appendLine(entry);
   }
 
-  async function chat(messages: ChatMessage[], chatOptions: ChatOptions | undefined, sinks: Stats[], phase: Phase, ctx: CallContext, signal?: AbortSignal): Promise<ChatResult> {
+  async function chat(
+    messages: ChatMessage[],
+    chatOptions: ChatOptions | undefined,
+    sinks: Stats[],
+    phase: Phase,
+    ctx: CallContext,
+    signal?: AbortSignal,
+  ): Promise<ChatResult> {
     await ready;
     if (configStop) throw configStop;
     const req = buildRequest(messages, chatOptions, defaults);
@@ -760,7 +854,17 @@ export function createLlm(options: LlmOptions): Llm {
         const out = await throughGate(() =>
           t.send(wireBody(req, resolved.maxTokensParam), sig, (info) => {
             for (const s of sinks) s.retries++;
-            if (options.usageLog) void logUsage({ event: 'retry', t: new Date().toISOString(), model: req.model, key, attempt: info.attempt, status: info.status, reason: info.reason, delayMs: info.delayMs }).catch(() => {});
+            if (options.usageLog)
+              void logUsage({
+                event: 'retry',
+                t: new Date().toISOString(),
+                model: req.model,
+                key,
+                attempt: info.attempt,
+                status: info.status,
+                reason: info.reason,
+                delayMs: info.delayMs,
+              }).catch(() => {});
           }),
         );
         res = out.response;
@@ -815,7 +919,12 @@ export function createLlm(options: LlmOptions): Llm {
     };
   }
 
-  async function writeDryRunFile(name: string, plan: Map<string, Planned>, cacheHits: number, calls: CallCountEstimate | undefined): Promise<DryRunReport> {
+  async function writeDryRunFile(
+    name: string,
+    plan: Map<string, Planned>,
+    cacheHits: number,
+    calls: CallCountEstimate | undefined,
+  ): Promise<DryRunReport> {
     const dr = resolved.dryRun as Exclude<ResolvedOptions['dryRun'], false>;
     const file = resolve(dr.requestsFile ?? join(resolved.cacheDir, 'dry-run', `${safeName(name)}.requests.jsonl`));
     let promptTokens = 0;
@@ -842,7 +951,14 @@ export function createLlm(options: LlmOptions): Llm {
         realisticCost += costOf(p, { promptTokens: pl.promptTokens, completionTokens: realistic });
         upperCost += costOf(p, { promptTokens: pl.promptTokens, completionTokens: upper });
       } else costKnown = false;
-      lines.push(JSON.stringify({ custom_id: pl.key, method: 'POST', url: '/v1/chat/completions', body: wireBody(pl.req, resolved.maxTokensParam) }));
+      lines.push(
+        JSON.stringify({
+          custom_id: pl.key,
+          method: 'POST',
+          url: '/v1/chat/completions',
+          body: wireBody(pl.req, resolved.maxTokensParam),
+        }),
+      );
     }
     await writeFileAtomic(file, lines.length ? `${lines.join('\n')}\n` : '');
     const n = plan.size;
@@ -884,7 +1000,8 @@ export function createLlm(options: LlmOptions): Llm {
   }
 
   function modelFor(o: { repeat: number }): ChatModel {
-    if (!Number.isInteger(o?.repeat) || o.repeat < 0) throw new InputError(`repeat must be a non-negative integer, got ${o?.repeat}`, { field: ['repeat'] });
+    if (!Number.isInteger(o?.repeat) || o.repeat < 0)
+      throw new InputError(`repeat must be a non-negative integer, got ${o?.repeat}`, { field: ['repeat'] });
     return makeModel([global], { kind: 'live' }, { repeat: o.repeat, label: '' }, closeController.signal);
   }
 
@@ -903,20 +1020,31 @@ export function createLlm(options: LlmOptions): Llm {
     async runJobs<I, R>(spec: RunJobsSpec<I, R>): Promise<RunJobsResult<R>> {
       await ready;
       const started = Date.now();
-      if (!spec || typeof spec.name !== 'string' || !Array.isArray(spec.items) || typeof spec.run !== 'function' || typeof spec.id !== 'function') {
+      if (
+        !spec ||
+        typeof spec.name !== 'string' ||
+        !Array.isArray(spec.items) ||
+        typeof spec.run !== 'function' ||
+        typeof spec.id !== 'function'
+      ) {
         throw new InputError('runJobs needs { name, items, id, run }');
       }
       const repeats = spec.repeats ?? 1;
       const method = spec.method ?? spec.name;
-      if (!Number.isInteger(repeats) || repeats < 1) throw new InputError(`repeats must be a positive integer, got ${spec.repeats}`, { field: ['repeats'] });
+      if (!Number.isInteger(repeats) || repeats < 1)
+        throw new InputError(`repeats must be a positive integer, got ${spec.repeats}`, { field: ['repeats'] });
       const ids = spec.items.map((item, i) => {
         const id = spec.id(item);
-        if (typeof id !== 'string' || id === '') throw new InputError(`item ${i} has no id (id() must return a non-empty string)`, { record: i });
+        if (typeof id !== 'string' || id === '')
+          throw new InputError(`item ${i} has no id (id() must return a non-empty string)`, { record: i });
         return id;
       });
       const seen = new Set<string>();
       for (let i = 0; i < ids.length; i++) {
-        if (seen.has(ids[i]!)) throw new InputError(`duplicate item id "${ids[i]}": ids must be unique for the journal to resume`, { record: i });
+        if (seen.has(ids[i]!))
+          throw new InputError(`duplicate item id "${ids[i]}": ids must be unique for the journal to resume`, {
+            record: i,
+          });
         seen.add(ids[i]!);
       }
       // Jobs: every item x repeat, repeats of an item together.
@@ -925,7 +1053,8 @@ export function createLlm(options: LlmOptions): Llm {
       for (let i = 0; i < ids.length; i++) {
         for (let r = 0; r < repeats; r++) {
           const key = jobKey(ids[i]!, r);
-          if (keys.has(key)) throw new InputError(`item id "${ids[i]}" collides with the job key of a repeat ("${key}")`, { record: i });
+          if (keys.has(key))
+            throw new InputError(`item id "${ids[i]}" collides with the job key of a repeat ("${key}")`, { record: i });
           keys.add(key);
           jobs.push({ item: i, repeat: r, key });
         }
@@ -934,7 +1063,9 @@ export function createLlm(options: LlmOptions): Llm {
       const journalFile = spec.journal ? resolve(spec.journal) : undefined;
       const previous = journalFile ? await readJournal(journalFile) : undefined;
       if (previous && previous.dropped > 0) {
-        log(`journal ${journalFile}: ${previous.dropped} line(s) failed their checksum and were dropped; their items are run again`);
+        log(
+          `journal ${journalFile}: ${previous.dropped} line(s) failed their checksum and were dropped; their items are run again`,
+        );
       }
       const retryFailed = spec.retryFailed ?? true;
 
@@ -966,7 +1097,11 @@ export function createLlm(options: LlmOptions): Llm {
         controller.abort(error);
       };
       const todo: number[] = [];
-      const resultOf = (j: number, rec: JournalRecord, extra: { code?: string; status?: number } = {}): JobResult<R> => {
+      const resultOf = (
+        j: number,
+        rec: JournalRecord,
+        extra: { code?: string; status?: number } = {},
+      ): JobResult<R> => {
         const job = jobs[j]!;
         const base = repeats > 1 ? { id: ids[job.item]!, repeat: job.repeat } : { id: ids[job.item]! };
         if (rec.ok) return { ...base, ok: true, value: rec.value as R };
@@ -1030,7 +1165,9 @@ export function createLlm(options: LlmOptions): Llm {
           notRun: notRunKeys.length,
           stoppedByBudget,
           ...(stopped ? { stopped } : {}),
-          ...(stopped === 'config' && configStop ? { configError: { cause: configStop.cause, message: configStop.message, fix: configStop.fix } } : {}),
+          ...(stopped === 'config' && configStop
+            ? { configError: { cause: configStop.cause, message: configStop.message, fix: configStop.fix } }
+            : {}),
           failures: [...failures],
           repeats,
           ...stats.summary(),
@@ -1053,7 +1190,12 @@ export function createLlm(options: LlmOptions): Llm {
             batchReport = await runBatchRounds({
               items: todo.map((j) => jobs[j]!),
               run: async (job, record) => {
-                const model = makeModel([], { kind: 'collect', record }, { repeat: job.repeat, label: method }, controller.signal);
+                const model = makeModel(
+                  [],
+                  { kind: 'collect', record },
+                  { repeat: job.repeat, label: method },
+                  controller.signal,
+                );
                 await spec.run(spec.items[job.item]!, { model, signal: controller.signal, repeat: job.repeat });
               },
               options: resolved.batch,
@@ -1081,8 +1223,11 @@ export function createLlm(options: LlmOptions): Llm {
           if (batchReport?.stoppedByBudget) stoppedByBudget = true;
         }
 
-        if (journalFile && !resolved.dryRun) writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
-        const models = Array.from({ length: repeats }, (_, r) => makeModel(sinks, { kind: 'live', plan: jobPlan }, { repeat: r, label: method }, controller.signal));
+        if (journalFile && !resolved.dryRun)
+          writer = await JournalWriter.open(journalFile, previous?.endsWithNewline ?? true);
+        const models = Array.from({ length: repeats }, (_, r) =>
+          makeModel(sinks, { kind: 'live', plan: jobPlan }, { repeat: r, label: method }, controller.signal),
+        );
         let next = 0;
         const worker = async () => {
           while (next < todo.length) {
@@ -1098,7 +1243,11 @@ export function createLlm(options: LlmOptions): Llm {
             let rec: JournalRecord;
             const extra: { code?: string; status?: number } = {};
             try {
-              const value = await spec.run(spec.items[job.item]!, { model: models[job.repeat]!, signal: controller.signal, repeat: job.repeat });
+              const value = await spec.run(spec.items[job.item]!, {
+                model: models[job.repeat]!,
+                signal: controller.signal,
+                repeat: job.repeat,
+              });
               const json = value === undefined ? null : (JSON.parse(JSON.stringify(value)) as R);
               rec = { id: job.key, ok: true, value: json };
             } catch (error) {
@@ -1116,7 +1265,11 @@ export function createLlm(options: LlmOptions): Llm {
               // A call that failed for good is this item's failure even when the run stops meanwhile; anything else
               // thrown while the run is stopping (an aborted call) means the item was not run.
               const ownFailure = error instanceof LlmCallError || isCode(error, 'cache_miss');
-              if (isCode(error, 'request_deferred') || LlmConfigError.isInstance(error) || (controller.signal.aborted && !ownFailure)) {
+              if (
+                isCode(error, 'request_deferred') ||
+                LlmConfigError.isInstance(error) ||
+                (controller.signal.aborted && !ownFailure)
+              ) {
                 if (isCode(error, 'request_deferred')) deferredJobs.push(j);
                 notRunKeys.push(job.key);
                 continue;
@@ -1178,7 +1331,10 @@ export function createLlm(options: LlmOptions): Llm {
             `  upper bound: ${nCalls(u.calls)}, ~${formatTokens(u.promptTokens)} prompt + ~${formatTokens(u.completionTokens)} completion tokens, ${cost(u.cost)} (${u.explanation})`,
         );
       }
-      if (stoppedByBudget) log(`"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRunKeys.length} item(s) not run; finished items are kept`);
+      if (stoppedByBudget)
+        log(
+          `"${spec.name}" stopped by the budget (--max-cost ${formatCost(resolved.maxCost ?? 0)}): ${notRunKeys.length} item(s) not run; finished items are kept`,
+        );
       finishedSummaries.push(summary);
       const summaryFile = spec.summaryFile ?? options.summaryFile;
       if (summaryFile) await writeJsonAtomic(resolve(summaryFile), summary);

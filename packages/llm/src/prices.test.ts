@@ -17,6 +17,9 @@ describe('prices', () => {
     expect(costOf(p, { promptTokens: 1000, completionTokens: 50, cachedTokens: 400 })).toBeCloseTo(1800 / 1e6, 15);
     expect(costOf(p, { promptTokens: 1000, completionTokens: 50, cachedTokens: 400 }, 0.5)).toBeCloseTo(900 / 1e6, 15);
     // without a cached price, cached tokens cost the input price
-    expect(costOf({ input: 2, output: 8 }, { promptTokens: 1000, completionTokens: 0, cachedTokens: 400 })).toBeCloseTo(2000 / 1e6, 15);
+    expect(costOf({ input: 2, output: 8 }, { promptTokens: 1000, completionTokens: 0, cachedTokens: 400 })).toBeCloseTo(
+      2000 / 1e6,
+      15,
+    );
   });
 });

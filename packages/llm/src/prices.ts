@@ -70,9 +70,14 @@ export function priceOf(model: string, table: PriceTable): ModelPrice | undefine
 }
 
 /** Cost in USD of one call's usage; cached prompt tokens are billed at `cachedInput` when the table gives it. */
-export function costOf(price: ModelPrice, usage: { promptTokens: number; completionTokens: number; cachedTokens?: number }, factor = 1): number {
+export function costOf(
+  price: ModelPrice,
+  usage: { promptTokens: number; completionTokens: number; cachedTokens?: number },
+  factor = 1,
+): number {
   const cached = Math.min(usage.cachedTokens ?? 0, usage.promptTokens);
   const cachedPrice = price.cachedInput ?? price.input;
-  const usd = ((usage.promptTokens - cached) * price.input + cached * cachedPrice + usage.completionTokens * price.output) / 1e6;
+  const usd =
+    ((usage.promptTokens - cached) * price.input + cached * cachedPrice + usage.completionTokens * price.output) / 1e6;
   return usd * factor;
 }

@@ -38,7 +38,8 @@ export function progressLine(s: ProgressState, now = Date.now()): string {
   const ranNow = finished - s.skipped;
   const remaining = s.total - finished;
   const elapsed = now - s.startedAt;
-  const eta = ranNow > 0 && remaining > 0 ? formatDuration((elapsed / ranNow) * remaining) : remaining === 0 ? '0s' : '?';
+  const eta =
+    ranNow > 0 && remaining > 0 ? formatDuration((elapsed / ranNow) * remaining) : remaining === 0 ? '0s' : '?';
   return [
     `${s.name} ${finished}/${s.total}`,
     `${s.calls} calls`,
@@ -51,7 +52,10 @@ export function progressLine(s: ProgressState, now = Date.now()): string {
 }
 
 /** Whether to draw a live line: stderr is a terminal and no CI variable is set. */
-export function progressWanted(stream: NodeJS.WriteStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
+export function progressWanted(
+  stream: NodeJS.WriteStream = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): boolean {
   return Boolean(stream.isTTY) && !env.CI;
 }
 

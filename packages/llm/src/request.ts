@@ -29,7 +29,14 @@ export interface RequestDefaults {
 function wireFormat(format: ResponseFormat | undefined): WireResponseFormat | undefined {
   if (!format) return undefined;
   if (format.type === 'json_schema') {
-    return { type: 'json_schema', json_schema: { name: format.name, schema: format.schema, ...(format.strict !== undefined ? { strict: format.strict } : {}) } };
+    return {
+      type: 'json_schema',
+      json_schema: {
+        name: format.name,
+        schema: format.schema,
+        ...(format.strict !== undefined ? { strict: format.strict } : {}),
+      },
+    };
   }
   return { type: format.type };
 }
@@ -37,11 +44,18 @@ function wireFormat(format: ResponseFormat | undefined): WireResponseFormat | un
 const ROLES = new Set(['system', 'user', 'assistant']);
 
 /** Builds the canonical request of a call: the call's options win over the run's defaults. */
-export function buildRequest(messages: ChatMessage[], options: ChatOptions | undefined, defaults: RequestDefaults): CanonicalRequest {
-  if (!Array.isArray(messages) || messages.length === 0) throw new InputError('a chat call needs at least one message', { field: ['messages'] });
+export function buildRequest(
+  messages: ChatMessage[],
+  options: ChatOptions | undefined,
+  defaults: RequestDefaults,
+): CanonicalRequest {
+  if (!Array.isArray(messages) || messages.length === 0)
+    throw new InputError('a chat call needs at least one message', { field: ['messages'] });
   const out: CanonicalRequest['messages'] = messages.map((m, i) => {
     if (!m || !ROLES.has(m.role) || typeof m.content !== 'string') {
-      throw new InputError('each message needs a role (system, user, assistant) and string content', { field: ['messages', i] });
+      throw new InputError('each message needs a role (system, user, assistant) and string content', {
+        field: ['messages', i],
+      });
     }
     return { role: m.role, content: m.content };
   });

@@ -12,7 +12,10 @@ const PKG = join(__dirname, '..');
 const N = 60;
 
 function startChild(args: string[]) {
-  const child = spawn(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', CHILD, ...args], { cwd: PKG, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--conditions=@eval/source', '--import', 'tsx', CHILD, ...args], {
+    cwd: PKG,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let stderr = '';
   child.stderr.on('data', (d) => (stderr += d));
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null; stderr: string }>((resolve) =>
@@ -71,7 +74,15 @@ describe('SIGKILL in the middle of a run, then the same command again', () => {
     expect(resumed.summary.skipped).toBe(finished.length);
 
     // 3. an uninterrupted run of the same script (own server, cache and journal), in this process
-    process.argv = [process.argv[0]!, CHILD, reference.baseURL, join(dir, 'cache-ref'), join(dir, 'ref.jsonl'), join(dir, 'ref.json'), String(N)];
+    process.argv = [
+      process.argv[0]!,
+      CHILD,
+      reference.baseURL,
+      join(dir, 'cache-ref'),
+      join(dir, 'ref.jsonl'),
+      join(dir, 'ref.json'),
+      String(N),
+    ];
     await import('./fixtures/resume-child');
     const uninterrupted = JSON.parse(await readFile(join(dir, 'ref.json'), 'utf8'));
 

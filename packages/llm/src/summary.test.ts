@@ -51,7 +51,20 @@ describe('formatSummary', () => {
   });
 
   it('sums several runs; many runs give one line of totals; a complete run says so', () => {
-    const ok: RunSummary = { ...base, name: 'u', items: 2, done: 2, failed: 0, skipped: 0, notRun: 0, stoppedByBudget: false, stopped: undefined, failures: [], repeats: 1, cost: 0.5 };
+    const ok: RunSummary = {
+      ...base,
+      name: 'u',
+      items: 2,
+      done: 2,
+      failed: 0,
+      skipped: 0,
+      notRun: 0,
+      stoppedByBudget: false,
+      stopped: undefined,
+      failures: [],
+      repeats: 1,
+      cost: 0.5,
+    };
     const text = formatSummary(Array.from({ length: 6 }, () => ok));
     // 6 runs x 2 items; 6 x 12 calls; 6 x $0.50
     expect(text).toMatch(/^ {2}6 runs: 12 item\(s\): 12 done, 0 failed, 0 skipped \(finished earlier\), 0 not run$/m);

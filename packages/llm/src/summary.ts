@@ -35,7 +35,9 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
   } else {
     for (const s of list) {
       const rep = s.repeats > 1 ? ` (${s.items / s.repeats} x ${s.repeats} repeats)` : '';
-      lines.push(`  ${s.name}: ${int(s.items)} item(s)${rep}: ${int(s.done)} done, ${int(s.failed)} failed, ${int(s.skipped)} skipped (finished earlier), ${int(s.notRun)} not run`);
+      lines.push(
+        `  ${s.name}: ${int(s.items)} item(s)${rep}: ${int(s.done)} done, ${int(s.failed)} failed, ${int(s.skipped)} skipped (finished earlier), ${int(s.notRun)} not run`,
+      );
     }
   }
   const batch = sum((s) => s.batchCalls);
@@ -48,18 +50,27 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
   const known = list.every((s) => s.costKnown);
   lines.push(`  cost: ${formatCost(sum((s) => s.cost))}${known ? '' : ' (incomplete: no price for the model)'}`);
   for (const s of list) {
-    if (s.stopped === 'budget') lines.push(`  stopped: ${s.name} reached the budget (--max-cost); finished items are kept`);
+    if (s.stopped === 'budget')
+      lines.push(`  stopped: ${s.name} reached the budget (--max-cost); finished items are kept`);
     else if (s.stopped === 'aborted') lines.push(`  stopped: ${s.name} was interrupted; finished items are kept`);
-    else if (s.stopped === 'config') lines.push(`  stopped: ${s.name}: ${s.configError?.message ?? 'configuration error'}`);
-    else if (s.stopped === 'filesystem') lines.push(`  stopped: ${s.name}: a file could not be written (see the error)`);
-    if (s.journalDropped) lines.push(`  journal: ${s.journalDropped} line(s) of ${s.name} failed their checksum and were run again`);
+    else if (s.stopped === 'config')
+      lines.push(`  stopped: ${s.name}: ${s.configError?.message ?? 'configuration error'}`);
+    else if (s.stopped === 'filesystem')
+      lines.push(`  stopped: ${s.name}: a file could not be written (see the error)`);
+    if (s.journalDropped)
+      lines.push(`  journal: ${s.journalDropped} line(s) of ${s.name} failed their checksum and were run again`);
   }
   const failures = list.flatMap((s) => s.failures.map((f) => ({ run: s.name, ...f })));
   const shown = options.listFailures ?? 5;
-  for (const f of failures.slice(0, shown)) lines.push(`  failed: ${list.length > 1 ? `${f.run} ` : ''}${f.key}: ${f.error}`);
+  for (const f of failures.slice(0, shown))
+    lines.push(`  failed: ${list.length > 1 ? `${f.run} ` : ''}${f.key}: ${f.error}`);
   if (failures.length > shown) lines.push(`  ... and ${failures.length - shown} more failed item(s)`);
   const incomplete = sum((s) => s.failed + s.notRun) > 0 || list.some((s) => s.stopped);
-  lines.push(incomplete ? `  INCOMPLETE: ${options.resume ?? 'run the same command again to retry the failed items and run the rest'}` : '  complete: every item was evaluated');
+  lines.push(
+    incomplete
+      ? `  INCOMPLETE: ${options.resume ?? 'run the same command again to retry the failed items and run the rest'}`
+      : '  complete: every item was evaluated',
+  );
   return lines.join('\n');
 }
 
@@ -86,7 +97,9 @@ export function catchInterrupts(llm: Llm, options: CatchInterruptsOptions = {}):
   const handler = (signal: NodeJS.Signals) => {
     count++;
     if (count === 1) {
-      log(`${signal}: stopping; calls in flight are abandoned, finished items are kept (press Ctrl-C again to quit at once)`);
+      log(
+        `${signal}: stopping; calls in flight are abandoned, finished items are kept (press Ctrl-C again to quit at once)`,
+      );
       llm.interrupt(signal);
       return;
     }
@@ -94,7 +107,10 @@ export function catchInterrupts(llm: Llm, options: CatchInterruptsOptions = {}):
     log(formatSummary(summaries, { resume: options.resume }));
     if (options.summaryFile) {
       try {
-        const tmp = join(dirname(options.summaryFile), `.${basename(options.summaryFile)}.${process.pid}.${Date.now()}.tmp`);
+        const tmp = join(
+          dirname(options.summaryFile),
+          `.${basename(options.summaryFile)}.${process.pid}.${Date.now()}.tmp`,
+        );
         writeFileSync(tmp, `${JSON.stringify(summaries.length === 1 ? summaries[0] : summaries, null, 2)}\n`);
         renameSync(tmp, options.summaryFile);
       } catch (error) {

@@ -15,12 +15,16 @@ function load(encoding: 'o200k_base' | 'cl100k_base'): Promise<Counter> {
   let p = loaded.get(encoding);
   if (!p) {
     // gpt-tokenizer: pure JS, ships its BPE ranks, works offline. Loaded only when a count is needed (dry run, budget).
-    p = (encoding === 'o200k_base' ? import('gpt-tokenizer/encoding/o200k_base') : import('gpt-tokenizer/encoding/cl100k_base')).then(
-      (mod) => {
-        const api = (mod as { countTokens?: Counter; default?: { countTokens: Counter } }).countTokens ?? (mod as { default: { countTokens: Counter } }).default.countTokens;
-        return (text: string) => api(text);
-      },
-    );
+    p = (
+      encoding === 'o200k_base'
+        ? import('gpt-tokenizer/encoding/o200k_base')
+        : import('gpt-tokenizer/encoding/cl100k_base')
+    ).then((mod) => {
+      const api =
+        (mod as { countTokens?: Counter; default?: { countTokens: Counter } }).countTokens ??
+        (mod as { default: { countTokens: Counter } }).default.countTokens;
+      return (text: string) => api(text);
+    });
     loaded.set(encoding, p);
   }
   return p;

@@ -143,14 +143,29 @@ describe('retries and timeouts against the test server (real SDK)', () => {
   });
 
   it('reports usage per call: prompt, completion and cached tokens', async () => {
-    const s2 = await startTestServer({ respond: () => ({ content: 'ok', usage: { promptTokens: 120, completionTokens: 7, cachedTokens: 100 } }) });
-    const l2 = createLlm({ model: 'gpt-4o-mini', baseURL: s2.baseURL, apiKeyEnv: KEY_ENV, cacheDir: dir, progress: false });
+    const s2 = await startTestServer({
+      respond: () => ({ content: 'ok', usage: { promptTokens: 120, completionTokens: 7, cachedTokens: 100 } }),
+    });
+    const l2 = createLlm({
+      model: 'gpt-4o-mini',
+      baseURL: s2.baseURL,
+      apiKeyEnv: KEY_ENV,
+      cacheDir: dir,
+      progress: false,
+    });
     const r = await l2.model.chat([{ role: 'user', content: 'usage please' }]);
     expect(r.usage).toEqual({ promptTokens: 120, completionTokens: 7, cachedTokens: 100 });
     // gpt-4o-mini default price: input 0.15, cached input 0.075, output 0.60 USD per 1M tokens:
     // (20 x 0.15 + 100 x 0.075 + 7 x 0.60) / 1e6 = (3 + 7.5 + 4.2) / 1e6 = 14.7e-6
     expect(l2.usage().cost).toBeCloseTo(14.7e-6, 12);
-    expect(l2.usage()).toMatchObject({ calls: 1, promptTokens: 120, completionTokens: 7, cachedTokens: 100, totalTokens: 127, costKnown: true });
+    expect(l2.usage()).toMatchObject({
+      calls: 1,
+      promptTokens: 120,
+      completionTokens: 7,
+      cachedTokens: 100,
+      totalTokens: 127,
+      costKnown: true,
+    });
     await l2.close();
     await s2.close();
   });
@@ -160,13 +175,21 @@ describe('aborting', () => {
   it('aborting the run ends the calls in flight at once; calls leave no listener on the run signal', async () => {
     const server = await startTestServer({ rules: [{ match: 'hang', reply: { hang: true } }] });
     const limiter = new AdaptiveLimiter(8);
-    const transport = new OpenAITransport({ apiKey: KEY, baseURL: server.baseURL, limiter, policy: { maxAttempts: 3, timeoutMs: 10_000, backoffBaseMs: 10, backoffMaxMs: 100 } });
+    const transport = new OpenAITransport({
+      apiKey: KEY,
+      baseURL: server.baseURL,
+      limiter,
+      policy: { maxAttempts: 3, timeoutMs: 10_000, backoffBaseMs: 10, backoffMaxMs: 100 },
+    });
     const run = new AbortController();
     const body = (content: string) => ({ model: 'test-model', messages: [{ role: 'user', content }] });
-    for (let i = 0; i < 20; i++) expect((await transport.send(body(`q${i}`), run.signal)).response.text).toBe(`echo: q${i}`);
+    for (let i = 0; i < 20; i++)
+      expect((await transport.send(body(`q${i}`), run.signal)).response.text).toBe(`echo: q${i}`);
     expect(getEventListeners(run.signal, 'abort').length).toBeLessThanOrEqual(1);
     const started = Date.now();
-    const hanging = [transport.send(body('hang 1'), run.signal), transport.send(body('hang 2'), run.signal)].map((p) => p.catch((e: unknown) => e));
+    const hanging = [transport.send(body('hang 1'), run.signal), transport.send(body('hang 2'), run.signal)].map((p) =>
+      p.catch((e: unknown) => e),
+    );
     await new Promise((r) => setTimeout(r, 100));
     run.abort(new Error('run stopped'));
     for (const e of await Promise.all(hanging)) expect(e).toMatchObject({ message: 'run stopped' });
@@ -198,13 +221,31 @@ describe('adaptive concurrency', () => {
     });
     const { dir, cleanup } = await tempDir();
     process.env[KEY_ENV] = KEY;
-    const llm = createLlm({ model: 'test-model', baseURL: server.baseURL, apiKeyEnv: KEY_ENV, cacheDir: dir, concurrency: 16, maxAttempts: 10, progress: false });
-    const first = await llm.runJobs({ name: 'limited', items: [...Array(60).keys()], id: String, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `a${i}` }])).text });
+    const llm = createLlm({
+      model: 'test-model',
+      baseURL: server.baseURL,
+      apiKeyEnv: KEY_ENV,
+      cacheDir: dir,
+      concurrency: 16,
+      maxAttempts: 10,
+      progress: false,
+    });
+    const first = await llm.runJobs({
+      name: 'limited',
+      items: [...Array(60).keys()],
+      id: String,
+      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `a${i}` }])).text,
+    });
     expect(first.summary.done).toBe(60);
     expect(first.summary.concurrency.min).toBeLessThan(16);
     phase = 'free';
     peak = 0;
-    const second = await llm.runJobs({ name: 'free', items: [...Array(400).keys()], id: String, run: async (i, { model }) => (await model.chat([{ role: 'user', content: `b${i}` }])).text });
+    const second = await llm.runJobs({
+      name: 'free',
+      items: [...Array(400).keys()],
+      id: String,
+      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `b${i}` }])).text,
+    });
     expect(second.summary.done).toBe(400);
     expect(second.summary.retries).toBe(0);
     // After enough successes (at most 1 + 2 + ... + 15 = 120) the limit is back at 16, and more than the lowest
@@ -221,13 +262,29 @@ describe('the chat-completion request (sent without the SDK request pipeline, as
   it('posts to <baseURL>/chat/completions with the SDK credentials, and fails with the SDK error classes', async () => {
     const seen: Array<{ url: string; headers: Record<string, string>; body: unknown }> = [];
     const replies: Array<() => Response> = [
-      () => new Response(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }), { status: 200, headers: { 'content-type': 'application/json' } }),
-      () => new Response(JSON.stringify({ error: { message: 'bad request body' } }), { status: 400, headers: { 'content-type': 'application/json' } }),
+      () =>
+        new Response(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }), {
+          status: 200,
+          headers: { 'content-type': 'application/json' },
+        }),
+      () =>
+        new Response(JSON.stringify({ error: { message: 'bad request body' } }), {
+          status: 400,
+          headers: { 'content-type': 'application/json' },
+        }),
       () => new Response('upstream down', { status: 503 }),
-      () => new Response(JSON.stringify({ choices: [{ message: { content: 'again' }, finish_reason: 'length' }] }), { status: 200, headers: { 'content-type': 'application/json; charset=utf-8' } }),
+      () =>
+        new Response(JSON.stringify({ choices: [{ message: { content: 'again' }, finish_reason: 'length' }] }), {
+          status: 200,
+          headers: { 'content-type': 'application/json; charset=utf-8' },
+        }),
     ];
     const fakeFetch = (async (url: string, init: RequestInit) => {
-      seen.push({ url: String(url), headers: init.headers as Record<string, string>, body: JSON.parse(init.body as string) });
+      seen.push({
+        url: String(url),
+        headers: init.headers as Record<string, string>,
+        body: JSON.parse(init.body as string),
+      });
       return replies.shift()!();
     }) as unknown as typeof fetch;
     const saved = { org: process.env.OPENAI_ORG_ID, project: process.env.OPENAI_PROJECT_ID };
@@ -245,17 +302,31 @@ describe('the chat-completion request (sent without the SDK request pipeline, as
       expect((await transport.send(body)).response).toEqual({ text: 'hi', finishReason: 'stop' });
       expect(seen[0]).toEqual({
         url: 'http://127.0.0.1:9/v1/chat/completions',
-        headers: { accept: 'application/json', 'content-type': 'application/json', 'user-agent': expect.stringMatching(/^OpenAI\/JS \d/), authorization: `Bearer ${KEY}`, 'openai-organization': 'org-test', 'openai-project': 'proj-test' },
+        headers: {
+          accept: 'application/json',
+          'content-type': 'application/json',
+          'user-agent': expect.stringMatching(/^OpenAI\/JS \d/),
+          authorization: `Bearer ${KEY}`,
+          'openai-organization': 'org-test',
+          'openai-project': 'proj-test',
+        },
         body,
       });
       // 400: the SDK's BadRequestError message ("400 <error.message>"), not retried
-      await expect(transport.send(body)).rejects.toMatchObject({ message: 'HTTP 400: 400 bad request body (not retryable)', status: 400, retryable: false });
+      await expect(transport.send(body)).rejects.toMatchObject({
+        message: 'HTTP 400: 400 bad request body (not retryable)',
+        status: 400,
+        retryable: false,
+      });
       // 503 with a text body: retried, then answered
       const retried = await transport.send(body);
       expect(retried).toMatchObject({ attempts: 2, response: { text: 'again', finishReason: 'length' } });
       expect(seen).toHaveLength(4);
     } finally {
-      for (const [k, v] of [['OPENAI_ORG_ID', saved.org], ['OPENAI_PROJECT_ID', saved.project]] as const) {
+      for (const [k, v] of [
+        ['OPENAI_ORG_ID', saved.org],
+        ['OPENAI_PROJECT_ID', saved.project],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }

@@ -18,7 +18,12 @@ export interface RetryPolicy {
   backoffMaxMs: number;
 }
 
-export const DEFAULT_RETRY: RetryPolicy = { maxAttempts: 5, timeoutMs: 120_000, backoffBaseMs: 500, backoffMaxMs: 60_000 };
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxAttempts: 5,
+  timeoutMs: 120_000,
+  backoffBaseMs: 500,
+  backoffMaxMs: 60_000,
+};
 
 export interface AttemptInfo {
   attempt: number;
@@ -65,7 +70,11 @@ export function retryAfterMs(headers: unknown, now = Date.now()): number | undef
 }
 
 /** Exponential backoff with jitter: uniform in [d/2, d] where d = base * 2^(attempt-1), capped. */
-export function backoffDelay(attempt: number, policy: Pick<RetryPolicy, 'backoffBaseMs' | 'backoffMaxMs'>, random = Math.random): number {
+export function backoffDelay(
+  attempt: number,
+  policy: Pick<RetryPolicy, 'backoffBaseMs' | 'backoffMaxMs'>,
+  random = Math.random,
+): number {
   const d = Math.min(policy.backoffMaxMs, policy.backoffBaseMs * 2 ** (attempt - 1));
   return Math.round(d / 2 + random() * (d / 2));
 }
@@ -81,7 +90,13 @@ interface Classified {
 }
 
 /** Connection failures that mean the endpoint is not there at all (wrong URL), not a passing fault. */
-export const UNREACHABLE_ERRNOS: ReadonlySet<string> = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_NODATA']);
+export const UNREACHABLE_ERRNOS: ReadonlySet<string> = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EAI_NONAME',
+  'EAI_NODATA',
+]);
 
 /** The first system error code (`ECONNREFUSED`...) in an error's cause chain. */
 export function errnoOf(error: unknown): string | undefined {
@@ -182,11 +197,22 @@ export class OpenAITransport {
 
   constructor(opts: TransportOptions) {
     this.opts = opts;
-    this.client = new OpenAI({ apiKey: opts.apiKey, baseURL: opts.baseURL, maxRetries: 0, timeout: opts.policy.timeoutMs, fetch: opts.fetch ?? leanFetch });
+    this.client = new OpenAI({
+      apiKey: opts.apiKey,
+      baseURL: opts.baseURL,
+      maxRetries: 0,
+      timeout: opts.policy.timeoutMs,
+      fetch: opts.fetch ?? leanFetch,
+    });
     // The SDK's own URL and credentials (base URL, OPENAI_ORG_ID / OPENAI_PROJECT_ID from the environment).
     const base = this.client.baseURL;
     this.chatURL = `${base}${base.endsWith('/') ? '' : '/'}chat/completions`;
-    this.headers = { accept: 'application/json', 'content-type': 'application/json', 'user-agent': `OpenAI/JS ${SDK_VERSION}`, authorization: `Bearer ${opts.apiKey}` };
+    this.headers = {
+      accept: 'application/json',
+      'content-type': 'application/json',
+      'user-agent': `OpenAI/JS ${SDK_VERSION}`,
+      authorization: `Bearer ${opts.apiKey}`,
+    };
     if (this.client.organization) this.headers['openai-organization'] = this.client.organization;
     if (this.client.project) this.headers['openai-project'] = this.client.project;
   }
@@ -238,7 +264,8 @@ export class OpenAITransport {
       if (signal?.aborted) throw new APIUserAbortError();
       // As the SDK: our timeout, or a connection error that says it timed out (ETIMEDOUT...), is a timeout.
       const cause = (error as { cause?: unknown } | null)?.cause;
-      if (timedOut || /timed? ?out/i.test(String(error) + (cause ? String(cause) : ''))) throw new APIConnectionTimeoutError();
+      if (timedOut || /timed? ?out/i.test(String(error) + (cause ? String(cause) : '')))
+        throw new APIConnectionTimeoutError();
       throw new APIConnectionError({ cause: error instanceof Error ? error : new Error(String(error)) });
     } finally {
       release?.();
@@ -283,7 +310,12 @@ export class OpenAITransport {
       }
       last = c;
       if (!c.retryable || attempt === policy.maxAttempts) break;
-      const delay = Math.min(policy.backoffMaxMs, c.retryAfter !== undefined ? c.retryAfter + Math.round((this.opts.random ?? Math.random)() * 50) : backoffDelay(attempt, policy, this.opts.random));
+      const delay = Math.min(
+        policy.backoffMaxMs,
+        c.retryAfter !== undefined
+          ? c.retryAfter + Math.round((this.opts.random ?? Math.random)() * 50)
+          : backoffDelay(attempt, policy, this.opts.random),
+      );
       const info = { attempt, reason: c.reason, status: c.status, delayMs: delay };
       this.opts.onRetry?.(info);
       onRetry?.(info);
@@ -304,7 +336,11 @@ export function toResponse(res: unknown): CachedResponse {
   const r = res as {
     model?: string;
     choices?: Array<{ message?: { content?: string | null; refusal?: string | null }; finish_reason?: string }>;
-    usage?: { prompt_tokens?: number; completion_tokens?: number; prompt_tokens_details?: { cached_tokens?: number } | null };
+    usage?: {
+      prompt_tokens?: number;
+      completion_tokens?: number;
+      prompt_tokens_details?: { cached_tokens?: number } | null;
+    };
   };
   const choice = r?.choices?.[0];
   if (!r || typeof r !== 'object' || !choice || typeof choice !== 'object' || !choice.message) {

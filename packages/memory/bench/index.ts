@@ -7,7 +7,14 @@ import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { aggregateEvalResults, buildJudgeInputs, computeTimeConsuming, readRunArtifact, renderJudgePrompt, type EvalRecords } from '../src/index';
+import {
+  aggregateEvalResults,
+  buildJudgeInputs,
+  computeTimeConsuming,
+  readRunArtifact,
+  renderJudgePrompt,
+  type EvalRecords,
+} from '../src/index';
 
 const USERS = Number(process.env.MEMORY_BENCH_USERS ?? 8);
 const SESSIONS = 120;
@@ -15,7 +22,18 @@ const TURNS = 60; // 30 user/assistant pairs
 const TURN_CHARS = 520; // ~130 tokens per turn: 120 × 60 × 130 ≈ 0.94M tokens per user
 
 function sentence(i: number, chars: number): string {
-  const words = ['memory', 'system', 'Lisbon', 'coffee', 'marathon', 'sister', 'doctor', 'project', 'weekend', 'garden'];
+  const words = [
+    'memory',
+    'system',
+    'Lisbon',
+    'coffee',
+    'marathon',
+    'sister',
+    'doctor',
+    'project',
+    'weekend',
+    'garden',
+  ];
   let s = '';
   for (let k = 0; s.length < chars; k++) s += `${words[(i * 7 + k) % words.length]} `;
   return s.trimEnd();
@@ -49,7 +67,18 @@ function syntheticUser(u: number): string {
       })),
       extracted_memories: Array.from({ length: 4 }, (_, i) => `extracted ${s}.${i}`),
       add_dialogue_duration_ms: 1234.5,
-      questions: [{ question: `q${s}?`, answer: 'a', evidence: [{ memory_content: 'e' }], difficulty: 'easy', question_type: 'Basic Fact Recall', system_response: 'r', context: 'c', search_duration_ms: 10.5 }],
+      questions: [
+        {
+          question: `q${s}?`,
+          answer: 'a',
+          evidence: [{ memory_content: 'e' }],
+          difficulty: 'easy',
+          question_type: 'Basic Fact Recall',
+          system_response: 'r',
+          context: 'c',
+          search_duration_ms: 10.5,
+        },
+      ],
     });
   }
   return JSON.stringify({ uuid: `bench-${u}`, user_name: `User ${u}`, sessions });
@@ -102,20 +131,50 @@ async function main(): Promise<void> {
 
     // aggregation over HaluMem-Medium-sized pooled records (14,948 points, ~15k extracted memories, 3,467 questions), x10
     const n = 10;
-    const records: EvalRecords = { memory_integrity_records: [], memory_accuracy_records: [], memory_update_records: [], question_answering_records: [] };
+    const records: EvalRecords = {
+      memory_integrity_records: [],
+      memory_accuracy_records: [],
+      memory_update_records: [],
+      question_answering_records: [],
+    };
     const types = ['Event Memory', 'Persona Memory', 'Relationship Memory'];
     for (let i = 0; i < 14_948 * n; i++) {
       const update = i % 8 === 0;
-      if (update) records.memory_update_records.push({ memory_type: types[i % 3], importance: 0.75, memory_update_type: ['Correct', 'Omission', 'Hallucination'][i % 3] });
-      else records.memory_integrity_records.push({ memory_type: types[i % 3], memory_source: i % 11 === 0 ? 'interference' : 'system', importance: 0.75, memory_integrity_score: i % 3 });
+      if (update)
+        records.memory_update_records.push({
+          memory_type: types[i % 3],
+          importance: 0.75,
+          memory_update_type: ['Correct', 'Omission', 'Hallucination'][i % 3],
+        });
+      else
+        records.memory_integrity_records.push({
+          memory_type: types[i % 3],
+          memory_source: i % 11 === 0 ? 'interference' : 'system',
+          importance: 0.75,
+          memory_integrity_score: i % 3,
+        });
     }
-    for (let i = 0; i < 15_000 * n; i++) records.memory_accuracy_records.push({ memory_accuracy_score: i % 3, is_included_in_golden_memories: i % 4 ? 'true' : 'false' });
-    for (let i = 0; i < 3_467 * n; i++) records.question_answering_records.push({ question_type: 'Basic Fact Recall', result_type: ['Correct', 'Omission', 'Hallucination'][i % 3] });
-    const total = records.memory_integrity_records.length + records.memory_accuracy_records.length + records.memory_update_records.length + records.question_answering_records.length;
+    for (let i = 0; i < 15_000 * n; i++)
+      records.memory_accuracy_records.push({
+        memory_accuracy_score: i % 3,
+        is_included_in_golden_memories: i % 4 ? 'true' : 'false',
+      });
+    for (let i = 0; i < 3_467 * n; i++)
+      records.question_answering_records.push({
+        question_type: 'Basic Fact Recall',
+        result_type: ['Correct', 'Omission', 'Hallucination'][i % 3],
+      });
+    const total =
+      records.memory_integrity_records.length +
+      records.memory_accuracy_records.length +
+      records.memory_update_records.length +
+      records.question_answering_records.length;
     const a0 = performance.now();
     aggregateEvalResults(records);
     const aggMs = performance.now() - a0;
-    process.stdout.write(`aggregated ${total} records (10x HaluMem-Medium) in ${aggMs.toFixed(1)} ms (${((total / aggMs) * 1000 / 1e6).toFixed(2)} M records/s)\n`);
+    process.stdout.write(
+      `aggregated ${total} records (10x HaluMem-Medium) in ${aggMs.toFixed(1)} ms (${(((total / aggMs) * 1000) / 1e6).toFixed(2)} M records/s)\n`,
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

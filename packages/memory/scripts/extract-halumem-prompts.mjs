@@ -56,8 +56,20 @@ function decodeEscapes(body, where) {
     }
     const e = body[++i];
     if (e === undefined) throw new ExtractError(`${where}: string ends with a backslash`);
-    const simple = { '\n': '', '\\': '\\', "'": "'", '"': '"', a: '\x07', b: '\b', f: '\f', n: '\n', r: '\r', t: '\t', v: '\v' };
-    if (Object.prototype.hasOwnProperty.call(simple, e)) {
+    const simple = {
+      '\n': '',
+      '\\': '\\',
+      "'": "'",
+      '"': '"',
+      a: '\x07',
+      b: '\b',
+      f: '\f',
+      n: '\n',
+      r: '\r',
+      t: '\t',
+      v: '\v',
+    };
+    if (Object.hasOwn(simple, e)) {
       out += simple[e];
     } else if (/[0-7]/.test(e)) {
       let oct = e;
@@ -111,7 +123,8 @@ function readStringLiteral(src, pos) {
 /** The value of a parsed literal, refusing f-strings and bytes. */
 function literalValue(lit, src, name) {
   const where = `line ${lineOf(src, lit.start)} (${name})`;
-  if (lit.prefix.includes('f')) throw new ExtractError(`${where}: f-strings are not supported (the value depends on run-time data)`);
+  if (lit.prefix.includes('f'))
+    throw new ExtractError(`${where}: f-strings are not supported (the value depends on run-time data)`);
   if (lit.prefix.includes('b')) throw new ExtractError(`${where}: a bytes literal is not a text constant`);
   return lit.prefix.includes('r') ? lit.raw : decodeEscapes(lit.raw, where);
 }
@@ -148,7 +161,8 @@ function readConstantValue(src, pos, name) {
     if (src[i] !== ')') return { error: 'not a plain string constant', end: i };
     i = skipSpace(src, i + 1, false);
   }
-  if (i < src.length && src[i] !== '\n' && src[i] !== '#' && src[i] !== ';') return { error: 'not a plain string constant (an expression follows the literal)', end: i };
+  if (i < src.length && src[i] !== '\n' && src[i] !== '#' && src[i] !== ';')
+    return { error: 'not a plain string constant (an expression follows the literal)', end: i };
   return { value: parts.join(''), end: i };
 }
 
@@ -209,9 +223,12 @@ export function extractStringConstants(source, wanted = () => true) {
 export function extractHaluMemPrompts(checkout) {
   const evalDir = join(checkout, 'eval');
   const promptsPy = join(evalDir, 'prompts.py');
-  if (!existsSync(promptsPy)) throw new ExtractError(`${promptsPy} not found: pass the root of a MemTensor/HaluMem checkout`);
+  if (!existsSync(promptsPy))
+    throw new ExtractError(`${promptsPy} not found: pass the root of a MemTensor/HaluMem checkout`);
   const files = new Map();
-  for (const [name, text] of extractStringConstants(readFileSync(promptsPy, 'utf8'), (n) => /^PROMPT_[A-Z0-9_]+$/.test(n))) {
+  for (const [name, text] of extractStringConstants(readFileSync(promptsPy, 'utf8'), (n) =>
+    /^PROMPT_[A-Z0-9_]+$/.test(n),
+  )) {
     files.set(`${name}.txt`, text);
   }
   const adapters = readdirSync(evalDir)
@@ -278,7 +295,9 @@ function main(argv) {
   const names = [...files.keys()].sort();
   for (const name of names) writeFileSync(join(out, name), files.get(name), 'utf8');
   writeFileSync(join(out, 'SOURCE.md'), sourceNote(checkout, names), 'utf8');
-  process.stdout.write(`wrote ${names.length} files to ${out} (CC-BY-NC-ND-4.0: keep them unmodified, with SOURCE.md)\n`);
+  process.stdout.write(
+    `wrote ${names.length} files to ${out} (CC-BY-NC-ND-4.0: keep them unmodified, with SOURCE.md)\n`,
+  );
   return 0;
 }
 

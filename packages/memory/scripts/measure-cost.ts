@@ -14,11 +14,20 @@ const SHARED = fileURLToPath(new URL('../../../../shared/memory', import.meta.ur
 const model = process.argv[2] ?? 'gpt-4o';
 const perCall = Number(process.argv[3] ?? 150);
 const price = DEFAULT_PRICES[model]!;
-const user = JSON.parse(readFileSync(join(SHARED, 'sample_run_artifact_martin_mark_sessions0-11.jsonl'), 'utf8').trim());
+const user = JSON.parse(
+  readFileSync(join(SHARED, 'sample_run_artifact_martin_mark_sessions0-11.jsonl'), 'utf8').trim(),
+);
 const jobs = judgeJobs(buildJudgeInputs(user));
 let prompt = 0;
-for (const j of jobs) prompt += await countPromptTokens(buildRequest([{ role: 'user', content: renderJudgePrompt(j) }], { temperature: 0 }, { model }));
+for (const j of jobs)
+  prompt += await countPromptTokens(
+    buildRequest([{ role: 'user', content: renderJudgePrompt(j) }], { temperature: 0 }, { model }),
+  );
 const completion = jobs.length * perCall;
 const cost = costOf(price, { promptTokens: prompt, completionTokens: completion });
-console.log(`sample (12 sessions of 1 user): ${jobs.length} calls, ${prompt} prompt tokens (measured) + ${completion} completion tokens (assumed ${perCall} per call)`);
-console.log(`cost $${cost.toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}); per session $${(cost / 12).toFixed(3)}; prompts alone $${costOf(price, { promptTokens: prompt, completionTokens: 0 }).toFixed(2)}`);
+console.log(
+  `sample (12 sessions of 1 user): ${jobs.length} calls, ${prompt} prompt tokens (measured) + ${completion} completion tokens (assumed ${perCall} per call)`,
+);
+console.log(
+  `cost $${cost.toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}); per session $${(cost / 12).toFixed(3)}; prompts alone $${costOf(price, { promptTokens: prompt, completionTokens: 0 }).toFixed(2)}`,
+);

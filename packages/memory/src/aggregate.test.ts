@@ -48,7 +48,9 @@ describeMemory('aggregateEvalResults: parity with the shared fixtures', () => {
 
   it('writes overall_score with Python json.dump number formatting', () => {
     const f = fixture('aggregate_fixture_sessions0-11.json');
-    const text = pythonJsonDumps(aggregateEvalResults(recordsFromJson(f.records)), { floatKeys: OVERALL_SCORE_FLOAT_KEYS });
+    const text = pythonJsonDumps(aggregateEvalResults(recordsFromJson(f.records)), {
+      floatKeys: OVERALL_SCORE_FLOAT_KEYS,
+    });
     expect(text).toContain('"hallucination_update_memory_ratio(all)": 0.0,');
     expect(text).toContain('"memory_importance_sum": 110.25,');
     expect(text).toContain('"memory_num": 147\n');
@@ -58,17 +60,27 @@ describeMemory('aggregateEvalResults: parity with the shared fixtures', () => {
 });
 
 describe('time_consuming', () => {
-  itMemory('reproduces the spec values for the sample artifact (sums 394027.62 ms and 14017.659999999998 ms)', async () => {
-    const t = await computeTimeConsuming(SAMPLE_ARTIFACT);
-    expect(t).toStrictEqual({
-      add_dialogue_duration_time: 6.567127,
-      search_memory_duration_time: 0.23362766666666662,
-      total_duration_time: 6.800754666666667,
-    });
-  });
+  itMemory(
+    'reproduces the spec values for the sample artifact (sums 394027.62 ms and 14017.659999999998 ms)',
+    async () => {
+      const t = await computeTimeConsuming(SAMPLE_ARTIFACT);
+      expect(t).toStrictEqual({
+        add_dialogue_duration_time: 6.567127,
+        search_memory_duration_time: 0.23362766666666662,
+        total_duration_time: 6.800754666666667,
+      });
+    },
+  );
 
   it('divides by 1000 then by 60 and counts generated-QA sessions', () => {
-    const t = timeConsumingOf([{ sessions: [{ add_dialogue_duration_ms: 60000, is_generated_qa_session: true }, { questions: [{ search_duration_ms: 120000 }, {}] }] }]);
+    const t = timeConsumingOf([
+      {
+        sessions: [
+          { add_dialogue_duration_ms: 60000, is_generated_qa_session: true },
+          { questions: [{ search_duration_ms: 120000 }, {}] },
+        ],
+      },
+    ]);
     expect(t).toStrictEqual({ add_dialogue_duration_time: 1, search_memory_duration_time: 2, total_duration_time: 3 });
   });
 });
@@ -184,7 +196,11 @@ describe('aggregateEvalResults: hand-derived cases', () => {
     const b = qaBreakdown(tiny().question_answering_records, 'question_type');
     expect(Object.keys(b)).toEqual(['Memory Boundary', 'Basic Fact Recall']);
     expect(b['Memory Boundary']).toMatchObject({ n: 2, correct: 1, invalid: 1, correct_ratio: 0.5 });
-    expect(qaBreakdown(tiny().question_answering_records, 'difficulty').easy).toMatchObject({ n: 2, correct_ratio: 0.5, hallucination_ratio: 0.5 });
+    expect(qaBreakdown(tiny().question_answering_records, 'difficulty').easy).toMatchObject({
+      n: 2,
+      correct_ratio: 0.5,
+      hallucination_ratio: 0.5,
+    });
   });
 });
 
@@ -199,13 +215,18 @@ describe('loadEvalRecords', () => {
       // split the records in two "users" by session: pooling them gives the fixture's numbers again
       const part = (keep: (sid: number) => boolean) =>
         Object.fromEntries(
-          Object.entries(f.records).map(([k, list]) => [k, (list as Array<{ ssession_id: number }>).filter((r) => keep(r.ssession_id))]),
+          Object.entries(f.records).map(([k, list]) => [
+            k,
+            (list as Array<{ ssession_id: number }>).filter((r) => keep(r.ssession_id)),
+          ]),
         );
       writeFileSync(join(dir, 'a.json'), JSON.stringify(part((sid) => sid < 6)));
       writeFileSync(join(dir, 'b.json'), JSON.stringify({ records: part((sid) => sid >= 6) }));
       writeFileSync(join(dir, 'notes.txt'), 'ignored');
       const seen: Array<[string, string]> = [];
-      const { records, files } = await loadEvalRecords(dir, { onRead: (file, bytes) => seen.push([file, Buffer.from(bytes).toString('utf8')]) });
+      const { records, files } = await loadEvalRecords(dir, {
+        onRead: (file, bytes) => seen.push([file, Buffer.from(bytes).toString('utf8')]),
+      });
       expect(files.map((x) => x.slice(dir.length + 1))).toEqual(['a.json', 'b.json']);
       expect(aggregateEvalResults(records)).toStrictEqual(f.expected_overall_score);
       // onRead saw each record file with its bytes as read (a run record hashes them)

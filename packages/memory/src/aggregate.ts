@@ -200,7 +200,11 @@ export function aggregateEvalResults(
     const interference = item.memory_source === 'interference';
     if (!interference) {
       integrityNum += 1;
-      integrityWeightedNum += numeric(item.importance, { list: 'memory_integrity_records', index, field: 'importance' });
+      integrityWeightedNum += numeric(item.importance, {
+        list: 'memory_integrity_records',
+        index,
+        field: 'importance',
+      });
     } else {
       interferenceNum += 1;
     }
@@ -211,7 +215,10 @@ export function aggregateEvalResults(
     }
     if (!interference) {
       if (pyEqInt(score, 2)) integrityHits += 1;
-      integrityWeighted += 0.5 * numeric(score, { list: 'memory_integrity_records', index, field: 'memory_integrity_score' }) * item.importance;
+      integrityWeighted +=
+        0.5 *
+        numeric(score, { list: 'memory_integrity_records', index, field: 'memory_integrity_score' }) *
+        item.importance;
       integrityValidNum += 1;
       integrityWeightedValidNum += item.importance;
     } else {
@@ -305,13 +312,22 @@ export function aggregateEvalResults(
     };
     return { num, validNum, ratios };
   };
-  const updates = tally(records.memory_update_records, 'memory_update_type', ['Correct', 'Hallucination', 'Omission', 'Other'] as const);
+  const updates = tally(records.memory_update_records, 'memory_update_type', [
+    'Correct',
+    'Hallucination',
+    'Omission',
+    'Other',
+  ] as const);
   const memory_update = {
     ...updates.ratios((l) => `${l}_update_memory_ratio`),
     update_memory_valid_num: updates.validNum,
     update_memory_num: updates.num,
   } as MemoryUpdateScore;
-  const answers = tally(records.question_answering_records, 'result_type', ['Correct', 'Hallucination', 'Omission'] as const);
+  const answers = tally(records.question_answering_records, 'result_type', [
+    'Correct',
+    'Hallucination',
+    'Omission',
+  ] as const);
   const question_answering = {
     ...answers.ratios((l) => `${l}_qa_ratio`),
     qa_valid_num: answers.validNum,
@@ -324,7 +340,7 @@ export function aggregateEvalResults(
     { integrity: number; update: number; total: number }
   >;
   const bucket = (type: unknown, list: string, index: number) => {
-    const b = typeof type === 'string' && Object.prototype.hasOwnProperty.call(counts, type) ? counts[type] : undefined;
+    const b = typeof type === 'string' && Object.hasOwn(counts, type) ? counts[type] : undefined;
     if (!b) {
       throw new InputError(
         `unknown memory_type ${JSON.stringify(type)} (expected one of ${MEMORY_TYPES.join(', ')}; the reference raises KeyError)`,
@@ -425,7 +441,10 @@ export interface QaGroupScore {
 }
 
 /** QA results grouped by a record field (`question_type` or `difficulty`), groups in first-seen order. */
-export function qaBreakdown(records: EvalRecords['question_answering_records'], field: 'question_type' | 'difficulty'): Record<string, QaGroupScore> {
+export function qaBreakdown(
+  records: EvalRecords['question_answering_records'],
+  field: 'question_type' | 'difficulty',
+): Record<string, QaGroupScore> {
   const groups = new Map<string, { n: number; c: number; h: number; o: number }>();
   for (const item of records) {
     const key = typeof item[field] === 'string' ? (item[field] as string) : '(none)';

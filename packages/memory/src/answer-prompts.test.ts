@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage, ChatModel } from '@eval/core';
 import { InputError } from '@eval/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, expect, it } from 'vitest';
 import {
   ANSWER_PROMPT_SYSTEMS,
   CONTEXT_TEMPLATE_FILES,
@@ -37,7 +37,8 @@ afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 describeMemory('loadAnswerPrompts', () => {
   it('returns every file of the shared directory byte for byte', () => {
     expect(prompts.dir).toBe(ANSWER_DIR);
-    for (const system of ANSWER_PROMPT_SYSTEMS) expect(prompts.answerPrompts[system]).toBe(shared(answerPromptFile(system)));
+    for (const system of ANSWER_PROMPT_SYSTEMS)
+      expect(prompts.answerPrompts[system]).toBe(shared(answerPromptFile(system)));
     for (const [adapter, file] of Object.entries(CONTEXT_TEMPLATE_FILES)) {
       expect(prompts.contextTemplates[adapter as keyof typeof CONTEXT_TEMPLATE_FILES]).toBe(shared(file));
     }
@@ -48,13 +49,17 @@ describeMemory('loadAnswerPrompts', () => {
     expect(prompts.answerPrompts.MEMOBASE.endsWith('Answer:\n   ')).toBe(true);
     expect(prompts.contextTemplates.memos.endsWith('{memories}\n')).toBe(true);
     // all eleven files of the layout, nothing else
-    expect(ANSWER_PROMPT_SYSTEMS.length + Object.keys(CONTEXT_TEMPLATE_FILES).length + 1).toBe(readdirSync(ANSWER_DIR).length);
+    expect(ANSWER_PROMPT_SYSTEMS.length + Object.keys(CONTEXT_TEMPLATE_FILES).length + 1).toBe(
+      readdirSync(ANSWER_DIR).length,
+    );
   });
 
   it('reads $DIALEVAL_HALUMEM_PROMPTS_DIR when no directory is given, and says how to get one otherwise', async () => {
     const viaEnv = await loadAnswerPrompts(undefined, { env: { [HALUMEM_PROMPTS_ENV]: ANSWER_DIR } });
     expect(viaEnv).toStrictEqual(prompts);
-    await expect(loadAnswerPrompts(undefined, { env: {} })).rejects.toThrow(/DIALEVAL_HALUMEM_PROMPTS_DIR.*extract-halumem-prompts/);
+    await expect(loadAnswerPrompts(undefined, { env: {} })).rejects.toThrow(
+      /DIALEVAL_HALUMEM_PROMPTS_DIR.*extract-halumem-prompts/,
+    );
   });
 
   it('a missing file is an InputError naming it', async () => {
@@ -77,7 +82,9 @@ describeMemory('rendering', () => {
     // values are inserted as they are (braces inside them are not re-read), the rest of the template is unchanged.
     const head = template.slice(0, template.indexOf('{context}'));
     expect(head.startsWith('\n    You are an intelligent memory assistant')).toBe(true);
-    expect(head.endsWith('7. Ensure your final answer is specific and avoids vague time references\n\n    ')).toBe(true);
+    expect(head.endsWith('7. Ensure your final answer is specific and avoids vague time references\n\n    ')).toBe(
+      true,
+    );
     const expected =
       head +
       'Memories for user Lena Ortiz:\n\n    2024-03-01: Lena moved to {Porto} with {{two}} cats' +
@@ -89,30 +96,57 @@ describeMemory('rendering', () => {
 
   it('renders the context templates with their fields', () => {
     // TEMPLATE_MEMOS = "Memories for user {user_id}:\n\n    {memories}\n"; eval_memos joins the memories with "\n"
-    expect(renderContextTemplate('memos', prompts.contextTemplates.memos, { user_id: 'Lena Ortiz_default', memories: ['a', 'b'].join('\n') })).toBe(
-      'Memories for user Lena Ortiz_default:\n\n    a\nb\n',
-    );
-    // TEMPLATE_MEMOBASE has a single newline after the colon
-    expect(renderContextTemplate('memobase', prompts.contextTemplates.memobase, { user_id: 'u1', memories: 'm' })).toBe('Memories for user u1:\n    m\n');
     expect(
-      renderContextTemplate('memzero_graph', prompts.contextTemplates.memzero_graph, { user_id: 'u1', memories: 'm', graph_memories: 'u1 -- lives_in -- Porto' }),
+      renderContextTemplate('memos', prompts.contextTemplates.memos, {
+        user_id: 'Lena Ortiz_default',
+        memories: ['a', 'b'].join('\n'),
+      }),
+    ).toBe('Memories for user Lena Ortiz_default:\n\n    a\nb\n');
+    // TEMPLATE_MEMOBASE has a single newline after the colon
+    expect(renderContextTemplate('memobase', prompts.contextTemplates.memobase, { user_id: 'u1', memories: 'm' })).toBe(
+      'Memories for user u1:\n    m\n',
+    );
+    expect(
+      renderContextTemplate('memzero_graph', prompts.contextTemplates.memzero_graph, {
+        user_id: 'u1',
+        memories: 'm',
+        graph_memories: 'u1 -- lives_in -- Porto',
+      }),
     ).toBe('Memories for user u1:\n\n    m\n\n    Relations for user u1:\n\n    u1 -- lives_in -- Porto\n');
-    const zep = renderContextTemplate('zep', prompts.contextTemplates.zep, { facts: '  - f1 (event_time: 2024)', entities: '  - Lena: e1' });
+    const zep = renderContextTemplate('zep', prompts.contextTemplates.zep, {
+      facts: '  - f1 (event_time: 2024)',
+      entities: '  - Lena: e1',
+    });
     expect(zep.startsWith('\nFACTS and ENTITIES represent relevant context')).toBe(true);
-    expect(zep.endsWith('<FACTS>\n  - f1 (event_time: 2024)\n</FACTS>\n\n# These are the most relevant entities\n# ENTITY_NAME: entity summary\n<ENTITIES>\n  - Lena: e1\n</ENTITIES>\n')).toBe(true);
-    expect(() => renderContextTemplate('zep', prompts.contextTemplates.zep, { facts: 'x' } as never)).toThrow(/KeyError: 'entities'/);
+    expect(
+      zep.endsWith(
+        '<FACTS>\n  - f1 (event_time: 2024)\n</FACTS>\n\n# These are the most relevant entities\n# ENTITY_NAME: entity summary\n<ENTITIES>\n  - Lena: e1\n</ENTITIES>\n',
+      ),
+    ).toBe(true);
+    expect(() => renderContextTemplate('zep', prompts.contextTemplates.zep, { facts: 'x' } as never)).toThrow(
+      /KeyError: 'entities'/,
+    );
   });
 
   it('lists template fields as §8.2 states them', () => {
-    for (const system of ANSWER_PROMPT_SYSTEMS) expect(templateFieldNames(prompts.answerPrompts[system])).toEqual(['context', 'question']);
+    for (const system of ANSWER_PROMPT_SYSTEMS)
+      expect(templateFieldNames(prompts.answerPrompts[system])).toEqual(['context', 'question']);
     expect(templateFieldNames(prompts.contextTemplates.memzero)).toEqual(['user_id', 'memories']);
     expect(templateFieldNames(prompts.contextTemplates.supermemory)).toEqual(['user_id', 'memories']);
-    expect(templateFieldNames(prompts.contextTemplates.memzero_graph)).toEqual(['user_id', 'memories', 'graph_memories']);
+    expect(templateFieldNames(prompts.contextTemplates.memzero_graph)).toEqual([
+      'user_id',
+      'memories',
+      'graph_memories',
+    ]);
     expect(templateFieldNames(prompts.contextTemplates.zep)).toEqual(['facts', 'entities']);
     expect(templateFieldNames('a {{b}} {c}')).toEqual(['c']);
-    expect(() => assertTemplateFields('{context} {persona}', ['context'], 'answerPrompt')).toThrow(/answerPrompt uses field\(s\) \{persona\}/);
+    expect(() => assertTemplateFields('{context} {persona}', ['context'], 'answerPrompt')).toThrow(
+      /answerPrompt uses field\(s\) \{persona\}/,
+    );
     // CPython 3.11: '{context'.format() raises "expected '}' before end of string" (recorded in @eval/core's cpython-cases.json)
-    expect(() => assertTemplateFields('{context', ['context'], 'answerPrompt')).toThrow(/answerPrompt: expected '\}' before end of string/);
+    expect(() => assertTemplateFields('{context', ['context'], 'answerPrompt')).toThrow(
+      /answerPrompt: expected '\}' before end of string/,
+    );
   });
 });
 
@@ -132,13 +166,23 @@ describeMemory('baselines with a HaluMem answer prompt', () => {
     const retrieval = { memories: ['Jan 01, 2025: Ana lives in Porto.', 'Jan 02, 2025: Ana has a dog.'] };
     expect(await b.answer({ user: ana, question: 'Where does Ana live?', retrieval })).toBe('Porto');
     expect(calls.at(-1)).toEqual([
-      { role: 'user', content: renderAnswerPrompt(prompts.answerPrompts.MEMOS, { context: retrieval.memories.join('\n'), question: 'Where does Ana live?' }) },
+      {
+        role: 'user',
+        content: renderAnswerPrompt(prompts.answerPrompts.MEMOS, {
+          context: retrieval.memories.join('\n'),
+          question: 'Where does Ana live?',
+        }),
+      },
     ]);
   });
 
   it('a prompt with fields the baselines do not fill is refused before any call', () => {
-    expect(() => new FullContextBaseline({ model, answerPrompt: prompts.contextTemplates.zep })).toThrow(/uses field\(s\) \{facts\}, \{entities\}/);
-    expect(() => new ExtractRetrieveBaseline({ model, answerPrompt: prompts.contextTemplates.memos })).toThrow(/\{user_id\}, \{memories\}/);
+    expect(() => new FullContextBaseline({ model, answerPrompt: prompts.contextTemplates.zep })).toThrow(
+      /uses field\(s\) \{facts\}, \{entities\}/,
+    );
+    expect(() => new ExtractRetrieveBaseline({ model, answerPrompt: prompts.contextTemplates.memos })).toThrow(
+      /\{user_id\}, \{memories\}/,
+    );
   });
 });
 
@@ -154,7 +198,8 @@ describeMemory('scripts/extract-halumem-prompts.mjs', () => {
   function fakeCheckout(root: string): void {
     mkdirSync(join(root, 'eval'), { recursive: true });
     let promptsPy = '"""Answer prompts.\nPROMPT_FAKE = "inside a docstring"\n"""\n\n';
-    for (const system of ANSWER_PROMPT_SYSTEMS) promptsPy += `PROMPT_${system} = ${triple(shared(answerPromptFile(system)))}\n\n`;
+    for (const system of ANSWER_PROMPT_SYSTEMS)
+      promptsPy += `PROMPT_${system} = ${triple(shared(answerPromptFile(system)))}\n\n`;
     writeFileSync(join(root, 'eval', 'prompts.py'), promptsPy);
     const byAdapter = new Map<string, string>();
     for (const name of readdirSync(ANSWER_DIR).filter((n) => n.startsWith('eval_'))) {
@@ -219,9 +264,13 @@ describeMemory('scripts/extract-halumem-prompts.mjs', () => {
     const got = (name: string) => readFileSync(join(out, `eval_literals__${name}.txt`), 'utf8');
     expect(got('TEMPLATE_A')).toBe("tab\there 'q' AéA \\q");
     expect(got('TEMPLATE_B')).toBe('first second\nraw\\n\\d');
-    expect(got('TEMPLATE_C')).toBe('line1 joined\n  "quoted" \'\'\' and \\ backslash\n');
+    expect(got('TEMPLATE_C')).toBe("line1 joined\n  \"quoted\" ''' and \\ backslash\n");
     expect(got('TEMPLATE_D')).toBe('reassigned');
-    expect(readdirSync(out).filter((n) => n.startsWith('eval_literals__')).sort()).toEqual([
+    expect(
+      readdirSync(out)
+        .filter((n) => n.startsWith('eval_literals__'))
+        .sort(),
+    ).toEqual([
       'eval_literals__TEMPLATE_A.txt',
       'eval_literals__TEMPLATE_B.txt',
       'eval_literals__TEMPLATE_C.txt',

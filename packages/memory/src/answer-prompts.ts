@@ -86,7 +86,10 @@ async function readText(dir: string, name: string): Promise<string> {
  * `eval_<adapter>__TEMPLATE_*.txt`, `eval_memzero__custom_instructions.txt`. The texts are returned exactly as stored
  * (no trimming, no newline conversion). A missing file is an `InputError` naming it; other files are ignored.
  */
-export async function loadAnswerPrompts(dir?: string, options: { env?: NodeJS.ProcessEnv } = {}): Promise<HaluMemAnswerPrompts> {
+export async function loadAnswerPrompts(
+  dir?: string,
+  options: { env?: NodeJS.ProcessEnv } = {},
+): Promise<HaluMemAnswerPrompts> {
   const env = options.env ?? process.env;
   const chosen = dir ?? env[HALUMEM_PROMPTS_ENV];
   if (!chosen) {
@@ -146,9 +149,16 @@ export function renderAnswerPrompt(template: string, fields: { context: string; 
  * `renderContextTemplate('memos', prompts.contextTemplates.memos, { user_id, memories: memories.join('\n') })`.
  * How each adapter builds the field strings (joins, timestamps) is the adapter's business, not the template's.
  */
-export function renderContextTemplate<A extends ContextTemplateAdapter>(adapter: A, template: string, fields: ContextTemplateFields[A]): string {
-  if (!Object.prototype.hasOwnProperty.call(CONTEXT_TEMPLATE_FILES, adapter)) {
-    throw new EvalError('template_error', `unknown context-template adapter "${adapter}" (known: ${Object.keys(CONTEXT_TEMPLATE_FILES).join(', ')})`);
+export function renderContextTemplate<A extends ContextTemplateAdapter>(
+  adapter: A,
+  template: string,
+  fields: ContextTemplateFields[A],
+): string {
+  if (!Object.hasOwn(CONTEXT_TEMPLATE_FILES, adapter)) {
+    throw new EvalError(
+      'template_error',
+      `unknown context-template adapter "${adapter}" (known: ${Object.keys(CONTEXT_TEMPLATE_FILES).join(', ')})`,
+    );
   }
   return pyFormat(template, fields as unknown as Record<string, unknown>);
 }
@@ -166,6 +176,9 @@ export function assertTemplateFields(template: string, allowed: readonly string[
   }
   const unknown = names.filter((n) => !allowed.includes(n));
   if (unknown.length) {
-    throw new EvalError('template_error', `${what} uses field(s) ${unknown.map((n) => `{${n}}`).join(', ')}; only ${allowed.map((n) => `{${n}}`).join(', ')} are filled`);
+    throw new EvalError(
+      'template_error',
+      `${what} uses field(s) ${unknown.map((n) => `{${n}}`).join(', ')}; only ${allowed.map((n) => `{${n}}`).join(', ')} are filled`,
+    );
   }
 }

@@ -21,7 +21,10 @@ import {
  * Streams a run artifact (`<frame>_eval_results.jsonl`), validating each user. The yielded objects are the parsed
  * JSON as written (key order and extras intact), not zod's re-built copies.
  */
-export async function* readRunArtifact(file: string, read?: ReadOptions): AsyncGenerator<{ line: number; user: RunArtifactUser }> {
+export async function* readRunArtifact(
+  file: string,
+  read?: ReadOptions,
+): AsyncGenerator<{ line: number; user: RunArtifactUser }> {
   for await (const { line, value } of readJsonl(file, undefined, read)) {
     validate(runArtifactUserSchema, value, { file, record: line });
     yield { line, user: value as RunArtifactUser };
@@ -29,7 +32,10 @@ export async function* readRunArtifact(file: string, read?: ReadOptions): AsyncG
 }
 
 /** Streams a HaluMem dataset file (`HaluMem-Medium.jsonl` / `HaluMem-Long.jsonl`), validating each user. */
-export async function* readDataset(file: string, read?: ReadOptions): AsyncGenerator<{ line: number; user: DatasetUser }> {
+export async function* readDataset(
+  file: string,
+  read?: ReadOptions,
+): AsyncGenerator<{ line: number; user: DatasetUser }> {
   for await (const { line, value } of readJsonl(file, undefined, read)) {
     validate(datasetUserSchema, value, { file, record: line });
     yield { line, user: value as DatasetUser };
@@ -41,16 +47,25 @@ export async function computeTimeConsuming(file: string, read?: ReadOptions): Pr
   const sums: DurationSums = { addDialogueMs: 0, searchMs: 0 };
   for await (const { line, value } of readJsonl(file, undefined, read)) {
     const sessions = (value as { sessions?: unknown }).sessions;
-    if (!Array.isArray(sessions)) throw new InputError('expected a list of sessions', { file, record: line, field: ['sessions'] });
+    if (!Array.isArray(sessions))
+      throw new InputError('expected a list of sessions', { file, record: line, field: ['sessions'] });
     sessions.forEach((s, i) => {
       const session = s as Record<string, unknown>;
       if ('add_dialogue_duration_ms' in session && typeof session.add_dialogue_duration_ms !== 'number') {
-        throw new InputError('expected a number', { file, record: line, field: ['sessions', i, 'add_dialogue_duration_ms'] });
+        throw new InputError('expected a number', {
+          file,
+          record: line,
+          field: ['sessions', i, 'add_dialogue_duration_ms'],
+        });
       }
       if (Array.isArray(session.questions)) {
         (session.questions as Array<Record<string, unknown>>).forEach((q, j) => {
           if ('search_duration_ms' in q && typeof q.search_duration_ms !== 'number') {
-            throw new InputError('expected a number', { file, record: line, field: ['sessions', i, 'questions', j, 'search_duration_ms'] });
+            throw new InputError('expected a number', {
+              file,
+              record: line,
+              field: ['sessions', i, 'questions', j, 'search_duration_ms'],
+            });
           }
         });
       }
@@ -62,7 +77,12 @@ export async function computeTimeConsuming(file: string, read?: ReadOptions): Pr
 
 /** An empty set of record lists. */
 export function emptyRecords(): EvalRecords {
-  return { memory_integrity_records: [], memory_accuracy_records: [], memory_update_records: [], question_answering_records: [] };
+  return {
+    memory_integrity_records: [],
+    memory_accuracy_records: [],
+    memory_update_records: [],
+    question_answering_records: [],
+  };
 }
 
 /** Appends `more`'s record lists to `into` (the reference's `extend`, accuracy first as it does not matter). */
@@ -80,7 +100,14 @@ export function poolRecords(into: EvalRecords, more: Partial<EvalRecords>): Eval
  */
 export function recordsFromJson(value: unknown, file?: string): EvalRecords {
   const v = value as { records?: unknown };
-  if (v && typeof v === 'object' && !Array.isArray(v) && v.records && typeof v.records === 'object' && !RECORD_KEYS.some((k) => k in v)) {
+  if (
+    v &&
+    typeof v === 'object' &&
+    !Array.isArray(v) &&
+    v.records &&
+    typeof v.records === 'object' &&
+    !RECORD_KEYS.some((k) => k in v)
+  ) {
     value = v.records;
   }
   validate(evalRecordsSchema, value, { file });
@@ -93,11 +120,16 @@ export function recordsFromJson(value: unknown, file?: string): EvalRecords {
 
 /** The `overall_score.time_consuming` of a HaluMem stat result file, when it has one with three numbers. */
 function storedTimeConsuming(value: unknown): TimeConsuming | undefined {
-  const t = (value as { overall_score?: { time_consuming?: Record<string, unknown> } } | null)?.overall_score?.time_consuming;
+  const t = (value as { overall_score?: { time_consuming?: Record<string, unknown> } } | null)?.overall_score
+    ?.time_consuming;
   if (!t || typeof t !== 'object') return undefined;
   const keys = ['add_dialogue_duration_time', 'search_memory_duration_time', 'total_duration_time'] as const;
   if (!keys.every((k) => typeof t[k] === 'number')) return undefined;
-  return { add_dialogue_duration_time: t[keys[0]] as number, search_memory_duration_time: t[keys[1]] as number, total_duration_time: t[keys[2]] as number };
+  return {
+    add_dialogue_duration_time: t[keys[0]] as number,
+    search_memory_duration_time: t[keys[1]] as number,
+    total_duration_time: t[keys[2]] as number,
+  };
 }
 
 /**
@@ -107,7 +139,10 @@ function storedTimeConsuming(value: unknown): TimeConsuming | undefined {
  * no durations, so it cannot be recomputed from them). `read.onRead` sees each file's bytes as read (a run record
  * hashes them).
  */
-export async function loadEvalRecords(path: string, read?: ReadOptions): Promise<{ records: EvalRecords; files: string[]; timeConsuming?: TimeConsuming }> {
+export async function loadEvalRecords(
+  path: string,
+  read?: ReadOptions,
+): Promise<{ records: EvalRecords; files: string[]; timeConsuming?: TimeConsuming }> {
   const st = await stat(path).catch(() => undefined);
   if (!st) throw new InputError('file not found', { file: path, code: 'file_not_found' });
   if (!st.isDirectory()) {

@@ -1,7 +1,14 @@
 export * from './schema';
 export { pyFormat, pyInt, pyStr, pyStrip, pyTruthy, pythonJsonDumps, type PyIntResult } from './python';
 export * from './inputs';
-export { JudgeJsonError, accuracyFields, extractJudgeJson, integrityFields, questionFields, updateFields } from './parse';
+export {
+  JudgeJsonError,
+  accuracyFields,
+  extractJudgeJson,
+  integrityFields,
+  questionFields,
+  updateFields,
+} from './parse';
 export * from './aggregate';
 export * from './files';
 export * from './judge';

@@ -82,7 +82,9 @@ describeMemory('buildJudgeInputs on the shared sample artifact (parity with rend
       const input = pick[example.judge]!(example.ssession_id);
       expect(renderJudgePrompt(input), `${example.judge} s${example.ssession_id}`).toBe(example.prompt);
     }
-    expect(inputs.question.filter((i) => i.record.ssession_id === 0)[1]!.record.question).toBe("What is Martin Mark's birth date?");
+    expect(inputs.question.filter((i) => i.record.ssession_id === 0)[1]!.record.question).toBe(
+      "What is Martin Mark's birth date?",
+    );
   });
 
   it('keeps every field of the point in order, then uuid and ssession_id', async () => {
@@ -113,12 +115,18 @@ describe('routing and string rules', () => {
 
   it('renders the dialogue with a blank line after each assistant turn', () => {
     const text = renderDialogue([turn('user', 'hi'), turn('assistant', 'hello'), turn('user', 'bye')]);
-    expect(text).toBe('[Jan 01, 2025, 10:00:00]user: hi\n[Jan 01, 2025, 10:00:00]assistant: hello\n\n[Jan 01, 2025, 10:00:00]user: bye');
+    expect(text).toBe(
+      '[Jan 01, 2025, 10:00:00]user: hi\n[Jan 01, 2025, 10:00:00]assistant: hello\n\n[Jan 01, 2025, 10:00:00]user: bye',
+    );
   });
 
   it('excludes interference points from the golden memories', () => {
     expect(
-      renderGoldenMemories([point({ memory_content: 'a' }), point({ memory_content: 'b', memory_source: 'interference' }), point({ memory_content: 'c' })]),
+      renderGoldenMemories([
+        point({ memory_content: 'a' }),
+        point({ memory_content: 'b', memory_source: 'interference' }),
+        point({ memory_content: 'c' }),
+      ]),
     ).toBe('a\nc');
   });
 
@@ -141,10 +149,20 @@ describe('routing and string rules', () => {
       sessions: [
         { is_generated_qa_session: true, add_dialogue_duration_ms: 5 },
         {
-          memory_points: [point({ memory_content: 'likes tea' }), point({ is_update: 'True', original_memories: ['o'] })],
+          memory_points: [
+            point({ memory_content: 'likes tea' }),
+            point({ is_update: 'True', original_memories: ['o'] }),
+          ],
           dialogue: [turn('user', 'I like tea'), turn('assistant', 'ok')],
           extracted_memories: ['  ', ''],
-          questions: [{ question: 'q?', answer: 'a', evidence: [{ memory_content: 'e1' }, { memory_content: 'e2' }], system_response: null }],
+          questions: [
+            {
+              question: 'q?',
+              answer: 'a',
+              evidence: [{ memory_content: 'e1' }, { memory_content: 'e2' }],
+              system_response: null,
+            },
+          ],
         },
       ],
     };

@@ -103,7 +103,9 @@ export function renderDialogue(dialogue: ReadonlyArray<{ role: string; content: 
 }
 
 /** The golden memories shown to the accuracy judge: the session's non-interference points, "\n"-joined. */
-export function renderGoldenMemories(points: ReadonlyArray<Pick<ArtifactMemoryPoint, 'memory_content' | 'memory_source'>>): string {
+export function renderGoldenMemories(
+  points: ReadonlyArray<Pick<ArtifactMemoryPoint, 'memory_content' | 'memory_source'>>,
+): string {
   return points
     .filter((m) => m.memory_source !== 'interference')
     .map((m) => m.memory_content)
@@ -209,7 +211,12 @@ export function updatePrompt(memories: string, updatedMemory: string, originalMe
 }
 
 /** Renders the question-answering prompt (`question`, `reference_answer`, `key_memory_points`, `response`). */
-export function questionPrompt(question: string, referenceAnswer: string, keyMemoryPoints: string, response: unknown): string {
+export function questionPrompt(
+  question: string,
+  referenceAnswer: string,
+  keyMemoryPoints: string,
+  response: unknown,
+): string {
   return pyFormat(EVALUATION_PROMPT_FOR_QUESTION, {
     question,
     reference_answer: referenceAnswer,
@@ -246,7 +253,12 @@ export function renderJudgePrompt(input: JudgeInput): string {
       );
     case 'question': {
       const q = r as unknown as ArtifactQuestion;
-      return questionPrompt(q.question, q.answer, q.evidence.map((e) => e.memory_content).join('\n'), q.system_response);
+      return questionPrompt(
+        q.question,
+        q.answer,
+        q.evidence.map((e) => e.memory_content).join('\n'),
+        q.system_response,
+      );
     }
   }
 }

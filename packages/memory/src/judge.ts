@@ -12,7 +12,14 @@ import type { JobResult, Llm, RunSummary } from '@eval/llm';
 import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
 import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
 import { buildJudgeInputs, renderJudgePrompt, type JudgeInput, type JudgeInputs, type Routing } from './inputs';
-import { JudgeJsonError, accuracyFields, extractJudgeJson, integrityFields, questionFields, updateFields } from './parse';
+import {
+  JudgeJsonError,
+  accuracyFields,
+  extractJudgeJson,
+  integrityFields,
+  questionFields,
+  updateFields,
+} from './parse';
 import { pythonJsonDumps } from './python';
 import type { EvalRecords, RunArtifactUser } from './schema';
 
@@ -51,7 +58,11 @@ export async function callJudge(
     const result = await model.chat([{ role: 'user', content: prompt }], {
       temperature,
       ...(maxTokens === null ? {} : { maxTokens }),
-      ...(attempt > 1 ? { seed: (settings.seed ?? 0) + attempt - 1 } : settings.seed !== undefined ? { seed: settings.seed } : {}),
+      ...(attempt > 1
+        ? { seed: (settings.seed ?? 0) + attempt - 1 }
+        : settings.seed !== undefined
+          ? { seed: settings.seed }
+          : {}),
       signal,
     });
     try {
@@ -73,7 +84,10 @@ export function isRunFatal(error: unknown): boolean {
   if (!EvalError.isInstance(error)) return false;
   if (['missing_api_key', 'cache_miss', 'closed', 'llm_config'].includes(error.code)) return true;
   const status = (error as { status?: number }).status;
-  return error.code === 'llm_call_failed' && (status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message));
+  return (
+    error.code === 'llm_call_failed' &&
+    (status === 401 || status === 403 || status === 404 || /ECONNREFUSED|ENOTFOUND|EAI_AGAIN/.test(error.message))
+  );
 }
 
 /** Appends the judge fields to a copy of the input's record (failure values when `result` is undefined). */
@@ -105,17 +119,23 @@ export function judgeJobs(inputs: JudgeInputs): JudgeInput[] {
  * first, then the judged ones; judged records in input order (the reference appends in completion order, which the
  * aggregate does not depend on). `results` maps input ids to the judge JSON, or to `undefined` for a failure.
  */
-export function assembleUserRecords(inputs: JudgeInputs, results: ReadonlyMap<string, Record<string, unknown> | undefined>): EvalRecords {
+export function assembleUserRecords(
+  inputs: JudgeInputs,
+  results: ReadonlyMap<string, Record<string, unknown> | undefined>,
+): EvalRecords {
   const out = emptyRecords();
   const judged = (input: JudgeInput) => {
     if (!results.has(input.id)) throw new EvalError('internal', `no judge result for ${input.id}`);
     return judgedRecord(input, results.get(input.id));
   };
-  for (const i of inputs.integrity) if (i.emptyExtraction) out.memory_integrity_records.push({ ...i.record, memory_integrity_score: 0 } as never);
+  for (const i of inputs.integrity)
+    if (i.emptyExtraction) out.memory_integrity_records.push({ ...i.record, memory_integrity_score: 0 } as never);
   for (const i of inputs.integrity) if (!i.emptyExtraction) out.memory_integrity_records.push(judged(i) as never);
   for (const i of inputs.accuracy) out.memory_accuracy_records.push(judged(i) as never);
   for (const i of inputs.update) {
-    out.memory_update_records.push((i.emptyRetrieval ? { ...i.record, memory_update_type: 'Omission' } : judged(i)) as never);
+    out.memory_update_records.push(
+      (i.emptyRetrieval ? { ...i.record, memory_update_type: 'Omission' } : judged(i)) as never,
+    );
   }
   for (const i of inputs.question) out.question_answering_records.push(judged(i) as never);
   return out;
@@ -155,7 +175,11 @@ export interface JudgeUserResult {
 }
 
 /** Judges one run-artifact user through `llm.runJobs` (cached, resumable, one failure never aborts the run). */
-export async function judgeUser(user: RunArtifactUser, llm: Pick<Llm, 'runJobs'>, options: JudgeUserOptions = {}): Promise<JudgeUserResult> {
+export async function judgeUser(
+  user: RunArtifactUser,
+  llm: Pick<Llm, 'runJobs'>,
+  options: JudgeUserOptions = {},
+): Promise<JudgeUserResult> {
   const inputs = buildJudgeInputs(user, { routing: options.routing });
   const jobs = judgeJobs(inputs);
   // An error that no retry can fix and that says nothing about the item (no key, a replay-cache miss, a rejected key or
@@ -376,21 +400,46 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
       model: options.llm.options.model,
       routing: options.routing ?? 'reference',
       temperature: options.settings?.temperature ?? REFERENCE_JUDGE_SETTINGS.temperature,
-      maxTokens: options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
+      maxTokens:
+        options.settings?.maxTokens === undefined ? REFERENCE_JUDGE_SETTINGS.maxTokens : options.settings.maxTokens,
     });
   }
   const repeats = Math.max(1, options.repeats ?? 1);
-  const result: JudgeRunResult = { complete: true, out, workDir, users: [], failedJudgements: 0, callFailures: 0, summaries: [] };
+  const result: JudgeRunResult = {
+    complete: true,
+    out,
+    workDir,
+    users: [],
+    failedJudgements: 0,
+    callFailures: 0,
+    summaries: [],
+  };
   let index = 0;
   for await (const { user } of readRunArtifact(options.artifact, options.read)) {
     if (options.maxUsers !== undefined && index >= options.maxUsers) break;
     index++;
     const userFile = join(workDir, `${user.uuid}.json`);
     // repeat r > 0 of a user: <workDir>/repeat-<r>/<uuid>.json (not pooled with repeat 0)
-    const repeatFiles = Array.from({ length: repeats - 1 }, (_, r) => join(workDir, `repeat-${r + 1}`, `${user.uuid}.json`));
+    const repeatFiles = Array.from({ length: repeats - 1 }, (_, r) =>
+      join(workDir, `repeat-${r + 1}`, `${user.uuid}.json`),
+    );
     if (existsSync(userFile) && repeatFiles.every((f) => existsSync(f))) {
-      result.users.push({ uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, calls: 0, callFailures: [] });
-      options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status: 'cached', failed: 0, callFailures: [] });
+      result.users.push({
+        uuid: user.uuid,
+        userName: user.user_name,
+        status: 'cached',
+        failed: 0,
+        calls: 0,
+        callFailures: [],
+      });
+      options.onUser?.({
+        index,
+        uuid: user.uuid,
+        userName: user.user_name,
+        status: 'cached',
+        failed: 0,
+        callFailures: [],
+      });
       continue;
     }
     const judged = await judgeUser(user, options.llm, {
@@ -406,11 +455,26 @@ export async function judgeRunArtifact(options: JudgeRunOptions): Promise<JudgeR
     result.callFailures += judged.callFailures.length;
     const status = judged.complete ? 'judged' : 'incomplete';
     if (judged.complete && !dryRun) {
-      for (const [r, file] of repeatFiles.entries()) await writeFileAtomic(file, formatUserRecords(judged.repeatRecords![r]!));
+      for (const [r, file] of repeatFiles.entries())
+        await writeFileAtomic(file, formatUserRecords(judged.repeatRecords![r]!));
       await writeFileAtomic(userFile, formatUserRecords(judged.records));
     } else result.complete = false;
-    result.users.push({ uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, calls: judged.calls, callFailures: judged.callFailures });
-    options.onUser?.({ index, uuid: user.uuid, userName: user.user_name, status, failed: judged.failed, callFailures: judged.callFailures });
+    result.users.push({
+      uuid: user.uuid,
+      userName: user.user_name,
+      status,
+      failed: judged.failed,
+      calls: judged.calls,
+      callFailures: judged.callFailures,
+    });
+    options.onUser?.({
+      index,
+      uuid: user.uuid,
+      userName: user.user_name,
+      status,
+      failed: judged.failed,
+      callFailures: judged.callFailures,
+    });
     if (options.signal?.aborted || judged.summary.stoppedByBudget) {
       result.complete = false;
       break;

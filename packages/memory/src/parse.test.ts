@@ -31,7 +31,10 @@ describe('mapping judge JSON to record fields (spec §5.3)', () => {
       memory_accuracy_score: 1,
       is_included_in_golden_memories: true,
     });
-    expect(accuracyFields({ accuracy_score: 2 })).toEqual({ memory_accuracy_score: 2, is_included_in_golden_memories: 'false' });
+    expect(accuracyFields({ accuracy_score: 2 })).toEqual({
+      memory_accuracy_score: 2,
+      is_included_in_golden_memories: 'false',
+    });
     expect(accuracyFields({ accuracy_score: '2.0', is_included_in_golden_memories: 'true' })).toEqual({
       memory_accuracy_score: null,
       is_included_in_golden_memories: 'false',
@@ -42,7 +45,9 @@ describe('mapping judge JSON to record fields (spec §5.3)', () => {
     });
   });
   it('update and QA: the raw label, failure → null', () => {
-    expect(updateFields({ evaluation_result: 'Correct | Omission' })).toEqual({ memory_update_type: 'Correct | Omission' });
+    expect(updateFields({ evaluation_result: 'Correct | Omission' })).toEqual({
+      memory_update_type: 'Correct | Omission',
+    });
     expect(updateFields(undefined)).toEqual({ memory_update_type: null });
     expect(questionFields({ evaluation_result: 'Omission' })).toEqual({ result_type: 'Omission' });
     expect(questionFields({})).toEqual({ result_type: null });

@@ -6,7 +6,7 @@ import { PY_WHITESPACE, pyInt, pyStrip } from './python';
 
 const WS = `[${PY_WHITESPACE}]*`;
 /** Python `re.search(r"```json\s*(\{.*?\})\s*```", content, re.DOTALL)`, with Python's `\s`. */
-const FENCED_JSON_RE = new RegExp('```json' + WS + '(\\{[\\s\\S]*?\\})' + WS + '```');
+const FENCED_JSON_RE = new RegExp(`\`\`\`json${WS}(\\{[\\s\\S]*?\\})${WS}\`\`\``);
 
 export class JudgeJsonError extends Error {
   constructor(message: string) {
@@ -37,7 +37,9 @@ export function extractJudgeJson(content: string | null | undefined): Record<str
 }
 
 /** The judge fields appended to an integrity record. Failure: `memory_integrity_score: null`. */
-export function integrityFields(result: Record<string, unknown> | undefined): { memory_integrity_score: number | null } {
+export function integrityFields(result: Record<string, unknown> | undefined): {
+  memory_integrity_score: number | null;
+} {
   if (!result) return { memory_integrity_score: null };
   const score = pyInt(result.score);
   return { memory_integrity_score: score.ok ? score.value : null };
@@ -54,7 +56,7 @@ export function accuracyFields(result: Record<string, unknown> | undefined): {
   if (!result) return { memory_accuracy_score: null, is_included_in_golden_memories: 'false' };
   const score = pyInt(result.accuracy_score);
   if (!score.ok) return { memory_accuracy_score: null, is_included_in_golden_memories: 'false' };
-  const included = Object.prototype.hasOwnProperty.call(result, 'is_included_in_golden_memories')
+  const included = Object.hasOwn(result, 'is_included_in_golden_memories')
     ? result.is_included_in_golden_memories
     : 'false';
   return { memory_accuracy_score: score.value, is_included_in_golden_memories: included };

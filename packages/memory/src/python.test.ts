@@ -20,7 +20,22 @@ describe('pyInt (Python int() semantics, spec §5.3)', () => {
   it.each(ok)('int(%j) = %d', (value, expected) => {
     expect(pyInt(value)).toEqual({ ok: true, value: expected });
   });
-  const bad: unknown[] = ['2.0', '2|1|0', '', ' ', '1__0', '_1', '1_', '0x10', null, undefined, [2], { score: 2 }, '\ufeff2', '\x1c2\x1f'];
+  const bad: unknown[] = [
+    '2.0',
+    '2|1|0',
+    '',
+    ' ',
+    '1__0',
+    '_1',
+    '1_',
+    '0x10',
+    null,
+    undefined,
+    [2],
+    { score: 2 },
+    '\ufeff2',
+    '\x1c2\x1f',
+  ];
   // '\x1c2\x1f': \x1c-\x1f are whitespace for str.strip() but not for int() (CPython 3.11: ValueError; see
   // int_whitespace in @eval/core's cpython-cases.json).
   it.each(bad.map((b) => [b]))('int(%j) raises', (value) => {
@@ -46,7 +61,15 @@ describe('pyFormat (str.format)', () => {
 
 describe('small Python helpers', () => {
   it('truthiness', () => {
-    expect([null, undefined, false, 0, '', [], {}].map(pyTruthy)).toEqual([false, false, false, false, false, false, false]);
+    expect([null, undefined, false, 0, '', [], {}].map(pyTruthy)).toEqual([
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+      false,
+    ]);
     expect([true, 1, 'false', [0], { a: 1 }].map(pyTruthy)).toEqual([true, true, true, true, true]);
   });
   it('strip and str', () => {
@@ -55,7 +78,12 @@ describe('small Python helpers', () => {
     expect(pyStr({ a: 'b' })).toBe("{'a': 'b'}");
   });
   it('json.dumps(indent=4) number formatting', () => {
-    const text = pythonJsonDumps({ a: 0, importance: 1, b: [1.5, 1e-7], c: {}, d: [], e: 'é"' }, { floatKeys: new Set(['a', 'importance']) });
-    expect(text).toBe('{\n    "a": 0.0,\n    "importance": 1.0,\n    "b": [\n        1.5,\n        1e-07\n    ],\n    "c": {},\n    "d": [],\n    "e": "é\\""\n}');
+    const text = pythonJsonDumps(
+      { a: 0, importance: 1, b: [1.5, 1e-7], c: {}, d: [], e: 'é"' },
+      { floatKeys: new Set(['a', 'importance']) },
+    );
+    expect(text).toBe(
+      '{\n    "a": 0.0,\n    "importance": 1.0,\n    "b": [\n        1.5,\n        1e-07\n    ],\n    "c": {},\n    "d": [],\n    "e": "é\\""\n}',
+    );
   });
 });

@@ -4,7 +4,14 @@
  * `json.dump(..., indent=4)` number typing of its result files.
  */
 import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr } from '@eval/core';
-import { FormatError, PY_WHITESPACE, PythonValueError, pyInt as corePyInt, pyStrip, pythonFormat } from '@eval/core/python';
+import {
+  FormatError,
+  PY_WHITESPACE,
+  PythonValueError,
+  pyInt as corePyInt,
+  pyStrip,
+  pythonFormat,
+} from '@eval/core/python';
 
 /** Python's whitespace and `str.strip()`: `@eval/core/python`'s (re-exported for this package's public API). */
 export { PY_WHITESPACE, pyStrip };
@@ -71,7 +78,10 @@ export function pyInt(value: unknown): PyIntResult {
  * ints when integral (below 1e16), except under the keys in `floatKeys` (and for non-integral values), which are
  * written with Python's float `repr` (`0.0`, `110.25`, `1e-05`).
  */
-export function pythonJsonDumps(value: unknown, options: { indent?: number; floatKeys?: ReadonlySet<string> } = {}): string {
+export function pythonJsonDumps(
+  value: unknown,
+  options: { indent?: number; floatKeys?: ReadonlySet<string> } = {},
+): string {
   const floatKeys = options.floatKeys ?? new Set<string>();
   return coreJsonDumps(value, {
     indent: options.indent ?? 4,

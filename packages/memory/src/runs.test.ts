@@ -20,7 +20,8 @@ function expectedFigures(expected: Record<string, unknown>): Record<string, numb
   for (const [section, value] of Object.entries(expected)) {
     if (typeof value === 'number' || value === null) out[section] = value;
     else if (section === 'memory_type_accuracy') {
-      for (const [type, t] of Object.entries(value as Record<string, Record<string, number>>)) for (const [k, x] of Object.entries(t)) out[`${section}.${type}.${k}`] = x;
+      for (const [type, t] of Object.entries(value as Record<string, Record<string, number>>))
+        for (const [k, x] of Object.entries(t)) out[`${section}.${type}.${k}`] = x;
     } else for (const [k, x] of Object.entries(value as Record<string, number>)) out[`${section}.${k}`] = x;
   }
   return out;
@@ -64,7 +65,13 @@ describeMemory('memory run items: recompute reproduces every HaluMem figure', ()
     expect([...kinds]).toEqual(['memory', 'extracted', 'update', 'question']);
     const q = items.find((i) => i.id.startsWith('question:'))!;
     expect(q.id).toBe('question:2f1f897e-d67f-dbc5-6a7b-b7634a9e294f/0/1');
-    expect(q.detail).toMatchObject({ kind: 'question', question: "What is Martin Mark's middle name?", answer: 'Unknown', verdict: 'Correct', session: '0' });
+    expect(q.detail).toMatchObject({
+      kind: 'question',
+      question: "What is Martin Mark's middle name?",
+      answer: 'Unknown',
+      verdict: 'Correct',
+      session: '0',
+    });
     expect(q.values.correct).toBe(true);
   });
 
@@ -75,8 +82,12 @@ describeMemory('memory run items: recompute reproduces every HaluMem figure', ()
     const f = fixture('aggregate_fixture_sessions0-11.json');
     const native = aggregateEvalResults(recordsFromJson(f.records), { typeAccuracyExcludesInterference: true });
     const recomputed = runBenchmark.recompute(memoryRunItems(recordsFromJson(f.records)), variant);
-    expect(recomputed['memory_type_accuracy.Persona Memory.memory_acc']).toBe(native.memory_type_accuracy['Persona Memory'].memory_acc);
-    expect(recomputed['memory_type_accuracy.Persona Memory.total_num']).toBe(native.memory_type_accuracy['Persona Memory'].total_num);
+    expect(recomputed['memory_type_accuracy.Persona Memory.memory_acc']).toBe(
+      native.memory_type_accuracy['Persona Memory'].memory_acc,
+    );
+    expect(recomputed['memory_type_accuracy.Persona Memory.total_num']).toBe(
+      native.memory_type_accuracy['Persona Memory'].total_num,
+    );
   });
 });
 
@@ -86,7 +97,12 @@ describeMemory('memory runBenchmark.prepare (resampling fast path)', () => {
     const valid = items; // judged: false items included: prepare must keep them in the (all) figures too
     const at = runBenchmark.prepare!(valid, 'halumem');
     const indices = [0, 0, 5, 17, 170, 171, 300, 355, 356, 380, 390, 391, 392, valid.length - 1];
-    expect(at(indices)).toStrictEqual(runBenchmark.recompute(indices.map((i) => valid[i]!), 'halumem'));
+    expect(at(indices)).toStrictEqual(
+      runBenchmark.recompute(
+        indices.map((i) => valid[i]!),
+        'halumem',
+      ),
+    );
     expect(at(valid.map((_, i) => i))).toStrictEqual(runBenchmark.recompute(valid, 'halumem'));
   });
 });

@@ -32,7 +32,11 @@ function variantFlags(variant: string | undefined): Set<string> {
 
 /** Aggregation options of a recompute: an empty category gives null (a resample may have none); markValid off. */
 function recomputeOptions(variant: string | undefined): AggregateOptions {
-  return { onEmptyCategory: 'null', markValid: false, typeAccuracyExcludesInterference: variantFlags(variant).has('typeAccuracyExcludesInterference') };
+  return {
+    onEmptyCategory: 'null',
+    markValid: false,
+    typeAccuracyExcludesInterference: variantFlags(variant).has('typeAccuracyExcludesInterference'),
+  };
 }
 
 const UPDATE_LABELS = ['Correct', 'Hallucination', 'Omission', 'Other'] as const;
@@ -69,7 +73,10 @@ function positions() {
 }
 
 function where(r: { uuid?: unknown; ssession_id?: unknown }): { user: string; session: string } {
-  return { user: str(r.uuid) ?? '-', session: r.ssession_id === undefined || r.ssession_id === null ? '-' : String(r.ssession_id) };
+  return {
+    user: str(r.uuid) ?? '-',
+    session: r.ssession_id === undefined || r.ssession_id === null ? '-' : String(r.ssession_id),
+  };
 }
 
 /**
@@ -92,7 +99,10 @@ function judgeFailed(item: RunItem, reason: string): void {
  * "(valid)" figures leave them out; {@link runBenchmark}'s `recompute` reproduces both from the item kinds, so such an
  * item keeps its kind (id prefix) and, for memory points, `importance` and `interference`.
  */
-export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOptions, 'acceptBooleanIncluded'> = {}): RunItem[] {
+export function memoryRunItems(
+  records: EvalRecords,
+  options: Pick<AggregateOptions, 'acceptBooleanIncluded'> = {},
+): RunItem[] {
   const items: RunItem[] = [];
   const acceptBoolean = options.acceptBooleanIncluded ?? false;
 
@@ -105,7 +115,12 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
     const item: RunItem = {
       id: `memory:${user}/${session}/${typeof r.index === 'number' ? r.index : n}`,
       group: user,
-      values: { integrityScore: score ?? null, importance: r.importance, interference, recalled: interference || score === null || score === undefined ? null : score === 2 },
+      values: {
+        integrityScore: score ?? null,
+        importance: r.importance,
+        interference,
+        recalled: interference || score === null || score === undefined ? null : score === 2,
+      },
       detail: {
         kind: 'memory',
         memory: r.memory_content,
@@ -131,7 +146,14 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
       id: `extracted:${user}/${session}/${n}`,
       group: user,
       values: { accuracyScore: score ?? null, included },
-      detail: { kind: 'extracted', memory: r.memory_content, verdict: score ?? null, includedInGolden: flag, user, session },
+      detail: {
+        kind: 'extracted',
+        memory: r.memory_content,
+        verdict: score ?? null,
+        includedInGolden: flag,
+        user,
+        session,
+      },
     };
     if (score === null || score === undefined) judgeFailed(item, 'the accuracy judgement failed (no score)');
     items.push(item);
@@ -159,7 +181,8 @@ export function memoryRunItems(records: EvalRecords, options: Pick<AggregateOpti
         session,
       },
     };
-    if (!verdict) judgeFailed(item, `the update judgement failed (label ${JSON.stringify(r.memory_update_type ?? null)})`);
+    if (!verdict)
+      judgeFailed(item, `the update judgement failed (label ${JSON.stringify(r.memory_update_type ?? null)})`);
     items.push(item);
   }
 
@@ -203,7 +226,12 @@ type ItemRecord = { list: RecordList; record: Record<string, unknown> } | undefi
 
 /** Rebuilds the minimal HaluMem records the aggregate reads from items (the inverse of {@link memoryRunItems}). */
 function recordsFromItems(records: ReadonlyArray<ItemRecord>, indices?: ArrayLike<number>): EvalRecords {
-  const out: EvalRecords = { memory_integrity_records: [], memory_accuracy_records: [], memory_update_records: [], question_answering_records: [] };
+  const out: EvalRecords = {
+    memory_integrity_records: [],
+    memory_accuracy_records: [],
+    memory_update_records: [],
+    question_answering_records: [],
+  };
   const n = indices ? indices.length : records.length;
   for (let i = 0; i < n; i++) {
     const r = records[indices ? indices[i]! : i];
@@ -231,7 +259,10 @@ function itemRecord(item: RunItem): ItemRecord {
     case 'extracted':
       return {
         list: 'memory_accuracy_records',
-        record: { memory_accuracy_score: failed ? null : (v.accuracyScore as number), is_included_in_golden_memories: v.included === true ? 'true' : 'false' },
+        record: {
+          memory_accuracy_score: failed ? null : (v.accuracyScore as number),
+          is_included_in_golden_memories: v.included === true ? 'true' : 'false',
+        },
       };
     case 'update': {
       const l = failed ? null : (UPDATE_LABELS.find((x) => v[`update_${x.toLowerCase()}`] === true) ?? null);
@@ -282,7 +313,8 @@ export function memoryRunMetrics(overall: OverallScore): Record<string, RunMetri
   const nOf = (name: string): number => {
     const valid = name.includes('(valid)');
     if (name.startsWith('memory_integrity.')) return valid ? mi.memory_valid_num : mi.memory_num;
-    if (name.startsWith('memory_accuracy.interference')) return valid ? ma.interference_memory_valid_num : ma.interference_memory_num;
+    if (name.startsWith('memory_accuracy.interference'))
+      return valid ? ma.interference_memory_valid_num : ma.interference_memory_num;
     if (name.startsWith('memory_accuracy.target')) return valid ? ma.target_memory_valid_num : ma.target_memory_num;
     if (name.startsWith('memory_accuracy.')) return valid ? ma.memory_valid_num : ma.memory_num;
     if (name.startsWith('memory_update.')) return valid ? mu.update_memory_valid_num : mu.update_memory_num;

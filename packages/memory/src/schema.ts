@@ -112,7 +112,7 @@ export type DatasetUser = z.output<typeof datasetUserSchema>;
 
 /** The persona name, as the HaluMem adapters take it: `r'Name:\s*(.*?); Gender:'`. */
 export function personaName(personaInfo: string): string | undefined {
-  const m = /Name:\s*([^]*?); Gender:/.exec(personaInfo);
+  const m = /Name:\s*([\s\S]*?); Gender:/.exec(personaInfo);
   return m ? m[1] : undefined;
 }
 
@@ -167,7 +167,8 @@ export const artifactAnySessionSchema = z.unknown().superRefine((value, ctx) => 
     return;
   }
   const r = artifactSessionSchema.safeParse(value);
-  if (!r.success) for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+  if (!r.success)
+    for (const issue of r.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
 });
 
 export const runArtifactUserSchema = z.looseObject({

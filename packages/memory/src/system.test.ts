@@ -33,13 +33,29 @@ function user(uuid: string, name: string) {
         end_time: T,
         memory_points: [mp(`${name} likes green tea.`)],
         dialogue: [turn('user', 'I like green tea.'), turn('assistant', 'Noted.')],
-        questions: [{ question: `What does ${name} like to drink?`, answer: 'Green tea', evidence: [{ memory_content: `${name} likes green tea.` }], difficulty: 'easy', question_type: 'Basic Fact Recall' }],
+        questions: [
+          {
+            question: `What does ${name} like to drink?`,
+            answer: 'Green tea',
+            evidence: [{ memory_content: `${name} likes green tea.` }],
+            difficulty: 'easy',
+            question_type: 'Basic Fact Recall',
+          },
+        ],
       },
-      { title: 'Pure_QA_Session', is_generated_qa_session: true, memory_points: [], questions: [], dialogue: [turn('user', 'What is 2+2?'), turn('assistant', '4')] },
+      {
+        title: 'Pure_QA_Session',
+        is_generated_qa_session: true,
+        memory_points: [],
+        questions: [],
+        dialogue: [turn('user', 'What is 2+2?'), turn('assistant', '4')],
+      },
       {
         start_time: T,
         end_time: T,
-        memory_points: [mp(`${name} likes black coffee.`, { is_update: 'True', original_memories: [`${name} likes green tea.`] })],
+        memory_points: [
+          mp(`${name} likes black coffee.`, { is_update: 'True', original_memories: [`${name} likes green tea.`] }),
+        ],
         dialogue: [turn('user', 'Now I prefer black coffee.'), turn('assistant', 'Got it.')],
       },
     ],
@@ -100,7 +116,12 @@ describe('runMemorySystem', () => {
     expect(typeof q.search_duration_ms).toBe('number');
     // judge inputs: session 1 skipped (index kept), the update point has search results
     const inputs = buildJudgeInputs(users[0]!);
-    expect(judgeInputCounts(inputs)).toMatchObject({ integrity_inputs: 1, update_inputs: 1, accuracy_inputs: 2, qa_inputs: 1 });
+    expect(judgeInputCounts(inputs)).toMatchObject({
+      integrity_inputs: 1,
+      update_inputs: 1,
+      accuracy_inputs: 2,
+      qa_inputs: 1,
+    });
     expect(inputs.update[0]!.record.ssession_id).toBe(2);
   });
 
@@ -159,36 +180,58 @@ describe('baselines', () => {
     calls.length = 0;
     const b = new ExtractRetrieveBaseline({ model, chunkTurns: 1 });
     await b.startUser({ uuid: 'u', name: 'Ana', personaInfo: '' });
-    expect(await b.addSession(session('I adopted a dog named Rex.', 0))).toEqual({ extractedMemories: ['Ana: I adopted a dog named Rex.'] });
+    expect(await b.addSession(session('I adopted a dog named Rex.', 0))).toEqual({
+      extractedMemories: ['Ana: I adopted a dog named Rex.'],
+    });
     await b.addSession(session('I work at the harbour.', 1));
     expect(await b.addSession(session('broken', 2))).toEqual({ extractedMemories: [] });
     expect(b.extractionFailures).toBeGreaterThan(0);
-    const r = await b.retrieve({ user: { uuid: 'u', name: 'Ana', personaInfo: '' }, query: 'What is the name of the dog?', topK: 5, purpose: 'question' });
+    const r = await b.retrieve({
+      user: { uuid: 'u', name: 'Ana', personaInfo: '' },
+      query: 'What is the name of the dog?',
+      topK: 5,
+      purpose: 'question',
+    });
     expect(r.memories).toEqual(['Jan 01, 2025, 10:00:00: Ana: I adopted a dog named Rex.']);
     const a = await b.answer({ user: { uuid: 'u', name: 'Ana', personaInfo: '' }, question: 'Dog?', retrieval: r });
     expect(a).toBe('answer');
-    expect(calls[calls.length - 1]![0]!.content).toContain('Jan 01, 2025, 10:00:00: Ana: I adopted a dog named Rex.\n\nQuestion: Dog?');
+    expect(calls[calls.length - 1]![0]!.content).toContain(
+      'Jan 01, 2025, 10:00:00: Ana: I adopted a dog named Rex.\n\nQuestion: Dog?',
+    );
   });
 
   it('full-context: user turns as extracted memories, answers from the whole history', async () => {
     calls.length = 0;
     const b = new FullContextBaseline({ model });
     await b.startUser({ uuid: 'u', name: 'Ana', personaInfo: '' });
-    expect(await b.addSession(session('I adopted a dog named Rex.', 0))).toEqual({ extractedMemories: ['I adopted a dog named Rex.'] });
+    expect(await b.addSession(session('I adopted a dog named Rex.', 0))).toEqual({
+      extractedMemories: ['I adopted a dog named Rex.'],
+    });
     await b.addSession(session('I work at the harbour.', 1));
-    const r = await b.retrieve({ user: { uuid: 'u', name: 'Ana', personaInfo: '' }, query: 'harbour work', topK: 3, purpose: 'question' });
+    const r = await b.retrieve({
+      user: { uuid: 'u', name: 'Ana', personaInfo: '' },
+      query: 'harbour work',
+      topK: 3,
+      purpose: 'question',
+    });
     expect(r.memories).toEqual(['[Jan 05, 2025, 10:00:00] I work at the harbour.']);
     expect(r.context).toMatch(/full dialogue history: 2 sessions/);
-    await b.answer({ user: { uuid: 'u', name: 'Ana', personaInfo: '' }, question: 'Where does Ana work?', retrieval: r });
+    await b.answer({
+      user: { uuid: 'u', name: 'Ana', personaInfo: '' },
+      question: 'Where does Ana work?',
+      retrieval: r,
+    });
     const prompt = calls[0]![0]!.content;
-    expect(prompt).toContain('[Jan 05, 2025, 10:00:00]user: I adopted a dog named Rex.\n[Jan 05, 2025, 10:00:00]assistant: ok\n');
+    expect(prompt).toContain(
+      '[Jan 05, 2025, 10:00:00]user: I adopted a dog named Rex.\n[Jan 05, 2025, 10:00:00]assistant: ok\n',
+    );
     expect(prompt).toContain('user: I work at the harbour.');
     const none = new FullContextBaseline({ model, extraction: 'none' });
     expect(await none.addSession(session('x y z', 0))).toEqual({ extractedMemories: [] });
   });
 
   it('lexical index: BM25 ranking, stop words, recency on ties', () => {
-    expect(tokenize('What is the Dog\'s name?')).toEqual(['dog', 's', 'name']);
+    expect(tokenize("What is the Dog's name?")).toEqual(['dog', 's', 'name']);
     const idx = new LexicalIndex();
     idx.add('Ana likes tea');
     idx.add('Ana likes coffee and tea and tea');

@@ -87,7 +87,14 @@ export interface RunMemorySystemOptions {
   signal?: AbortSignal;
   /** How the dataset is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
   read?: ReadOptions;
-  onUser?: (event: { index: number; uuid: string; name: string; status: 'done' | 'resumed'; sessions: number; questions: number }) => void;
+  onUser?: (event: {
+    index: number;
+    uuid: string;
+    name: string;
+    status: 'done' | 'resumed';
+    sessions: number;
+    questions: number;
+  }) => void;
   /** Called after each session of a user being run. */
   onSession?: (event: { uuid: string; index: number; total: number }) => void;
 }
@@ -181,7 +188,10 @@ async function runSession(
   stats.sessions++;
   if (generated) return { add_dialogue_duration_ms: addMs, is_generated_qa_session: true };
   if (!added || !Array.isArray(added.extractedMemories) || added.extractedMemories.some((m) => typeof m !== 'string')) {
-    throw new EvalError('system_error', `${system.name}: addSession must return { extractedMemories: string[] } (user ${mu.uuid}, session ${index})`);
+    throw new EvalError(
+      'system_error',
+      `${system.name}: addSession must return { extractedMemories: string[] } (user ${mu.uuid}, session ${index})`,
+    );
   }
   const memoryPoints: Array<Record<string, unknown>> = [];
   for (const [p, point] of session.memory_points.entries()) {
@@ -213,7 +223,10 @@ async function runSession(
       );
       const searchMs = ms(t);
       t = performance.now();
-      const answer = await naming(() => `${where} (answer)`, () => system.answer({ user: mu, question: q.question, retrieval }));
+      const answer = await naming(
+        () => `${where} (answer)`,
+        () => system.answer({ user: mu, question: q.question, retrieval }),
+      );
       const answerMs = ms(t);
       stats.searchMs += searchMs;
       stats.answerMs += answerMs;
@@ -241,7 +254,17 @@ export async function runMemorySystem(options: RunMemorySystemOptions): Promise<
   const out = resolve(options.out);
   const partial = `${out}.partial`;
   const settings = { topKUpdate: options.topKUpdate ?? 10, topKQuestion: options.topKQuestion ?? 20 };
-  const stats: RunMemorySystemResult = { out, users: 0, resumed: 0, sessions: 0, questions: 0, updatePoints: 0, addMs: 0, searchMs: 0, answerMs: 0 };
+  const stats: RunMemorySystemResult = {
+    out,
+    users: 0,
+    resumed: 0,
+    sessions: 0,
+    questions: 0,
+    updatePoints: 0,
+    addMs: 0,
+    searchMs: 0,
+    answerMs: 0,
+  };
   await mkdir(dirname(out), { recursive: true });
   const done = await resumePartial(partial);
   const fh = await open(partial, 'a');
@@ -254,7 +277,14 @@ export async function runMemorySystem(options: RunMemorySystemOptions): Promise<
       const mu = memoryUser(user);
       if (done.has(user.uuid)) {
         stats.resumed++;
-        options.onUser?.({ index, uuid: user.uuid, name: mu.name, status: 'resumed', sessions: user.sessions.length, questions: 0 });
+        options.onUser?.({
+          index,
+          uuid: user.uuid,
+          name: mu.name,
+          status: 'resumed',
+          sessions: user.sessions.length,
+          questions: 0,
+        });
         continue;
       }
       if (options.signal?.aborted) throw new EvalError('aborted', 'the run was aborted; run again to resume');

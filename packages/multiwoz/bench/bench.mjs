@@ -32,19 +32,30 @@ const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
 
 /** The measured child: this package on one predictions file (prints one JSON line). */
 async function child(name) {
-  const m = built ? await import(pathToFileURL(join(root, 'dist', 'index.js')).href) : await import(pathToFileURL(join(root, 'src', 'index.ts')).href);
+  const m = built
+    ? await import(pathToFileURL(join(root, 'dist', 'index.js')).href)
+    : await import(pathToFileURL(join(root, 'src', 'index.ts')).href);
   const json = (rel) => JSON.parse(readFileSync(join(SHARED, rel), 'utf8'));
   const predictionsFile = join(SHARED, 'predictions', `${name}.json`);
   const predictions = m.parsePredictions(json(`predictions/${name}.json`), predictionsFile);
   const data = m.multiwozDataFrom({
     database: Object.fromEntries(
-      ['restaurant', 'attraction', 'hotel', 'train'].map((d) => [d, json(`data/database/${d}_db${d === 'restaurant' ? '.v2022' : ''}.json`)]),
+      ['restaurant', 'attraction', 'hotel', 'train'].map((d) => [
+        d,
+        json(`data/database/${d}_db${d === 'restaurant' ? '.v2022' : ''}.json`),
+      ]),
     ),
     goals: json('derived/goals_test_reconstructed.json'),
     bookedDomains: json('data/booked_domains.json'),
   });
-  const report = new m.MultiwozEvaluator(data, { bleu: false, success: true, richness: true }).evaluate(predictions, { file: predictionsFile });
-  const out = { inform: report.success.inform.total, success: report.success.success.total, maxRssKb: process.resourceUsage().maxRSS };
+  const report = new m.MultiwozEvaluator(data, { bleu: false, success: true, richness: true }).evaluate(predictions, {
+    file: predictionsFile,
+  });
+  const out = {
+    inform: report.success.inform.total,
+    success: report.success.success.total,
+    maxRssKb: process.resourceUsage().maxRSS,
+  };
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
@@ -61,14 +72,16 @@ function referenceUnavailable(python, src) {
   const goals = join(src, 'mwzeval', 'data', 'goals.json');
   if (!existsSync(goals) || readFileSync(goals).length === 0) return `${goals} is missing or empty`;
   const head = spawnSync('git', ['-C', src, 'rev-parse', 'HEAD'], { encoding: 'utf8' });
-  if (head.status === 0 && head.stdout.trim() !== MWZEVAL_COMMIT) return `MWZEVAL_SRC is at ${head.stdout.trim().slice(0, 7)}, not the pinned ${MWZEVAL_COMMIT.slice(0, 7)}`;
+  if (head.status === 0 && head.stdout.trim() !== MWZEVAL_COMMIT)
+    return `MWZEVAL_SRC is at ${head.stdout.trim().slice(0, 7)}, not the pinned ${MWZEVAL_COMMIT.slice(0, 7)}`;
   const probe = spawnSync(python, ['-c', 'import fuzzywuzzy, Levenshtein, sacrebleu, sacremoses, lexical_diversity'], {
     encoding: 'utf8',
     cwd: src,
     env: pythonEnv(src),
   });
   if (probe.error) return `${python} cannot be run (${probe.error.message}); set MWZEVAL_PYTHON`;
-  if (probe.status !== 0) return `${python} lacks mwzeval's dependencies (${(probe.stderr || '').trim().split('\n').pop()})`;
+  if (probe.status !== 0)
+    return `${python} lacks mwzeval's dependencies (${(probe.stderr || '').trim().split('\n').pop()})`;
   return undefined;
 }
 
@@ -78,7 +91,8 @@ function measure(cmd, args, options = {}) {
   const t0 = performance.now();
   const r = spawnSync(timed[0], timed[1], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, ...options });
   const wallMs = performance.now() - t0;
-  if (r.status !== 0) throw new Error(`${cmd} exited ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
+  if (r.status !== 0)
+    throw new Error(`${cmd} exited ${r.status}: ${(r.stderr || '').trim().split('\n').slice(-3).join(' | ')}`);
   const out = JSON.parse(r.stdout.trim().split('\n').pop());
   const timeKb = TIME ? Number((r.stderr || '').trim().split('\n').pop()) : NaN;
   return { wallMs, maxRssKb: Number.isFinite(timeKb) ? timeKb : out.maxRssKb, out };
@@ -93,11 +107,19 @@ async function main() {
     process.stdout.write(`skipped: reference data not found at ${SHARED}\n`);
     return;
   }
-  const names = (process.env.MULTIWOZ_BENCH_FILES ?? 'ubar,augpt,galaxy-e2e').split(',').map((s) => s.trim()).filter(Boolean);
+  const names = (process.env.MULTIWOZ_BENCH_FILES ?? 'ubar,augpt,galaxy-e2e')
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const reps = Math.max(1, Number(process.env.MULTIWOZ_BENCH_REPS ?? 10));
   const beside = join(root, '..', '..', '..', 'reference');
-  const src = process.env.MWZEVAL_SRC || (existsSync(join(beside, 'mwzeval', 'mwzeval')) ? join(beside, 'mwzeval') : undefined);
-  const python = process.env.MWZEVAL_PYTHON || (existsSync(join(beside, 'mwzeval-venv', 'bin', 'python')) ? join(beside, 'mwzeval-venv', 'bin', 'python') : 'python3');
+  const src =
+    process.env.MWZEVAL_SRC || (existsSync(join(beside, 'mwzeval', 'mwzeval')) ? join(beside, 'mwzeval') : undefined);
+  const python =
+    process.env.MWZEVAL_PYTHON ||
+    (existsSync(join(beside, 'mwzeval-venv', 'bin', 'python'))
+      ? join(beside, 'mwzeval-venv', 'bin', 'python')
+      : 'python3');
   const why = referenceUnavailable(python, src);
   process.stdout.write(
     `@eval/multiwoz: Inform/Success + richness of one predictions file on the full test set (v2022), whole processes ` +
@@ -107,12 +129,17 @@ async function main() {
   if (why) process.stdout.write(`reference not measured: ${why}\n`);
   else {
     const version = spawnSync(python, ['--version'], { encoding: 'utf8' });
-    process.stdout.write(`reference: mwzeval ${MWZEVAL_COMMIT.slice(0, 7)} at ${src}, ${(version.stdout || version.stderr).trim()} (${python}); runs use PYTHONHASHSEED=0..${reps - 1}\n`);
+    process.stdout.write(
+      `reference: mwzeval ${MWZEVAL_COMMIT.slice(0, 7)} at ${src}, ${(version.stdout || version.stderr).trim()} (${python}); runs use PYTHONHASHSEED=0..${reps - 1}\n`,
+    );
   }
   // the V8 settings `dialeval multiwoz` applies to itself (apps/cli/src/bin.ts), so the child measures what the CLI does
   const v8 = ['--semi-space-growth-factor=1'];
-  if (process.versions.v8.startsWith('11.')) v8.push('--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling');
-  const nodeArgs = built ? [...v8, fileURLToPath(import.meta.url)] : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
+  if (process.versions.v8.startsWith('11.'))
+    v8.push('--no-turbo-inlining', '--no-turbo-inline-array-builtins', '--no-turbo-loop-peeling');
+  const nodeArgs = built
+    ? [...v8, fileURLToPath(import.meta.url)]
+    : [...v8, '--conditions=@eval/source', '--import', 'tsx', fileURLToPath(import.meta.url)];
   // the file the installed `dialeval` runs (the CLI package's `bin`)
   const cliDir = join(root, '..', '..', 'apps', 'cli');
   const cliBin = join(cliDir, JSON.parse(readFileSync(join(cliDir, 'package.json'), 'utf8')).bin.dialeval);
@@ -123,7 +150,8 @@ async function main() {
     if (data) return data;
     data = mkdtempSync(join(tmpdir(), 'mwz-bench-'));
     mkdirSync(join(data, 'database'));
-    for (const f of readdirSync(join(SHARED, 'data', 'database'))) symlinkSync(join(SHARED, 'data', 'database', f), join(data, 'database', f));
+    for (const f of readdirSync(join(SHARED, 'data', 'database')))
+      symlinkSync(join(SHARED, 'data', 'database', f), join(data, 'database', f));
     symlinkSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), join(data, 'goals.json'));
     symlinkSync(join(SHARED, 'data', 'booked_domains.json'), join(data, 'booked_domains.json'));
     return data;
@@ -131,7 +159,11 @@ async function main() {
   // with the reference, both read the same data files: its own mwzeval/data (our --data takes that layout)
   const ourData = () => (why ? dataDir() : join(src, 'mwzeval', 'data'));
   process.on('exit', () => data && rmSync(data, { recursive: true, force: true }));
-  process.stdout.write(cli ? `ours: ${cliBin} (the built CLI)\n` : 'ours: the package in a child process (build the CLI for the published path)\n');
+  process.stdout.write(
+    cli
+      ? `ours: ${cliBin} (the built CLI)\n`
+      : 'ours: the package in a child process (build the CLI for the published path)\n',
+  );
   const script = [
     'import json, resource, sys',
     'from mwzeval.metrics import Evaluator',
@@ -142,9 +174,16 @@ async function main() {
   // Python's __pycache__ (a fresh checkout has neither).
   if (names.length > 0) {
     const first = join(SHARED, 'predictions', `${names[0]}.json`);
-    if (cli) spawnSync(process.execPath, [cli, 'multiwoz', first, '--success', '--richness', '--data', ourData(), '--format', 'json'], { cwd: root, stdio: 'ignore' });
+    if (cli)
+      spawnSync(
+        process.execPath,
+        [cli, 'multiwoz', first, '--success', '--richness', '--data', ourData(), '--format', 'json'],
+        { cwd: root, stdio: 'ignore' },
+      );
     if (!why) spawnSync(python, ['-c', script, first], { cwd: src, env: pythonEnv(src, 0), stdio: 'ignore' });
-    process.stdout.write(`warm-up: one untimed run of ${why ? 'ours' : 'each'} (fills the CLI's compile cache${why ? '' : " and the reference's __pycache__"})\n`);
+    process.stdout.write(
+      `warm-up: one untimed run of ${why ? 'ours' : 'each'} (fills the CLI's compile cache${why ? '' : " and the reference's __pycache__"})\n`,
+    );
   }
   const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
   const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
@@ -159,7 +198,11 @@ async function main() {
       try {
         if (cli) {
           // the published path: the built `dialeval multiwoz FILE --success --richness` as a whole process
-          const m = measure(process.execPath, [cli, 'multiwoz', predictions, '--success', '--richness', '--data', ourData(), '--format', 'json'], { cwd: root });
+          const m = measure(
+            process.execPath,
+            [cli, 'multiwoz', predictions, '--success', '--richness', '--data', ourData(), '--format', 'json'],
+            { cwd: root },
+          );
           m.out = { inform: m.out.success.inform.total, success: m.out.success.success.total };
           ours.push(m);
         } else ours.push(measure(process.execPath, [...nodeArgs, '--child', name], { cwd: root }));
@@ -186,7 +229,9 @@ async function main() {
     if (failure) line += `\n  ${failure}`;
     else if (py.length > 0) {
       const p = py[0].out;
-      const same = py.every((m) => m.out.inform === o.inform && m.out.success === o.success) && ours.every((m) => m.out.inform === o.inform && m.out.success === o.success);
+      const same =
+        py.every((m) => m.out.inform === o.inform && m.out.success === o.success) &&
+        ours.every((m) => m.out.inform === o.inform && m.out.success === o.success);
       const pWall = py.map((m) => m.wallMs);
       const pRss = median(py.map((m) => m.maxRssKb));
       // mwzeval's time is bimodal in the hash seed (its database query iterates a set of keys): the mean over seeds is

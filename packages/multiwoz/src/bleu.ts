@@ -35,7 +35,7 @@ function tokens13aAscii(line: string): string[] {
   bufA = grow(bufA, 3 * n0 + 8);
   bufB = grow(bufB, 6 * n0 + 16);
   let a = bufA;
-  let b = bufB;
+  const b = bufB;
   // ([\{-\~\[-\` -\&\(-\+\:-\@\/]) -> " \1 "
   let n = 0;
   for (let i = 0; i < n0; i++) {
@@ -284,7 +284,10 @@ export function bleuFromStats(stats: BleuStats): number {
 }
 
 /** Corpus BLEU of hypotheses against one reference each (`sacrebleu.corpus_bleu(hyps, [refs]).score`). */
-export function corpusBleu(hypotheses: readonly string[], references: readonly string[]): { score: number; stats: BleuStats } {
+export function corpusBleu(
+  hypotheses: readonly string[],
+  references: readonly string[],
+): { score: number; stats: BleuStats } {
   if (hypotheses.length !== references.length) {
     throw new Error(`corpusBleu: ${hypotheses.length} hypotheses but ${references.length} references`);
   }

@@ -4,7 +4,15 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { InputError, type ReadOptions, ResourceMissingError, parseJson, readJson, readText, resolveResourceDir } from '@eval/core';
+import {
+  InputError,
+  type ReadOptions,
+  ResourceMissingError,
+  parseJson,
+  readJson,
+  readText,
+  resolveResourceDir,
+} from '@eval/core';
 import { DB_DOMAINS, type RawDatabase } from './database';
 import { beliefStateShape, isBeliefState } from './input';
 import { type LazyJsonObject, scanJsonObject } from './lazyjson';
@@ -53,7 +61,7 @@ export class DialogueTable<T> {
   ) {}
 
   has(id: string): boolean {
-    return this.lazy ? this.lazy.has(id) : Object.prototype.hasOwnProperty.call(this.raw, id);
+    return this.lazy ? this.lazy.has(id) : Object.hasOwn(this.raw, id);
   }
 
   get(id: string): T | undefined {
@@ -94,7 +102,11 @@ const CHECKS = new Map<unknown, (v: unknown) => boolean>([
     (v) =>
       isObject(v) &&
       Object.values(v).every(
-        (d) => isObject(d) && isObject(d.informable) && Object.values(d.informable).every((x) => typeof x === 'string') && isStrings(d.requestable),
+        (d) =>
+          isObject(d) &&
+          isObject(d.informable) &&
+          Object.values(d.informable).every((x) => typeof x === 'string') &&
+          isStrings(d.requestable),
       ),
   ],
   [bookedShape, (v) => Array.isArray(v) && v.every(isStrings)],
@@ -114,7 +126,11 @@ function table<T>(value: unknown, shape: Shape<T>, source: string): DialogueTabl
  * text is still checked as JSON, and anything the scanner does not accept (a syntax error, a top-level value that is
  * not an object) goes through the full parser, which reports it exactly as before.
  */
-async function readLazyTable<T>(file: string, shape: Shape<T>, options: ReadOptions | undefined): Promise<DialogueTable<T>> {
+async function readLazyTable<T>(
+  file: string,
+  shape: Shape<T>,
+  options: ReadOptions | undefined,
+): Promise<DialogueTable<T>> {
   const text = await readText(file, options);
   const lazy = scanJsonObject(text);
   if (lazy) return lazyTable(lazy, shape, file);
@@ -148,7 +164,9 @@ export function multiwozDataFrom(parts: {
     goals: parts.goals ? table(parts.goals, goalShape, 'goals') : undefined,
     bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedShape, 'booked domains') : undefined,
     references: parts.references
-      ? Object.fromEntries(Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesShape, `references ${k}`)]))
+      ? Object.fromEntries(
+          Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesShape, `references ${k}`)]),
+        )
       : undefined,
     goldStates: parts.goldStates ? table(parts.goldStates, goldStatesShape, 'gold states') : undefined,
   };
@@ -176,7 +194,9 @@ export interface LoadDataOptions {
 }
 
 /** The files (relative to the data directory) that a metric selection needs. */
-export function requiredDataFiles(options: Pick<LoadDataOptions, 'bleu' | 'success' | 'goldStates' | 'references'>): string[] {
+export function requiredDataFiles(
+  options: Pick<LoadDataOptions, 'bleu' | 'success' | 'goldStates' | 'references'>,
+): string[] {
   const files: string[] = [];
   if (options.bleu) for (const r of options.references ?? ['mwz22']) files.push(DATA_FILES.references(r));
   if (options.success) {
@@ -188,21 +208,40 @@ export function requiredDataFiles(options: Pick<LoadDataOptions, 'bleu' | 'succe
 }
 
 /** Resolves the data directory (explicit, `DIALEVAL_MULTIWOZ_DIR`, fetched cache) and checks that `required` exist. */
-export function resolveMultiwozDataDir(options: { dir?: string; required?: string[]; flag?: string; env?: NodeJS.ProcessEnv; home?: string } = {}): Promise<string> {
-  return resolveResourceDir(MULTIWOZ_RESOURCE, { dir: options.dir, required: options.required, flag: options.flag ?? '--data', env: options.env, home: options.home });
+export function resolveMultiwozDataDir(
+  options: { dir?: string; required?: string[]; flag?: string; env?: NodeJS.ProcessEnv; home?: string } = {},
+): Promise<string> {
+  return resolveResourceDir(MULTIWOZ_RESOURCE, {
+    dir: options.dir,
+    required: options.required,
+    flag: options.flag ?? '--data',
+    env: options.env,
+    home: options.home,
+  });
 }
 
 /** Reads the parts of a data directory that the selected metrics need. */
 export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<MultiwozData> {
   const required = requiredDataFiles(options);
-  const dir = await resolveMultiwozDataDir({ dir: options.dir, required, flag: options.flag, env: options.env, home: options.home });
+  const dir = await resolveMultiwozDataDir({
+    dir: options.dir,
+    required,
+    flag: options.flag,
+    env: options.env,
+    home: options.home,
+  });
   const data: MultiwozData = {};
-  const read = (rel: string) => readJson(join(dir, rel), undefined, options.onRead ? { onRead: options.onRead } : undefined);
+  const read = (rel: string) =>
+    readJson(join(dir, rel), undefined, options.onRead ? { onRead: options.onRead } : undefined);
   if (options.success) {
     const database = {} as RawDatabase;
     for (const d of DB_DOMAINS) {
       let rel: string = DATA_FILES.database(d);
-      if (d === 'restaurant' && (options.normalization ?? '2022') === '2022' && existsSync(join(dir, DATA_FILES.databaseRestaurantV2022))) {
+      if (
+        d === 'restaurant' &&
+        (options.normalization ?? '2022') === '2022' &&
+        existsSync(join(dir, DATA_FILES.databaseRestaurantV2022))
+      ) {
         rel = DATA_FILES.databaseRestaurantV2022;
       }
       const rows = await read(rel);
@@ -211,17 +250,27 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
     }
     data.database = database;
     data.goals = table(await read(DATA_FILES.goals), goalShape, join(dir, DATA_FILES.goals));
-    data.bookedDomains = await readLazyTable(join(dir, DATA_FILES.bookedDomains), bookedShape, options.onRead ? { onRead: options.onRead } : undefined);
+    data.bookedDomains = await readLazyTable(
+      join(dir, DATA_FILES.bookedDomains),
+      bookedShape,
+      options.onRead ? { onRead: options.onRead } : undefined,
+    );
   }
   if (options.bleu) {
     data.references = {};
     for (const r of options.references ?? ['mwz22']) {
-      data.references[r] = table(await read(DATA_FILES.references(r)), referencesShape, join(dir, DATA_FILES.references(r)));
+      data.references[r] = table(
+        await read(DATA_FILES.references(r)),
+        referencesShape,
+        join(dir, DATA_FILES.references(r)),
+      );
     }
   }
   if (options.goldStates) {
     const rel =
-      options.normalization === '2023' && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates;
+      options.normalization === '2023' && existsSync(join(dir, DATA_FILES.goldStatesV2023))
+        ? DATA_FILES.goldStatesV2023
+        : DATA_FILES.goldStates;
     data.goldStates = table(await read(rel), goldStatesShape, join(dir, rel));
   }
   return data;

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { itDatabase, itMultiwoz, shared, sharedDatabase } from '../test/helpers';
 import { VenueDatabase } from './database';
 
@@ -26,8 +26,27 @@ describe('venue database queries = mwzeval (fixtures/db_queries, 6000 queries pe
 
   itDatabase('columns after clean-up are the keys of the first item (spec § 7.2)', () => {
     const db = new VenueDatabase(sharedDatabase('2022'));
-    expect([...db.columns('restaurant')].sort()).toEqual(['address', 'area', 'food', 'id', 'name', 'phone', 'postcode', 'pricerange', 'type']);
-    expect([...db.columns('train')].sort()).toEqual(['arrive', 'day', 'departure', 'destination', 'duration', 'leave', 'price', 'trainid']);
+    expect([...db.columns('restaurant')].sort()).toEqual([
+      'address',
+      'area',
+      'food',
+      'id',
+      'name',
+      'phone',
+      'postcode',
+      'pricerange',
+      'type',
+    ]);
+    expect([...db.columns('train')].sort()).toEqual([
+      'arrive',
+      'day',
+      'departure',
+      'destination',
+      'duration',
+      'leave',
+      'price',
+      'trainid',
+    ]);
     expect([...db.columns('attraction')]).toContain('entrancefee');
   });
 

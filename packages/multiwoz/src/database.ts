@@ -74,7 +74,11 @@ export type RawDatabase = Record<DbDomain, unknown[]>;
 let lookup: (db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>) => readonly string[];
 
 /** {@link VenueDatabase.query} without the copy: the memoised array itself, shared by equal queries (never mutate it). */
-export function querySharedResult(db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+export function querySharedResult(
+  db: VenueDatabase,
+  domain: string,
+  constraints: Readonly<Record<string, string>>,
+): readonly string[] {
   return lookup(db, domain, constraints);
 }
 
@@ -124,7 +128,15 @@ export class VenueDatabase {
         }
         return String(id);
       });
-      this.tables.set(domain, { items, keys: Object.keys(items[0]!), ids, masks: new Map(), profiles: new Map(), minutes: new Map(), columns: new Map() });
+      this.tables.set(domain, {
+        items,
+        keys: Object.keys(items[0]!),
+        ids,
+        masks: new Map(),
+        profiles: new Map(),
+        minutes: new Map(),
+        columns: new Map(),
+      });
     }
   }
 
@@ -234,7 +246,7 @@ export class VenueDatabase {
     let rawKey = domain;
     for (let c = 0; c < keys.length; c++) {
       const key = keys[c]!;
-      if (Object.prototype.hasOwnProperty.call(constraints, key)) rawKey += `\u0001${key}\u0000${constraints[key]}`;
+      if (Object.hasOwn(constraints, key)) rawKey += `\u0001${key}\u0000${constraints[key]}`;
     }
     const cached = this.queryCache.get(rawKey);
     if (cached) return cached;
@@ -242,7 +254,7 @@ export class VenueDatabase {
     const times: Array<['arrive' | 'leave', number]> = [];
     for (let c = 0; c < keys.length; c++) {
       const key = keys[c]!;
-      if (!Object.prototype.hasOwnProperty.call(constraints, key)) continue;
+      if (!Object.hasOwn(constraints, key)) continue;
       const raw = constraints[key]!;
       if (DONTCARE.has(raw)) continue;
       let values = this.valueCache.get(key);

@@ -70,4 +70,9 @@ export function dstFromCounts(c: DstCounts): DstResult {
 }
 
 /** The reference's result when predictions have no states: integer zeros. */
-export const DST_MISSING_STATES: Readonly<DstResult> = Object.freeze({ joint_accuracy: 0, slot_f1: 0, slot_precision: 0, slot_recall: 0 });
+export const DST_MISSING_STATES: Readonly<DstResult> = Object.freeze({
+  joint_accuracy: 0,
+  slot_f1: 0,
+  slot_precision: 0,
+  slot_recall: 0,
+});

@@ -2,13 +2,23 @@ import { mkdtempSync, mkdirSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, ResourceMissingError } from '@eval/core';
-import { describe, expect, it } from 'vitest';
-import { HAS_MULTIWOZ, SHARED, closeTo, describeMultiwoz, shared, sharedData, subset21Predictions } from '../test/helpers';
+import { expect, it } from 'vitest';
+import {
+  HAS_MULTIWOZ,
+  SHARED,
+  closeTo,
+  describeMultiwoz,
+  shared,
+  sharedData,
+  subset21Predictions,
+} from '../test/helpers';
 import { MultiwozEvaluator, evaluateMultiwozFile, mwzevalResults } from './evaluator';
 import { parsePredictions } from './input';
 
 const data = HAS_MULTIWOZ ? sharedData('2022', true) : undefined!;
-const ev = HAS_MULTIWOZ ? new MultiwozEvaluator(data, { bleu: true, success: true, richness: true, dst: true }) : undefined!;
+const ev = HAS_MULTIWOZ
+  ? new MultiwozEvaluator(data, { bleu: true, success: true, richness: true, dst: true })
+  : undefined!;
 
 function errorOf(fn: () => unknown): InputError {
   try {
@@ -30,15 +40,21 @@ describeMultiwoz('bad input: errors name the dialogue id, the turn index and the
   });
 
   it('malformed state: non-string value, non-object domain', () => {
-    expect(errorOf(() => parsePredictions({ sng0433: [{ response: 'a', state: { hotel: { stars: 4 } } }] })).message).toMatch(
-      /dialogue "sng0433", turn 0, field state\.hotel\.stars: .*string/,
+    expect(
+      errorOf(() => parsePredictions({ sng0433: [{ response: 'a', state: { hotel: { stars: 4 } } }] })).message,
+    ).toMatch(/dialogue "sng0433", turn 0, field state\.hotel\.stars: .*string/);
+    expect(
+      errorOf(() => parsePredictions({ sng0433: [{ response: 'a', state: { hotel: 'north' } }] })).message,
+    ).toMatch(/turn 0, field state\.hotel/);
+    expect(errorOf(() => parsePredictions({ sng0433: [{ response: 'a', active_domains: 'hotel' }] })).message).toMatch(
+      /field active_domains/,
     );
-    expect(errorOf(() => parsePredictions({ sng0433: [{ response: 'a', state: { hotel: 'north' } }] })).message).toMatch(/turn 0, field state\.hotel/);
-    expect(errorOf(() => parsePredictions({ sng0433: [{ response: 'a', active_domains: 'hotel' }] })).message).toMatch(/field active_domains/);
   });
 
   it('missing turns: a dialogue that is not a list, an empty dialogue, a null turn, an empty file', () => {
-    expect(errorOf(() => parsePredictions({ sng0433: { response: 'a' } })).message).toMatch(/dialogue "sng0433": .*array/);
+    expect(errorOf(() => parsePredictions({ sng0433: { response: 'a' } })).message).toMatch(
+      /dialogue "sng0433": .*array/,
+    );
     expect(errorOf(() => parsePredictions({ sng0433: [] })).message).toMatch(/dialogue "sng0433" has no turns/);
     expect(errorOf(() => parsePredictions({ sng0433: [null] })).message).toMatch(/dialogue "sng0433", turn 0/);
     expect(errorOf(() => parsePredictions({})).message).toMatch(/no dialogue/);
@@ -55,7 +71,9 @@ describeMultiwoz('bad input: errors name the dialogue id, the turn index and the
     const preds = subset21Predictions('augpt');
     const turns = preds.sng0433!;
     const e = errorOf(() => ev.evaluate({ sng0433: [...turns, turns[0]] }));
-    expect(e.message).toMatch(new RegExp(`dialogue "sng0433" has ${turns.length + 1} turns but .* has ${turns.length}`));
+    expect(e.message).toMatch(
+      new RegExp(`dialogue "sng0433" has ${turns.length + 1} turns but .* has ${turns.length}`),
+    );
   });
 
   it('a time value on which the reference crashes (int() ValueError) names dialogue, turn and slot', () => {
@@ -65,7 +83,7 @@ describeMultiwoz('bad input: errors name the dialogue id, the turn index and the
 });
 
 describeMultiwoz('evaluation behaviour', () => {
-  it('does not mutate the caller\'s predictions (the reference normalises in place)', () => {
+  it("does not mutate the caller's predictions (the reference normalises in place)", () => {
     const preds = JSON.parse(JSON.stringify(subset21Predictions('augpt'))) as Record<string, unknown>;
     const copy = JSON.stringify(preds);
     const a = mwzevalResults(ev.evaluate(preds));
@@ -96,12 +114,16 @@ describeMultiwoz('evaluation behaviour', () => {
     expect(() => new MultiwozEvaluator(noRefs, { dst: true })).toThrow(/dialeval resources fetch multiwoz/);
   });
 
-  it('evaluateMultiwozFile reads mwzeval\'s data/ layout from a directory', async () => {
+  it("evaluateMultiwozFile reads mwzeval's data/ layout from a directory", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'mwz-data-'));
     mkdirSync(join(dir, 'database'));
     mkdirSync(join(dir, 'references'));
-    for (const d of ['attraction', 'hotel', 'restaurant', 'train']) symlinkSync(join(SHARED, 'data', 'database', `${d}_db.json`), join(dir, 'database', `${d}_db.json`));
-    symlinkSync(join(SHARED, 'data', 'database', 'restaurant_db.v2022.json'), join(dir, 'database', 'restaurant_db.v2022.json'));
+    for (const d of ['attraction', 'hotel', 'restaurant', 'train'])
+      symlinkSync(join(SHARED, 'data', 'database', `${d}_db.json`), join(dir, 'database', `${d}_db.json`));
+    symlinkSync(
+      join(SHARED, 'data', 'database', 'restaurant_db.v2022.json'),
+      join(dir, 'database', 'restaurant_db.v2022.json'),
+    );
     symlinkSync(join(SHARED, 'data', 'booked_domains.json'), join(dir, 'booked_domains.json'));
     symlinkSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), join(dir, 'goals.json'));
     symlinkSync(join(SHARED, 'derived', 'subset21', 'mwz22_refs.json'), join(dir, 'references', 'mwz22.json'));
@@ -115,10 +137,19 @@ describeMultiwoz('evaluation behaviour', () => {
     expect(mwzevalResults(r)).toEqual(mwzevalResults(ev.evaluate(subset21Predictions('ubar'))));
     // onRead saw every file read, the predictions first, each with its bytes
     const data = ['restaurant_db.v2022', 'attraction_db', 'hotel_db', 'train_db'].map((d) => `database/${d}.json`);
-    expect(read.map(([path]) => path)).toEqual([file, ...[...data, 'goals.json', 'booked_domains.json', 'references/mwz22.json', 'gold_states.json'].map((f) => join(dir, f))]);
+    expect(read.map(([path]) => path)).toEqual([
+      file,
+      ...[...data, 'goals.json', 'booked_domains.json', 'references/mwz22.json', 'gold_states.json'].map((f) =>
+        join(dir, f),
+      ),
+    ]);
     for (const [path, text] of read) expect(text).toBe(readFileSync(path, 'utf8'));
     // floats within 1e-12 relative of the Python figure (V8's Math.log/exp may differ from glibc in the last bit)
-    expect(closeTo(r.bleu!.mwz22, shared<{ bleu: { mwz22: number } }>('expected/subset21/ubar.json').bleu.mwz22)).toBe(true);
-    await expect(evaluateMultiwozFile(file, { dir: join(dir, 'nope'), bleu: true })).rejects.toThrow(/dialeval resources fetch multiwoz/);
+    expect(closeTo(r.bleu!.mwz22, shared<{ bleu: { mwz22: number } }>('expected/subset21/ubar.json').bleu.mwz22)).toBe(
+      true,
+    );
+    await expect(evaluateMultiwozFile(file, { dir: join(dir, 'nope'), bleu: true })).rejects.toThrow(
+      /dialeval resources fetch multiwoz/,
+    );
   });
 });

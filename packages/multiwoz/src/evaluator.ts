@@ -6,8 +6,22 @@ import { EvalError, InputError, readJson } from '@eval/core';
 import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats, segmentBleuStats } from './bleu';
 import { type MultiwozData, type LoadDataOptions, DATA_FILES, loadMultiwozData, missingData } from './data';
 import { VenueDatabase } from './database';
-import { type DstCounts, type DstResult, DST_MISSING_STATES, addDstCounts, dstFromCounts, dstTurnCounts, emptyDstCounts } from './dst';
-import { type Predictions, domainsFromSlotNames, hasDomainPredictions, hasStatePredictions, parsePredictions } from './input';
+import {
+  type DstCounts,
+  type DstResult,
+  DST_MISSING_STATES,
+  addDstCounts,
+  dstFromCounts,
+  dstTurnCounts,
+  emptyDstCounts,
+} from './dst';
+import {
+  type Predictions,
+  domainsFromSlotNames,
+  hasDomainPredictions,
+  hasStatePredictions,
+  parsePredictions,
+} from './input';
 import {
   type BeliefState,
   type NormalizationVersion,
@@ -17,7 +31,13 @@ import {
 } from './normalize';
 import { PythonValueError } from '@eval/core/python';
 import { type RichnessResult, richness } from './richness';
-import { type DomainOutcome, type SuccessResult, aggregateSuccess, dialogSuccess, estimateActiveDomains } from './success';
+import {
+  type DomainOutcome,
+  type SuccessResult,
+  aggregateSuccess,
+  dialogSuccess,
+  estimateActiveDomains,
+} from './success';
 
 export interface MultiwozMetrics {
   /** sacreBLEU against the reference sets (default mwz22). */
@@ -102,7 +122,8 @@ export interface MultiwozReport extends MwzevalResults {
 
 /** `obj[key] = value` as a data property even for "__proto__" (a Python dict has no special keys). */
 function setOwn<T>(obj: Record<string, T>, key: string, value: T): void {
-  if (key === '__proto__') Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+  if (key === '__proto__')
+    Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   else obj[key] = value;
 }
 
@@ -132,7 +153,8 @@ export class MultiwozEvaluator {
     if (!options.bleu && !options.success && !options.richness && !options.dst) {
       throw new EvalError('usage_error', 'select at least one metric (bleu, success, richness, dst)');
     }
-    if (options.bleu && (!data.references || Object.keys(data.references).length === 0)) missingData('BLEU references', DATA_FILES.references('mwz22'));
+    if (options.bleu && (!data.references || Object.keys(data.references).length === 0))
+      missingData('BLEU references', DATA_FILES.references('mwz22'));
     if (options.success) {
       if (!data.database) missingData('venue database', 'database/*_db.json');
       if (!data.goals) missingData('goals', DATA_FILES.goals);
@@ -162,7 +184,14 @@ export class MultiwozEvaluator {
   }
 
   /** The normalised slot name and value (memoised); a time the reference cannot parse is an InputError. */
-  private normalizeSlot(domain: string, slot: string, raw: string, id: string, turn: number, file?: string): [string, string] {
+  private normalizeSlot(
+    domain: string,
+    slot: string,
+    raw: string,
+    id: string,
+    turn: number,
+    file?: string,
+  ): [string, string] {
     let name = this.slotNameCache.get(slot);
     if (name === undefined) this.slotNameCache.set(slot, (name = normalizeStateSlotName(slot)));
     let values = this.valueCache.get(name);
@@ -173,11 +202,14 @@ export class MultiwozEvaluator {
         value = normalizeStateSlotValue(name, raw, this.normalization);
       } catch (error) {
         if (error instanceof PythonValueError) {
-          throw new InputError(`dialogue ${JSON.stringify(id)}, turn ${turn}, field state.${domain}.${slot}: cannot parse time ${JSON.stringify(raw)} (${error.message})`, {
-            file,
-            record: id,
-            field: [turn, 'state', domain, slot],
-          });
+          throw new InputError(
+            `dialogue ${JSON.stringify(id)}, turn ${turn}, field state.${domain}.${slot}: cannot parse time ${JSON.stringify(raw)} (${error.message})`,
+            {
+              file,
+              record: id,
+              field: [turn, 'state', domain, slot],
+            },
+          );
         }
         throw error;
       }
@@ -192,10 +224,10 @@ export class MultiwozEvaluator {
     // Most predicted states are already normalised: then the state itself is used (it is only read, never changed).
     let changed = false;
     for (const domain in state) {
-      if (!Object.prototype.hasOwnProperty.call(state, domain)) continue;
+      if (!Object.hasOwn(state, domain)) continue;
       const slots = state[domain]!;
       for (const slot in slots) {
-        if (!Object.prototype.hasOwnProperty.call(slots, slot)) continue;
+        if (!Object.hasOwn(slots, slot)) continue;
         const r = this.normalizeSlot(domain, slot, slots[slot]!, id, turn, file);
         if (r[0] !== slot || r[1] !== slots[slot]) {
           changed = true;
@@ -251,7 +283,9 @@ export class MultiwozEvaluator {
       );
     }
     for (const u of unknownSlots) {
-      warn(`Unknown slot name: ${u}. Please use another slot names or customize the slot mapping! (placeholder removed)`);
+      warn(
+        `Unknown slot name: ${u}. Please use another slot names or customize the slot mapping! (placeholder removed)`,
+      );
     }
     const hasState = hasStatePredictions(predictions);
     const hasDomains = opts.addSlotDomains || hasDomainPredictions(predictions);
@@ -261,7 +295,10 @@ export class MultiwozEvaluator {
     const checkTurns = (what: string, source: string, id: string, available: number | undefined) => {
       const n = norm.get(id)!.length;
       if (available === undefined) {
-        throw new InputError(`unknown dialogue id ${JSON.stringify(id)}: not in the ${what} (${source})`, { file, record: id });
+        throw new InputError(`unknown dialogue id ${JSON.stringify(id)}: not in the ${what} (${source})`, {
+          file,
+          record: id,
+        });
       }
       if (n > available) {
         throw new InputError(
@@ -286,19 +323,27 @@ export class MultiwozEvaluator {
     if (opts.success) {
       for (const id of ids) {
         if (!this.data.goals!.has(id)) {
-          throw new InputError(`unknown dialogue id ${JSON.stringify(id)}: not in the goals (${this.data.goals!.source})`, { file, record: id });
+          throw new InputError(
+            `unknown dialogue id ${JSON.stringify(id)}: not in the goals (${this.data.goals!.source})`,
+            { file, record: id },
+          );
         }
         if (!this.data.bookedDomains!.has(id)) {
-          throw new InputError(`unknown dialogue id ${JSON.stringify(id)}: not in the booked domains (${this.data.bookedDomains!.source})`, {
-            file,
-            record: id,
-          });
+          throw new InputError(
+            `unknown dialogue id ${JSON.stringify(id)}: not in the booked domains (${this.data.bookedDomains!.source})`,
+            {
+              file,
+              record: id,
+            },
+          );
         }
       }
     }
     if (shortDialogues.size > 0) {
       const list = [...shortDialogues];
-      warn(`${list.length} dialogue(s) have fewer turns than the reference data; only the turns given are scored: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', ...' : ''}`);
+      warn(
+        `${list.length} dialogue(s) have fewer turns than the reference data; only the turns given are scored: ${list.slice(0, 10).join(', ')}${list.length > 10 ? ', ...' : ''}`,
+      );
     }
 
     const results: DialogueResult[] = ids.map((id) => ({ id, turns: norm.get(id)!.length }));
@@ -341,7 +386,11 @@ export class MultiwozEvaluator {
     if (opts.success) {
       const db = this.db();
       report.details.stateSource = hasState ? 'predicted' : 'gold';
-      report.details.domainSource = opts.addSlotDomains ? 'slot_names' : hasDomains ? 'provided' : 'estimated_from_state';
+      report.details.domainSource = opts.addSlotDomains
+        ? 'slot_names'
+        : hasDomains
+          ? 'provided'
+          : 'estimated_from_state';
       if (!hasState) {
         warn('Missing state predictions, using ground-truth dialog states from MultiWOZ 2.2 for Inform/Success');
         goldCopied = true;
@@ -366,10 +415,13 @@ export class MultiwozEvaluator {
           );
         } catch (error) {
           if (error instanceof PythonValueError) {
-            throw new InputError(`dialogue ${JSON.stringify(id)}: a time value of a state or goal cannot be parsed (${error.message})`, {
-              file,
-              record: id,
-            });
+            throw new InputError(
+              `dialogue ${JSON.stringify(id)}: a time value of a state or goal cannot be parsed (${error.message})`,
+              {
+                file,
+                record: id,
+              },
+            );
           }
           throw error;
         }
@@ -399,7 +451,9 @@ export class MultiwozEvaluator {
       if (hasState) source = 'predicted';
       else if (goldCopied) {
         if (opts.strictDst) {
-          throw new InputError('DST needs predicted states: at least one turn has no "state" (strictDst is on)', { file });
+          throw new InputError('DST needs predicted states: at least one turn has no "state" (strictDst is on)', {
+            file,
+          });
         }
         source = 'gold_copied_by_success';
         warn(
@@ -430,7 +484,9 @@ export class MultiwozEvaluator {
   }
 }
 
-export interface EvaluateFileOptions extends EvaluatorOptions, Pick<LoadDataOptions, 'dir' | 'flag' | 'env' | 'home' | 'onRead'> {}
+export interface EvaluateFileOptions
+  extends EvaluatorOptions,
+    Pick<LoadDataOptions, 'dir' | 'flag' | 'env' | 'home' | 'onRead'> {}
 
 /**
  * Reads a predictions file and the data it needs (from `dir`, `DIALEVAL_MULTIWOZ_DIR` or the fetched resource set)

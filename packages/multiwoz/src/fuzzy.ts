@@ -334,7 +334,13 @@ export function charProfile(s: string): CharProfile {
  * of the two character multisets' intersection (an upper bound of any LCS with a window), first over the whole
  * strings, then over the best window of length `m`.
  */
-export function partialRatioReaches(s1: string, p1: CharProfile, s2: string, p2: CharProfile, minimum: number): boolean {
+export function partialRatioReaches(
+  s1: string,
+  p1: CharProfile,
+  s2: string,
+  p2: CharProfile,
+  minimum: number,
+): boolean {
   if (s1 === s2) return 100 >= minimum;
   if (p1.length === 0 || p2.length === 0) return 0 >= minimum;
   const m = Math.min(p1.length, p2.length);

@@ -45,10 +45,26 @@ export {
   type NormalizeResponseOptions,
 } from './normalize';
 export { mosesDetokenize, mosesTokenize } from './moses/moses';
-export { charProfile, levenshteinRatio, matchingBlocks, partialRatio, partialRatioAtLeast, partialRatioReaches, type CharProfile, type MatchingBlock } from './fuzzy';
+export {
+  charProfile,
+  levenshteinRatio,
+  matchingBlocks,
+  partialRatio,
+  partialRatioAtLeast,
+  partialRatioReaches,
+  type CharProfile,
+  type MatchingBlock,
+} from './fuzzy';
 export { bleuFromStats, corpusBleu, segmentBleuStats, tokenize13a, type BleuStats } from './bleu';
 export { msttr, richness, richnessTokenize, type RichnessResult } from './richness';
-export { DB_DOMAINS, FUZZY_KEYS, VenueDatabase, type DbDomain, type RawDatabase, type VenueDatabaseOptions } from './database';
+export {
+  DB_DOMAINS,
+  FUZZY_KEYS,
+  VenueDatabase,
+  type DbDomain,
+  type RawDatabase,
+  type VenueDatabaseOptions,
+} from './database';
 export {
   REQUESTABLE_SLOTS,
   aggregateSuccess,

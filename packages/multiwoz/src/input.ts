@@ -72,7 +72,8 @@ function checked(data: Predictions, file?: string): Predictions {
   const ids = Object.keys(data);
   if (ids.length === 0) throw new InputError('the predictions contain no dialogue', { file });
   for (const id of ids) {
-    if (data[id]!.length === 0) throw new InputError(`dialogue ${JSON.stringify(id)} has no turns`, { file, record: id });
+    if (data[id]!.length === 0)
+      throw new InputError(`dialogue ${JSON.stringify(id)} has no turns`, { file, record: id });
   }
   validated.add(data);
   return data;
@@ -121,7 +122,8 @@ export function hasStatePredictions(predictions: Predictions): boolean {
 
 /** `has_domain_predictions`: every turn of every dialogue has `active_domains`. */
 export function hasDomainPredictions(predictions: Predictions): boolean {
-  for (const turns of Object.values(predictions)) for (const t of turns) if (t.active_domains === undefined) return false;
+  for (const turns of Object.values(predictions))
+    for (const t of turns) if (t.active_domains === undefined) return false;
   return true;
 }
 

@@ -32,14 +32,16 @@ function expectSameAsParse(text: string): void {
   }
 }
 
-const BOOKED = '{\n  "sng01856": [\n    [],\n    [\n      "hotel"\n    ]\n  ],\n  "pmul1635": [[], ["hotel", "train"]]\n}\n';
+const BOOKED =
+  '{\n  "sng01856": [\n    [],\n    [\n      "hotel"\n    ]\n  ],\n  "pmul1635": [[], ["hotel", "train"]]\n}\n';
 const MIXED =
   '{"a": {"x": [1, -2.5e+3, 0, true, false, null, "}{][", "q\\"}"], "y": {}}, "b\\u0041": [], "c": "s", "d": 0.5E-1, ' +
   '"e": [[["\\\\"]]], "": {"k": {"l": [{}]}}, "f": [[], ["a\\nb", "\\ud83d\\ude00"]], "7": 1, "2": 2}';
 
 describe('scanJsonObject', () => {
   it('finds every top-level value of a valid object, in JSON.parse key order', () => {
-    for (const text of [BOOKED, MIXED, '{}', ' { } ', '{"a":[]}', '\t{"a" : [ [ "x" ] ] }\r\n']) expectSameAsParse(text);
+    for (const text of [BOOKED, MIXED, '{}', ' { } ', '{"a":[]}', '\t{"a" : [ [ "x" ] ] }\r\n'])
+      expectSameAsParse(text);
     expect(scanJsonObject(MIXED)!.keys().slice(0, 2)).toEqual(['2', '7']);
   });
 
@@ -111,7 +113,7 @@ describe('scanJsonObject', () => {
   it('handles nesting deeper than its initial stack', () => {
     const deep = `{"a": ${'['.repeat(1000)}${']'.repeat(1000)}}`;
     expectSameAsParse(deep);
-    expectSameAsParse(deep.slice(0, -2) + '}');
+    expectSameAsParse(`${deep.slice(0, -2)}}`);
   });
 });
 
@@ -119,7 +121,8 @@ describe('booked_domains.json read lazily', () => {
   function dataDir(booked: string): string {
     const dir = mkdtempSync(join(tmpdir(), 'mwz-lazy-'));
     mkdirSync(join(dir, 'database'));
-    for (const d of ['restaurant', 'attraction', 'hotel', 'train']) writeFileSync(join(dir, 'database', `${d}_db.json`), '[{"id": 1}]');
+    for (const d of ['restaurant', 'attraction', 'hotel', 'train'])
+      writeFileSync(join(dir, 'database', `${d}_db.json`), '[{"id": 1}]');
     writeFileSync(join(dir, 'goals.json'), '{}');
     writeFileSync(join(dir, 'booked_domains.json'), booked);
     return dir;
@@ -149,11 +152,20 @@ describe('booked_domains.json read lazily', () => {
   });
 
   it('reports a syntax error anywhere in the file exactly as the full reader does (file, line, column)', async () => {
-    for (const text of [`${BOOKED.slice(0, -3)}`, BOOKED.replace('"hotel"\n', '"hotel",\n'), BOOKED.replace('[[]', '[[}'), '[]', '{"a": [["x"]]} {}']) {
+    for (const text of [
+      `${BOOKED.slice(0, -3)}`,
+      BOOKED.replace('"hotel"\n', '"hotel",\n'),
+      BOOKED.replace('[[]', '[[}'),
+      '[]',
+      '{"a": [["x"]]} {}',
+    ]) {
       const dir = dataDir(text);
       const file = join(dir, 'booked_domains.json');
       const expected = await readJson(file).then(
-        (v) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? undefined : new InputError('expected a JSON object keyed by dialogue id', { file })),
+        (v) =>
+          typeof v === 'object' && v !== null && !Array.isArray(v)
+            ? undefined
+            : new InputError('expected a JSON object keyed by dialogue id', { file }),
         (e: unknown) => e,
       );
       expect(expected).toBeInstanceOf(InputError);

@@ -79,12 +79,29 @@ function skipString(t: string, i: number): number {
     if (c === BACKSLASH) {
       const e = t.charCodeAt(j + 1);
       if (e === 0x75 /* u */) {
-        if (!(isHex(t.charCodeAt(j + 2)) && isHex(t.charCodeAt(j + 3)) && isHex(t.charCodeAt(j + 4)) && isHex(t.charCodeAt(j + 5)))) return -1;
+        if (
+          !(
+            isHex(t.charCodeAt(j + 2)) &&
+            isHex(t.charCodeAt(j + 3)) &&
+            isHex(t.charCodeAt(j + 4)) &&
+            isHex(t.charCodeAt(j + 5))
+          )
+        )
+          return -1;
         j += 6;
         continue;
       }
       // " \ / b f n r t
-      if (e === QUOTE || e === BACKSLASH || e === 0x2f || e === 0x62 || e === 0x66 || e === 0x6e || e === 0x72 || e === 0x74) {
+      if (
+        e === QUOTE ||
+        e === BACKSLASH ||
+        e === 0x2f ||
+        e === 0x62 ||
+        e === 0x66 ||
+        e === 0x6e ||
+        e === 0x72 ||
+        e === 0x74
+      ) {
         j += 2;
         continue;
       }
@@ -163,7 +180,7 @@ function skipValue(t: string, i: number): number {
         } else {
           i = j;
         }
-        continue value;
+        continue;
       }
     } else if (c === QUOTE) {
       i = skipString(t, i);

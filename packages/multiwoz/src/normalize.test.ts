@@ -100,32 +100,46 @@ describe('state slot names and values (spec §§ 4.2-4.3)', () => {
   });
 
   it('normalizeState keeps domain order, later duplicates overwrite in place, and does not mutate', () => {
-    const state: BeliefState = { train: { leaveAt: '5pm', 'leave at': '6pm', day: 'monday' }, hotel: { Name: 'Lime House' } };
+    const state: BeliefState = {
+      train: { leaveAt: '5pm', 'leave at': '6pm', day: 'monday' },
+      hotel: { Name: 'Lime House' },
+    };
     const copy = JSON.parse(JSON.stringify(state)) as BeliefState;
     const out = normalizeState(state);
-    expect(JSON.stringify(out)).toBe(JSON.stringify({ train: { leave: '18:00', day: 'monday' }, hotel: { name: 'limehouse' } }));
+    expect(JSON.stringify(out)).toBe(
+      JSON.stringify({ train: { leave: '18:00', day: 'monday' }, hotel: { name: 'limehouse' } }),
+    );
     expect(state).toEqual(copy);
   });
 });
 
-describeWithReferenceData('multiwoz')('fixtures/normalized: states of 6 systems after normalisation, v2022 and v2023', () => {
-  for (const version of ['2022', '2023'] as const) {
-    for (const name of ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar']) {
-      it(`v${version} ${name}`, () => {
-        const predictions = JSON.parse(readFileSync(join(SHARED, 'predictions', `${name}.json`), 'utf8')) as Record<string, Array<{ state: BeliefState }>>;
-        const expected = JSON.parse(
-          gunzipSync(readFileSync(join(SHARED, 'fixtures', 'normalized', `${name}.states.v${version}.json.gz`))).toString('utf8'),
-        ) as Record<string, BeliefState[]>;
-        const mismatches: string[] = [];
-        for (const [id, turns] of Object.entries(predictions)) {
-          turns.forEach((t, i) => {
-            // JSON text comparison: key order inside each state matters (domain estimation ties)
-            if (JSON.stringify(normalizeState(t.state, version)) !== JSON.stringify(expected[id]![i])) mismatches.push(`${id}[${i}]`);
-          });
-        }
-        expect(mismatches).toEqual([]);
-        expect(Object.keys(predictions)).toEqual(Object.keys(expected));
-      });
+describeWithReferenceData('multiwoz')(
+  'fixtures/normalized: states of 6 systems after normalisation, v2022 and v2023',
+  () => {
+    for (const version of ['2022', '2023'] as const) {
+      for (const name of ['augpt', 'damd', 'galaxy-e2e', 'labes', 'mintl', 'ubar']) {
+        it(`v${version} ${name}`, () => {
+          const predictions = JSON.parse(readFileSync(join(SHARED, 'predictions', `${name}.json`), 'utf8')) as Record<
+            string,
+            Array<{ state: BeliefState }>
+          >;
+          const expected = JSON.parse(
+            gunzipSync(
+              readFileSync(join(SHARED, 'fixtures', 'normalized', `${name}.states.v${version}.json.gz`)),
+            ).toString('utf8'),
+          ) as Record<string, BeliefState[]>;
+          const mismatches: string[] = [];
+          for (const [id, turns] of Object.entries(predictions)) {
+            turns.forEach((t, i) => {
+              // JSON text comparison: key order inside each state matters (domain estimation ties)
+              if (JSON.stringify(normalizeState(t.state, version)) !== JSON.stringify(expected[id]![i]))
+                mismatches.push(`${id}[${i}]`);
+            });
+          }
+          expect(mismatches).toEqual([]);
+          expect(Object.keys(predictions)).toEqual(Object.keys(expected));
+        });
+      }
     }
-  }
-});
+  },
+);

@@ -3,7 +3,17 @@
  * round trip), state slot names and values, time strings. Spec: shared/specs/multiwoz.md § 4.
  */
 import { mosesDetokenize, mosesTokenize } from './moses/moses';
-import { PY_WHITESPACE as PY_WS, PythonValueError, pyInt, pyIntNumber, pyIsDigit, pyLen, pySlice, pyStrip, pyZfill } from '@eval/core/python';
+import {
+  PY_WHITESPACE as PY_WS,
+  PythonValueError,
+  pyInt,
+  pyIntNumber,
+  pyIsDigit,
+  pyLen,
+  pySlice,
+  pyStrip,
+  pyZfill,
+} from '@eval/core/python';
 
 /**
  * `"2022"`: mwzeval at commit 7f19ee0 (every published number was made with it; the default).
@@ -12,31 +22,122 @@ import { PY_WHITESPACE as PY_WS, PythonValueError, pyInt, pyIntNumber, pyIsDigit
 export type NormalizationVersion = '2022' | '2023';
 
 const SLOT_NAME_MAPPING: Record<string, string[]> = {
-  ADDRESS: ['address', 'attraction_address', 'hospital_address', 'hotel_address', 'police_address', 'restaurant_address', 'value_address'],
+  ADDRESS: [
+    'address',
+    'attraction_address',
+    'hospital_address',
+    'hotel_address',
+    'police_address',
+    'restaurant_address',
+    'value_address',
+  ],
   AREA: ['area', 'value_area', 'attraction_area', 'restaurant_area', 'hotel_area'],
   TIME: [
-    'booktime', 'value_time', 'time', 'duration', 'value_duration', 'train_duration', 'arriveby', 'taxi_arriveby', 'value_arrive',
-    'arrive by', 'train_arriveby', 'leaveat', 'value_leave', 'leave at', 'train_leaveat', 'train_leave', 'train_arrive', 'taxi_leaveat',
+    'booktime',
+    'value_time',
+    'time',
+    'duration',
+    'value_duration',
+    'train_duration',
+    'arriveby',
+    'taxi_arriveby',
+    'value_arrive',
+    'arrive by',
+    'train_arriveby',
+    'leaveat',
+    'value_leave',
+    'leave at',
+    'train_leaveat',
+    'train_leave',
+    'train_arrive',
+    'taxi_leaveat',
   ],
   DAY: ['day', 'value_day', 'bookday', 'train_day'],
   PLACE: [
-    'destination', 'value_destination', 'departure', 'value_departure', 'value_place', 'train_departure', 'train_destination',
-    'taxi_destination', 'taxi_departure',
+    'destination',
+    'value_destination',
+    'departure',
+    'value_departure',
+    'value_place',
+    'train_departure',
+    'train_destination',
+    'taxi_destination',
+    'taxi_departure',
   ],
   FOOD: ['food', 'value_food', 'restaurant_food'],
   NAME: ['name', 'attraction_name', 'hospital_name', 'hotel_name', 'police_name', 'restaurant_name', 'value_name'],
-  PHONE: ['phone', 'attraction_phone', 'hospital_phone', 'hotel_phone', 'police_phone', 'restaurant_phone', 'taxi_phone', 'value_phone'],
-  POST: ['postcode', 'attraction_postcode', 'hospital_postcode', 'hotel_postcode', 'restaurant_postcode', 'value_postcode', 'police_postcode'],
+  PHONE: [
+    'phone',
+    'attraction_phone',
+    'hospital_phone',
+    'hotel_phone',
+    'police_phone',
+    'restaurant_phone',
+    'taxi_phone',
+    'value_phone',
+  ],
+  POST: [
+    'postcode',
+    'attraction_postcode',
+    'hospital_postcode',
+    'hotel_postcode',
+    'restaurant_postcode',
+    'value_postcode',
+    'police_postcode',
+  ],
   PRICE: [
-    'price', 'value_price', 'entrancefee', 'entrance fee', 'train_price', 'attraction_entrancefee', 'pricerange', 'value_pricerange',
-    'price range', 'restaurant_pricerange', 'hotel_pricerange', 'attraction_pricerange', 'attraction_price',
+    'price',
+    'value_price',
+    'entrancefee',
+    'entrance fee',
+    'train_price',
+    'attraction_entrancefee',
+    'pricerange',
+    'value_pricerange',
+    'price range',
+    'restaurant_pricerange',
+    'hotel_pricerange',
+    'attraction_pricerange',
+    'attraction_price',
   ],
-  REFERENCE: ['ref', 'attraction_reference', 'hotel_reference', 'restaurant_reference', 'train_reference', 'value_reference', 'reference'],
+  REFERENCE: [
+    'ref',
+    'attraction_reference',
+    'hotel_reference',
+    'restaurant_reference',
+    'train_reference',
+    'value_reference',
+    'reference',
+  ],
   COUNT: [
-    'stars', 'value_stars', 'hotel_stars', 'bookstay', 'value_stay', 'stay', 'bookpeople', 'value_people', 'people', 'choice',
-    'value_choice', 'value_count', 'attraction_choice', 'hotel_choice', 'restaurant_choice', 'train_choice',
+    'stars',
+    'value_stars',
+    'hotel_stars',
+    'bookstay',
+    'value_stay',
+    'stay',
+    'bookpeople',
+    'value_people',
+    'people',
+    'choice',
+    'value_choice',
+    'value_count',
+    'attraction_choice',
+    'hotel_choice',
+    'restaurant_choice',
+    'train_choice',
   ],
-  TYPE: ['type', 'taxi_type', 'taxi_car', 'value_type', 'value_car', 'car', 'restaurant_type', 'hotel_type', 'attraction_type'],
+  TYPE: [
+    'type',
+    'taxi_type',
+    'taxi_car',
+    'value_type',
+    'value_car',
+    'car',
+    'restaurant_type',
+    'hotel_type',
+    'attraction_type',
+  ],
   TRAINID: ['trainid', 'train_id', 'value_id', 'id', 'train', 'train_trainid'],
   INTERNET: ['internet', 'hotel_internet'],
   PARKING: ['parking', 'hotel_parking'],
@@ -46,7 +147,8 @@ const SLOT_NAME_MAPPING: Record<string, string[]> = {
 };
 
 const REVERSE_SLOT_NAME = new Map<string, string>();
-for (const [canonical, names] of Object.entries(SLOT_NAME_MAPPING)) for (const n of names) REVERSE_SLOT_NAME.set(n, canonical);
+for (const [canonical, names] of Object.entries(SLOT_NAME_MAPPING))
+  for (const n of names) REVERSE_SLOT_NAME.set(n, canonical);
 
 /** The canonical placeholder names a normalised response can contain. */
 export const CANONICAL_SLOT_NAMES: readonly string[] = Object.keys(SLOT_NAME_MAPPING);
@@ -166,7 +268,7 @@ const NAMES_ATTRACTION: Record<string, string> = {
 };
 
 function lookup(table: Record<string, string>, key: string): string | undefined {
-  return Object.prototype.hasOwnProperty.call(table, key) ? table[key] : undefined;
+  return Object.hasOwn(table, key) ? table[key] : undefined;
 }
 
 /** `name_to_canonical(name)` with `domain=None` (all three blocks, in order). */

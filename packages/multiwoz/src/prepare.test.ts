@@ -32,7 +32,11 @@ const EXPECTED_REFERENCES = {
 };
 const restaurant = { pricerange: 'cheap', area: 'north', name: 'royal spice', bookpeople: '3', booktime: '18:15' };
 const EXPECTED_GOLD_2022: Record<string, BeliefState[]> = {
-  mul9901: [{ restaurant: { pricerange: 'cheap', area: 'north' } }, { restaurant }, { restaurant, train: { destination: 'ely', leave: '17:30' } }],
+  mul9901: [
+    { restaurant: { pricerange: 'cheap', area: 'north' } },
+    { restaurant },
+    { restaurant, train: { destination: 'ely', leave: '17:30' } },
+  ],
   sng9902: [
     { hotel: { name: 'alexander bed and breakfast', type: 'guesthouse' } },
     { hotel: { name: 'alexander bed and breakfast', type: 'guesthouse', area: 'centre' } },
@@ -56,25 +60,38 @@ describe('references and gold states from MultiWOZ 2.2 (load_multiwoz22), on a f
     expect(delexicalize22('\u{1f642} at 5 pm', [['A', 'leaveat', '5 pm', 5, 9]])).toBe('\u{1f642} at [leaveat]');
   });
 
-  itMultiwoz("output format = the mwzeval-generated files of derived/subset21 (json.dump indent=2, keys, slot and placeholder names)", () => {
-    const refs = shared<Record<string, string[]>>('derived/subset21/mwz22_refs.json');
-    const gold = shared<Record<string, BeliefState[]>>('derived/subset21/gold_states.json');
-    // the transcribed mwzeval files are exactly what our writer produces for their content
-    expect(pythonJsonDumps(refs, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'mwz22_refs.json'), 'utf8'));
-    expect(pythonJsonDumps(gold, { indent: 2 })).toBe(readFileSync(join(SHARED, 'derived', 'subset21', 'gold_states.json'), 'utf8'));
-    const ours = referencesFromMultiwoz22(dialogues, acts);
-    // ids: lower case, no ".json"; one entry per system turn; same value types
-    for (const table of [refs, ours.references]) for (const id of Object.keys(table)) expect(id).toMatch(/^[a-z]+\d+$/);
-    for (const id of Object.keys(ours.references)) expect(ours.references[id]).toHaveLength(ours.goldStates[id]!.length);
-    // slot names in our gold states are names mwzeval's gold states use
-    const slotNames = (g: Record<string, BeliefState[]>) => new Set(Object.values(g).flatMap((turns) => turns.flatMap((s) => Object.values(s).flatMap((d) => Object.keys(d)))));
-    const theirs = slotNames(gold);
-    for (const s of slotNames(ours.goldStates)) expect(theirs.has(s), s).toBe(true);
-    // placeholders in references are canonical upper-case names, in both
-    const placeholders = (r: Record<string, string[]>) => new Set(Object.values(r).flatMap((x) => x.flatMap((t) => t.match(/\b[A-Z]{2,}\b/g) ?? [])));
-    for (const p of placeholders(refs)) expect(CANONICAL_SLOT_NAMES).toContain(p);
-    for (const p of placeholders(ours.references)) expect(CANONICAL_SLOT_NAMES).toContain(p);
-  });
+  itMultiwoz(
+    'output format = the mwzeval-generated files of derived/subset21 (json.dump indent=2, keys, slot and placeholder names)',
+    () => {
+      const refs = shared<Record<string, string[]>>('derived/subset21/mwz22_refs.json');
+      const gold = shared<Record<string, BeliefState[]>>('derived/subset21/gold_states.json');
+      // the transcribed mwzeval files are exactly what our writer produces for their content
+      expect(pythonJsonDumps(refs, { indent: 2 })).toBe(
+        readFileSync(join(SHARED, 'derived', 'subset21', 'mwz22_refs.json'), 'utf8'),
+      );
+      expect(pythonJsonDumps(gold, { indent: 2 })).toBe(
+        readFileSync(join(SHARED, 'derived', 'subset21', 'gold_states.json'), 'utf8'),
+      );
+      const ours = referencesFromMultiwoz22(dialogues, acts);
+      // ids: lower case, no ".json"; one entry per system turn; same value types
+      for (const table of [refs, ours.references])
+        for (const id of Object.keys(table)) expect(id).toMatch(/^[a-z]+\d+$/);
+      for (const id of Object.keys(ours.references))
+        expect(ours.references[id]).toHaveLength(ours.goldStates[id]!.length);
+      // slot names in our gold states are names mwzeval's gold states use
+      const slotNames = (g: Record<string, BeliefState[]>) =>
+        new Set(
+          Object.values(g).flatMap((turns) => turns.flatMap((s) => Object.values(s).flatMap((d) => Object.keys(d)))),
+        );
+      const theirs = slotNames(gold);
+      for (const s of slotNames(ours.goldStates)) expect(theirs.has(s), s).toBe(true);
+      // placeholders in references are canonical upper-case names, in both
+      const placeholders = (r: Record<string, string[]>) =>
+        new Set(Object.values(r).flatMap((x) => x.flatMap((t) => t.match(/\b[A-Z]{2,}\b/g) ?? [])));
+      for (const p of placeholders(refs)) expect(CANONICAL_SLOT_NAMES).toContain(p);
+      for (const p of placeholders(ours.references)) expect(CANONICAL_SLOT_NAMES).toContain(p);
+    },
+  );
 });
 
 describe('goals from MultiWOZ 2.1 (spec § 10.1)', () => {
@@ -93,32 +110,57 @@ describe('goals from MultiWOZ 2.1 (spec § 10.1)', () => {
 
   it('one goal, hand-derived: renamed/normalised informable, mapped requestables, REFERENCE when booking', () => {
     const goal = goalFromMultiwoz21({
-      train: { info: { leaveAt: '5:30 pm', destination: 'Ely' }, reqt: ['trainID', 'price'], book: { people: '2', invalid: false } },
-      hotel: { info: { type: 'guest house', name: "Rosa's" }, reqt: ['phone', 'postcode', 'parking'], book: { stay: '2', pre_invalid: true } },
+      train: {
+        info: { leaveAt: '5:30 pm', destination: 'Ely' },
+        reqt: ['trainID', 'price'],
+        book: { people: '2', invalid: false },
+      },
+      hotel: {
+        info: { type: 'guest house', name: "Rosa's" },
+        reqt: ['phone', 'postcode', 'parking'],
+        book: { stay: '2', pre_invalid: true },
+      },
       taxi: {},
       message: ['ignored'],
     });
     expect(goal).toEqual({
-      hotel: { informable: { type: 'guesthouse', name: 'rosas bed and breakfast' }, requestable: ['PHONE', 'POST', 'REFERENCE'], booking: { stay: '2' } },
-      train: { informable: { leave: '17:30', destination: 'ely' }, requestable: ['REFERENCE', 'TRAINID'], booking: { people: '2' } },
+      hotel: {
+        informable: { type: 'guesthouse', name: 'rosas bed and breakfast' },
+        requestable: ['PHONE', 'POST', 'REFERENCE'],
+        booking: { stay: '2' },
+      },
+      train: {
+        informable: { leave: '17:30', destination: 'ely' },
+        requestable: ['REFERENCE', 'TRAINID'],
+        booking: { people: '2' },
+      },
     });
   });
 
-  itMultiwoz('prepareMultiwozResource writes references, gold states and goals; the goals equal derived/goals_test_reconstructed.json byte for byte', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'mwz-prepare-'));
-    mkdirSync(join(dir, 'sources', 'MultiWOZ_2.2', 'test'), { recursive: true });
-    symlinkSync(join(MINI, 'dialog_acts.json'), join(dir, SOURCE_FILES.dialogActs22));
-    symlinkSync(join(MINI, 'test', 'dialogues_001.json'), join(dir, SOURCE_FILES.dialogues22('test', 1)));
-    symlinkSync(join(MINI, 'test', 'dialogues_002.json'), join(dir, SOURCE_FILES.dialogues22('test', 2)));
-    symlinkSync(join(SHARED, 'derived', 'sources', 'convlab2_multiwoz21_test.json.zip'), join(dir, SOURCE_FILES.multiwoz21TestZip));
-    await prepareMultiwozResource(dir);
-    const read = (rel: string) => readFileSync(join(dir, rel), 'utf8');
-    // dialogues_002.json adds PMUL9903 (police; its user turn has an empty state)
-    expect(JSON.parse(read('references/mwz22.json'))).toEqual({ ...EXPECTED_REFERENCES, pmul9903: ['NAME is at ADDRESS, postcode POST.'] });
-    expect(read('gold_states.json')).toBe(pythonJsonDumps({ ...EXPECTED_GOLD_2022, pmul9903: [{}] }, { indent: 2 }));
-    expect(JSON.parse(read('gold_states.v2023.json')).sng9902[1].hotel.name).toBe('alexander b and b');
-    expect(read('goals.json')).toBe(readFileSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), 'utf8'));
-  });
+  itMultiwoz(
+    'prepareMultiwozResource writes references, gold states and goals; the goals equal derived/goals_test_reconstructed.json byte for byte',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'mwz-prepare-'));
+      mkdirSync(join(dir, 'sources', 'MultiWOZ_2.2', 'test'), { recursive: true });
+      symlinkSync(join(MINI, 'dialog_acts.json'), join(dir, SOURCE_FILES.dialogActs22));
+      symlinkSync(join(MINI, 'test', 'dialogues_001.json'), join(dir, SOURCE_FILES.dialogues22('test', 1)));
+      symlinkSync(join(MINI, 'test', 'dialogues_002.json'), join(dir, SOURCE_FILES.dialogues22('test', 2)));
+      symlinkSync(
+        join(SHARED, 'derived', 'sources', 'convlab2_multiwoz21_test.json.zip'),
+        join(dir, SOURCE_FILES.multiwoz21TestZip),
+      );
+      await prepareMultiwozResource(dir);
+      const read = (rel: string) => readFileSync(join(dir, rel), 'utf8');
+      // dialogues_002.json adds PMUL9903 (police; its user turn has an empty state)
+      expect(JSON.parse(read('references/mwz22.json'))).toEqual({
+        ...EXPECTED_REFERENCES,
+        pmul9903: ['NAME is at ADDRESS, postcode POST.'],
+      });
+      expect(read('gold_states.json')).toBe(pythonJsonDumps({ ...EXPECTED_GOLD_2022, pmul9903: [{}] }, { indent: 2 }));
+      expect(JSON.parse(read('gold_states.v2023.json')).sng9902[1].hotel.name).toBe('alexander b and b');
+      expect(read('goals.json')).toBe(readFileSync(join(SHARED, 'derived', 'goals_test_reconstructed.json'), 'utf8'));
+    },
+  );
 });
 
 /** A minimal ZIP writer for the reader's test (CRC via zlib.crc32 when present, else a table). */

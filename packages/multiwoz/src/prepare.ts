@@ -11,7 +11,14 @@ import { join } from 'node:path';
 import { EvalError, InputError, parseJson, pythonJsonDumps, readJson, writeFileAtomic } from '@eval/core';
 import type { z } from 'zod';
 import { DATA_FILES } from './data';
-import { type BeliefState, type NormalizationVersion, normalizeResponse, normalizeState, normalizeStateSlotName, normalizeStateSlotValue } from './normalize';
+import {
+  type BeliefState,
+  type NormalizationVersion,
+  normalizeResponse,
+  normalizeState,
+  normalizeStateSlotName,
+  normalizeStateSlotValue,
+} from './normalize';
 import { type Shape, array, looseObject, optional, record, string, unknown, validateShape } from './shape';
 import type { Goal } from './success';
 
@@ -40,7 +47,10 @@ function multiwoz22Schemas(zod: typeof z) {
     turns: zod.array(turn22Schema),
   });
   const spanSchema = zod.tuple([zod.string(), zod.string(), zod.string(), zod.number(), zod.number()]);
-  const dialogActs22Schema = zod.record(zod.string(), zod.record(zod.string(), zod.looseObject({ span_info: zod.array(spanSchema) })));
+  const dialogActs22Schema = zod.record(
+    zod.string(),
+    zod.record(zod.string(), zod.looseObject({ span_info: zod.array(spanSchema) })),
+  );
   return { dialogue22Schema, dialogActs22Schema };
 }
 
@@ -51,7 +61,9 @@ export type Dialogue22 = z.output<ReturnType<typeof multiwoz22Schemas>['dialogue
 export type DialogActs22 = z.output<ReturnType<typeof multiwoz22Schemas>['dialogActs22Schema']>;
 
 /** `parse_state(turn)`: domain -> slot -> first value, `dontcare` slots dropped, empty domains dropped. */
-export function parseState22(turn: { frames: Array<{ service: string; state?: { slot_values: Record<string, string[]> } }> }): BeliefState {
+export function parseState22(turn: {
+  frames: Array<{ service: string; state?: { slot_values: Record<string, string[]> } }>;
+}): BeliefState {
   const state: BeliefState = {};
   for (const frame of turn.frames) {
     const ds: Record<string, string> = {};
@@ -59,7 +71,9 @@ export function parseState22(turn: { frames: Array<{ service: string; state?: { 
       if (values.includes('dontcare')) continue;
       const slot = name.split('-')[1];
       if (slot === undefined || values.length === 0) {
-        throw new InputError(`malformed slot ${JSON.stringify(name)} = ${JSON.stringify(values)}`, { field: ['frames', frame.service] });
+        throw new InputError(`malformed slot ${JSON.stringify(name)} = ${JSON.stringify(values)}`, {
+          field: ['frames', frame.service],
+        });
       }
       ds[slot] = values[0]!;
     }
@@ -69,7 +83,10 @@ export function parseState22(turn: { frames: Array<{ service: string; state?: { 
 }
 
 /** `delexicalize_utterance(utterance, span_info)`: spans sorted by start (stable), overlapping and `dontcare` skipped. */
-export function delexicalize22(utterance: string, spans: ReadonlyArray<readonly [string, string, string, number, number]>): string {
+export function delexicalize22(
+  utterance: string,
+  spans: ReadonlyArray<readonly [string, string, string, number, number]>,
+): string {
   const cps = Array.from(utterance);
   const sorted = spans.map((s, i) => ({ s, i })).sort((a, b) => a.s[3] - b.s[3] || a.i - b.i);
   let out = '';
@@ -77,7 +94,7 @@ export function delexicalize22(utterance: string, spans: ReadonlyArray<readonly 
   for (const { s } of sorted) {
     const [, slot, value, start, end] = s;
     if (start < prev || value === 'dontcare') continue;
-    out += cps.slice(prev, start).join('') + `[${slot}]`;
+    out += `${cps.slice(prev, start).join('')}[${slot}]`;
     prev = end;
   }
   return out + cps.slice(prev).join('');
@@ -112,11 +129,17 @@ export function referencesFromMultiwoz22(
       }
       const turnActs = acts?.[String(t.turn_id)];
       if (!turnActs) {
-        throw new InputError(`no dialogue acts for dialogue ${JSON.stringify(dialog.dialogue_id)} turn ${JSON.stringify(t.turn_id)}`, {
-          record: dialog.dialogue_id,
-        });
+        throw new InputError(
+          `no dialogue acts for dialogue ${JSON.stringify(dialog.dialogue_id)} turn ${JSON.stringify(t.turn_id)}`,
+          {
+            record: dialog.dialogue_id,
+          },
+        );
       }
-      turns.push({ response: delexicalize22(t.utterance, turnActs.span_info as Parameters<typeof delexicalize22>[1]), state });
+      turns.push({
+        response: delexicalize22(t.utterance, turnActs.span_info as Parameters<typeof delexicalize22>[1]),
+        state,
+      });
     });
     const id = dialog.dialogue_id.split('.')[0]!.toLowerCase();
     references[id] = turns.map((t) => normalizeResponse(t.response, { onUnknownSlot: options.onUnknownSlot }));
@@ -130,10 +153,20 @@ export function referencesFromMultiwoz22(
 // ---------------------------------------------------------------------------------------------------------------
 
 const GOAL_DOMAINS = ['restaurant', 'hotel', 'attraction', 'train', 'taxi', 'hospital', 'police'];
-const REQUESTABLE_MAP: Record<string, string> = { phone: 'PHONE', address: 'ADDRESS', postcode: 'POST', reference: 'REFERENCE', id: 'TRAINID' };
+const REQUESTABLE_MAP: Record<string, string> = {
+  phone: 'PHONE',
+  address: 'ADDRESS',
+  postcode: 'POST',
+  reference: 'REFERENCE',
+  id: 'TRAINID',
+};
 
 // goal21DomainSchema of `@eval/multiwoz/schemas`
-export const goal21DomainShape: Shape<{ info?: Record<string, string>; reqt?: string[]; book?: Record<string, unknown> }> = looseObject({
+export const goal21DomainShape: Shape<{
+  info?: Record<string, string>;
+  reqt?: string[];
+  book?: Record<string, unknown>;
+}> = looseObject({
   info: optional(record(string)),
   reqt: optional(array(string)),
   book: optional(record(unknown)),
@@ -165,9 +198,14 @@ export function goalFromMultiwoz21(goal: Record<string, unknown>, id = ''): Goal
     if (domain === 'train') {
       requestable = [...(g.book ? ['REFERENCE'] : []), ...(reqt.includes('trainID') ? ['TRAINID'] : [])];
     } else {
-      requestable = [...reqt.filter((s) => s in REQUESTABLE_MAP).map((s) => REQUESTABLE_MAP[s]!), ...(g.book ? ['REFERENCE'] : [])];
+      requestable = [
+        ...reqt.filter((s) => s in REQUESTABLE_MAP).map((s) => REQUESTABLE_MAP[s]!),
+        ...(g.book ? ['REFERENCE'] : []),
+      ];
     }
-    const booking = g.book ? Object.fromEntries(Object.entries(g.book).filter(([k]) => k !== 'invalid' && k !== 'pre_invalid')) : [];
+    const booking = g.book
+      ? Object.fromEntries(Object.entries(g.book).filter(([k]) => k !== 'invalid' && k !== 'pre_invalid'))
+      : [];
     out[domain] = { informable, requestable, booking };
   }
   return out;
@@ -178,7 +216,8 @@ export function goalsFromMultiwoz21(data: Record<string, unknown>): Record<strin
   const out: Record<string, Goal> = {};
   for (const [key, dialog] of Object.entries(data)) {
     const goal = (dialog as { goal?: unknown } | null)?.goal;
-    if (typeof goal !== 'object' || goal === null) throw new InputError('dialogue has no "goal" object', { record: key, field: ['goal'] });
+    if (typeof goal !== 'object' || goal === null)
+      throw new InputError('dialogue has no "goal" object', { record: key, field: ['goal'] });
     out[key.replace(/\.json$/, '').toLowerCase()] = goalFromMultiwoz21(goal as Record<string, unknown>, key);
   }
   return out;
@@ -215,7 +254,8 @@ export function readZip(buf: Uint8Array, label = 'zip'): Map<string, Buffer> {
     const name = b.subarray(p + 46, p + 46 + nameLen).toString('utf8');
     p += 46 + nameLen + extraLen + commentLen;
     if (name.endsWith('/')) continue;
-    if (b.readUInt32LE(local) !== 0x04034b50) throw new InputError(`corrupt ZIP local header for ${name}`, { file: label });
+    if (b.readUInt32LE(local) !== 0x04034b50)
+      throw new InputError(`corrupt ZIP local header for ${name}`, { file: label });
     const start = local + 30 + b.readUInt16LE(local + 26) + b.readUInt16LE(local + 28);
     const raw = b.subarray(start, start + csize);
     // (node:zlib loaded here, on first use: evaluating never needs it)
@@ -224,7 +264,8 @@ export function readZip(buf: Uint8Array, label = 'zip'): Map<string, Buffer> {
     if (method === 0) data = Buffer.from(raw);
     else if (method === 8) data = zlib.inflateRawSync(raw);
     else throw new InputError(`unsupported ZIP compression method ${method} for ${name}`, { file: label });
-    if (data.length !== usize) throw new InputError(`ZIP entry ${name}: size ${data.length}, expected ${usize}`, { file: label });
+    if (data.length !== usize)
+      throw new InputError(`ZIP entry ${name}: size ${data.length}, expected ${usize}`, { file: label });
     const crc32 = (zlib as unknown as { crc32?: (d: Uint8Array) => number }).crc32;
     if (crc32 && crc32(data) >>> 0 !== crc) throw new InputError(`ZIP entry ${name}: CRC mismatch`, { file: label });
     out.set(name, data);
@@ -239,7 +280,8 @@ export function readZip(buf: Uint8Array, label = 'zip'): Map<string, Buffer> {
 /** Where the fetched originals are put inside the resource directory. */
 export const SOURCE_FILES = {
   dialogActs22: 'sources/MultiWOZ_2.2/dialog_acts.json',
-  dialogues22: (fold: 'train' | 'dev' | 'test', n: number) => `sources/MultiWOZ_2.2/${fold}/dialogues_${String(n).padStart(3, '0')}.json`,
+  dialogues22: (fold: 'train' | 'dev' | 'test', n: number) =>
+    `sources/MultiWOZ_2.2/${fold}/dialogues_${String(n).padStart(3, '0')}.json`,
   multiwoz21TestZip: 'sources/convlab2_multiwoz21_test.json.zip',
 } as const;
 
@@ -268,7 +310,8 @@ export async function prepareMultiwozResource(dir: string): Promise<void> {
       dialogues.push(...rows);
     }
   }
-  if (dialogues.length === 0) throw new EvalError('invalid_data', `no MultiWOZ 2.2 dialogues under ${join(dir, 'sources/MultiWOZ_2.2')}`);
+  if (dialogues.length === 0)
+    throw new EvalError('invalid_data', `no MultiWOZ 2.2 dialogues under ${join(dir, 'sources/MultiWOZ_2.2')}`);
   const v2022 = referencesFromMultiwoz22(dialogues, dialogActs, { normalization: '2022' });
   const v2023 = referencesFromMultiwoz22(dialogues, dialogActs, { normalization: '2023' });
   await writeFileAtomic(join(dir, DATA_FILES.references('mwz22')), pythonJsonDumps(v2022.references, { indent: 2 }));
@@ -279,6 +322,8 @@ export async function prepareMultiwozResource(dir: string): Promise<void> {
   const entries = readZip(await readFile(zipFile), zipFile);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));
   if (!json) throw new InputError('no .json entry in the archive', { file: zipFile });
-  const goals = goalsFromMultiwoz21(parseJson(json[1].toString('utf8'), `${zipFile} (${json[0]})`) as Record<string, unknown>);
+  const goals = goalsFromMultiwoz21(
+    parseJson(json[1].toString('utf8'), `${zipFile} (${json[0]})`) as Record<string, unknown>,
+  );
   await writeFileAtomic(join(dir, DATA_FILES.goals), pythonJsonDumps(goals, { indent: 2 }));
 }

@@ -1,10 +1,12 @@
 import { pythonJsonDumps, pythonJsonString, pythonRound } from '@eval/core';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { HAS_MULTIWOZ, describeMultiwoz, shared, sharedData, subset21Predictions } from '../test/helpers';
 import { MultiwozEvaluator } from './evaluator';
 import { bootstrapMultiwoz, compareMultiwoz, formatMwzevalJson } from './report';
 
-const ev = HAS_MULTIWOZ ? new MultiwozEvaluator(sharedData('2022', true), { bleu: true, success: true, richness: true }) : undefined!;
+const ev = HAS_MULTIWOZ
+  ? new MultiwozEvaluator(sharedData('2022', true), { bleu: true, success: true, richness: true })
+  : undefined!;
 const augpt = HAS_MULTIWOZ ? ev.evaluate(subset21Predictions('augpt')) : undefined!;
 const hdsa = HAS_MULTIWOZ ? ev.evaluate(subset21Predictions('hdsa')) : undefined!;
 
@@ -15,7 +17,9 @@ describeMultiwoz("mwzeval's JSON output", () => {
     const expected = shared<Record<string, unknown>>('expected/subset21/augpt.json');
     expect(Object.keys(parsed)).toEqual(['bleu', 'success', 'richness', 'dst']);
     expect(Object.keys(parsed.richness as object).sort()).toEqual(Object.keys(expected.richness as object).sort());
-    expect(Object.keys((parsed.success as { inform: object }).inform).sort()).toEqual(Object.keys((expected.success as { inform: object }).inform).sort());
+    expect(Object.keys((parsed.success as { inform: object }).inform).sort()).toEqual(
+      Object.keys((expected.success as { inform: object }).inform).sort(),
+    );
     expect(text).toContain('"attraction": 100.0'); // a Python float
     expect(text).toContain('"num_unigrams": 206'); // a Python int
     expect(text).toContain('"dst": null');
@@ -24,7 +28,9 @@ describeMultiwoz("mwzeval's JSON output", () => {
 
   it('pythonJsonDumps = json.dumps: ensure_ascii escapes, indent layout, float repr', () => {
     expect(pythonJsonString('café "x"\\\n\u007f\u{1f642}')).toBe('"caf\\u00e9 \\"x\\"\\\\\\n\\u007f\\ud83d\\ude42"');
-    expect(pythonJsonDumps({ a: [1, 2.5], b: {}, c: [] }, { indent: 2 })).toBe('{\n  "a": [\n    1.0,\n    2.5\n  ],\n  "b": {},\n  "c": []\n}');
+    expect(pythonJsonDumps({ a: [1, 2.5], b: {}, c: [] }, { indent: 2 })).toBe(
+      '{\n  "a": [\n    1.0,\n    2.5\n  ],\n  "b": {},\n  "c": []\n}',
+    );
     expect(pythonJsonDumps({ a: [1, 1e-7] })).toBe('{"a": [1.0, 1e-07]}');
   });
 });

@@ -25,7 +25,10 @@ export function formatMwzevalJson(report: MwzevalResults | MultiwozReport, optio
   const value = { bleu: report.bleu, success: report.success, richness: report.richness, dst: report.dst };
   return pythonJsonDumps(value, {
     indent: options.indent,
-    numbers: (_, path) => ((path[0] === 'richness' && INT_RICHNESS.has(String(path[1]))) || (path[0] === 'dst' && dstMissing) ? 'int' : 'float'),
+    numbers: (_, path) =>
+      (path[0] === 'richness' && INT_RICHNESS.has(String(path[1]))) || (path[0] === 'dst' && dstMissing)
+        ? 'int'
+        : 'float',
   });
 }
 
@@ -104,7 +107,11 @@ export interface MultiwozComparison {
  * Paired bootstrap comparison of two systems (Koehn 2004) on the dialogues both evaluated: is A better than B in
  * BLEU, Inform, Success? Both reports must come from the same data and options.
  */
-export function compareMultiwoz(a: MultiwozReport, b: MultiwozReport, options: BootstrapOptions = {}): MultiwozComparison {
+export function compareMultiwoz(
+  a: MultiwozReport,
+  b: MultiwozReport,
+  options: BootstrapOptions = {},
+): MultiwozComparison {
   const byIdB = new Map(b.details.perDialogue.map((r) => [r.id, r]));
   const idsA = new Set(a.details.perDialogue.map((r) => r.id));
   const common = a.details.perDialogue.filter((r) => byIdB.has(r.id));
@@ -127,7 +134,10 @@ export function compareMultiwoz(a: MultiwozReport, b: MultiwozReport, options: B
     out.bleu = {};
     for (const name of Object.keys(a.bleu)) {
       if (!(name in b.bleu)) continue;
-      out.bleu[name] = compare(bleuStatistic(ra.map((r) => r.bleu![name]!)), bleuStatistic(rb.map((r) => r.bleu![name]!)));
+      out.bleu[name] = compare(
+        bleuStatistic(ra.map((r) => r.bleu![name]!)),
+        bleuStatistic(rb.map((r) => r.bleu![name]!)),
+      );
     }
   }
   if (a.success && b.success) {

@@ -11,16 +11,66 @@ describe('lexical_diversity tokenisation (spec § 6)', () => {
   });
 
   it('equals removing each punctuation string in turn, as lexical_diversity does', () => {
-    const PUNCTUATION = ['``', "''", "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', '-LRB-', '-RRB-', 'SYM', ':', ';'];
+    const PUNCTUATION = [
+      '``',
+      "''",
+      "'",
+      '.',
+      ',',
+      '?',
+      '!',
+      ')',
+      '(',
+      '%',
+      '/',
+      '-',
+      '_',
+      '-LRB-',
+      '-RRB-',
+      'SYM',
+      ':',
+      ';',
+    ];
     const reference = (text: string) => {
       for (const p of PUNCTUATION) text = text.split(p).join('');
       return pyCollapseWhitespace(text, ' ').toLowerCase().split(' ');
     };
     let seed = 7;
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648);
-    const alphabet = ['`', "'", '.', ',', '?', '!', ')', '(', '%', '/', '-', '_', 'L', 'R', 'B', 'S', 'Y', 'M', ':', ';', ' ', 'a', 'é', '\t'];
-    const cases = ["S.YM", "SY:M", "-L-RB-", "`'`", "``'", "-LRB- x -RRB-", "a``b", "S-Y_M:;"];
-    for (let n = 0; n < 5000; n++) cases.push(Array.from({ length: 1 + Math.floor(random() * 12) }, () => alphabet[Math.floor(random() * alphabet.length)]).join(''));
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+    const alphabet = [
+      '`',
+      "'",
+      '.',
+      ',',
+      '?',
+      '!',
+      ')',
+      '(',
+      '%',
+      '/',
+      '-',
+      '_',
+      'L',
+      'R',
+      'B',
+      'S',
+      'Y',
+      'M',
+      ':',
+      ';',
+      ' ',
+      'a',
+      'é',
+      '\t',
+    ];
+    const cases = ['S.YM', 'SY:M', '-L-RB-', "`'`", "``'", '-LRB- x -RRB-', 'a``b', 'S-Y_M:;'];
+    for (let n = 0; n < 5000; n++)
+      cases.push(
+        Array.from(
+          { length: 1 + Math.floor(random() * 12) },
+          () => alphabet[Math.floor(random() * alphabet.length)],
+        ).join(''),
+      );
     for (const c of cases) expect(richnessTokenize(c), JSON.stringify(c)).toEqual(reference(c));
   });
 });
@@ -31,7 +81,15 @@ describe('richness figures', () => {
     const r = richness(['a b a', 'b a']);
     const ent = -((3 / 5) * (Math.log(3 / 5) / Math.LN2) + (2 / 5) * (Math.log(2 / 5) / Math.LN2));
     const cond = -((1 / 5) * (Math.log(1 / 3) / Math.LN2) + (2 / 5) * (Math.log(2 / 2) / Math.LN2));
-    expect(r).toEqual({ entropy: ent, cond_entropy: cond, avg_lengths: 2.5, msttr: 2 / 5, num_unigrams: 2, num_bigrams: 2, num_trigrams: 1 });
+    expect(r).toEqual({
+      entropy: ent,
+      cond_entropy: cond,
+      avg_lengths: 2.5,
+      msttr: 2 / 5,
+      num_unigrams: 2,
+      num_bigrams: 2,
+      num_trigrams: 1,
+    });
   });
 
   it('MSTTR-50: whole-text TTR below 51 tokens, else the mean over complete windows (tail dropped)', () => {
@@ -43,7 +101,15 @@ describe('richness figures', () => {
 
   it('a repeated response counts as the same text written anew (no shortcut changes a figure)', () => {
     // "x." tokenises as "x" but is a different string, so the second list has no repeated response
-    const base = ['the hotel is in the north', 'ok', '', 'the hotel is cheap', 'is there anything else', 'ok ok', 'the north'];
+    const base = [
+      'the hotel is in the north',
+      'ok',
+      '',
+      'the hotel is cheap',
+      'is there anything else',
+      'ok ok',
+      'the north',
+    ];
     const repeats: string[] = [];
     const fresh: string[] = [];
     let seed = 3;

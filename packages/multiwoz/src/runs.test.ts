@@ -9,9 +9,27 @@ import { join } from 'node:path';
 import { compareRuns, readRun, seededRandom, startRun } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { describe, expect, it } from 'vitest';
-import { EXPECTED_SYSTEMS, PER_DIALOG_SYSTEMS, closeTo, describeMultiwoz, fullReport, itMultiwoz, shared, sharedData, sharedEvaluator, subset21Predictions } from '../test/helpers';
+import {
+  EXPECTED_SYSTEMS,
+  PER_DIALOG_SYSTEMS,
+  closeTo,
+  describeMultiwoz,
+  fullReport,
+  itMultiwoz,
+  shared,
+  sharedData,
+  sharedEvaluator,
+  subset21Predictions,
+} from '../test/helpers';
 import { type MultiwozReport, MultiwozEvaluator } from './evaluator';
-import { multiwozRunItems, multiwozRunMetrics, multiwozVariant, prepareMultiwoz, recomputeMultiwoz, runBenchmark } from './runs';
+import {
+  multiwozRunItems,
+  multiwozRunMetrics,
+  multiwozVariant,
+  prepareMultiwoz,
+  recomputeMultiwoz,
+  runBenchmark,
+} from './runs';
 
 interface Expected {
   bleu: Record<string, number> | null;
@@ -45,7 +63,8 @@ function checkRecompute(report: MultiwozReport, expected: Expected): void {
   // bit for bit the evaluator's own figures
   for (const [k, v] of Object.entries(mine)) expect(recomputed[k], k).toBe(v);
   // and the Python reference output: integers and 1-decimal rates exactly, floats within the parity tests' 1e-12
-  for (const [k, v] of Object.entries(native(expected))) expect(closeTo(recomputed[k]!, v), `${k}: ${recomputed[k]} vs ${v}`).toBe(true);
+  for (const [k, v] of Object.entries(native(expected)))
+    expect(closeTo(recomputed[k]!, v), `${k}: ${recomputed[k]} vs ${v}`).toBe(true);
   for (const k of ['Inform', 'Success']) if (k in mine) expect(recomputed[k]).toBe(native(expected)[k]);
   // run.json metrics from the native result agree with the recomputation
   const metrics = multiwozRunMetrics(report);
@@ -76,12 +95,12 @@ describeMultiwoz('recompute(items) = the native headline figures, every expected
 });
 
 describe('items', () => {
-  itMultiwoz.each(PER_DIALOG_SYSTEMS.flatMap((name) => (['2022', '2023'] as const).map((version) => [version, name] as const)))(
-    'inform/success per dialogue equal the reference per-dialogue fixture (v%s): %s',
-    (version, name) => {
-    const fixture = shared<{ dialogs: Record<string, { match: Record<string, boolean>; success: Record<string, boolean> }> }>(
-      `fixtures/per_dialog/v${version}/${name}.json.gz`,
-    );
+  itMultiwoz.each(
+    PER_DIALOG_SYSTEMS.flatMap((name) => (['2022', '2023'] as const).map((version) => [version, name] as const)),
+  )('inform/success per dialogue equal the reference per-dialogue fixture (v%s): %s', (version, name) => {
+    const fixture = shared<{
+      dialogs: Record<string, { match: Record<string, boolean>; success: Record<string, boolean> }>;
+    }>(`fixtures/per_dialog/v${version}/${name}.json.gz`);
     const items = multiwozRunItems(fullReport(version, name));
     expect(items.map((i) => i.id).sort()).toEqual(Object.keys(fixture.dialogs).sort());
     for (const item of items) {
@@ -89,18 +108,23 @@ describe('items', () => {
       expect(item.values.inform).toBe(f.match.total);
       // the reference counts a dialogue whose Inform failed as unsuccessful (its success dict is empty)
       expect(item.values.success).toBe(f.success.total === true);
-      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string; requested: unknown }>;
+      const domains = item.detail!.domains as Record<
+        string,
+        { inform: boolean; success: boolean | null; reason?: string; requested: unknown }
+      >;
       for (const [d, m] of Object.entries(f.match)) if (d !== 'total') expect(domains[d]!.inform).toBe(m);
       for (const [d, s] of Object.entries(f.success)) if (d !== 'total') expect(domains[d]!.success).toBe(s);
     }
-    },
-  );
+  });
 
   itMultiwoz('failure reasons: one of the three, on exactly the failed domains', () => {
     const items = multiwozRunItems(fullReport('2022', 'ubar'));
     const seen = new Set<string>();
     for (const item of items) {
-      const domains = item.detail!.domains as Record<string, { inform: boolean; success: boolean | null; reason?: string; requested: unknown }>;
+      const domains = item.detail!.domains as Record<
+        string,
+        { inform: boolean; success: boolean | null; reason?: string; requested: unknown }
+      >;
       const reasons = new Set<string>();
       for (const o of Object.values(domains)) {
         const failed = !o.inform || o.success === false;
@@ -117,7 +141,11 @@ describe('items', () => {
       expect(item.detail!.goal).toBeUndefined();
       for (const o of Object.values(domains)) {
         expect(Array.isArray(o.requested)).toBe(true);
-        expect(Object.keys(o)).toEqual(o.reason === undefined ? ['inform', 'success', 'requested'] : ['inform', 'success', 'reason', 'explanation', 'offered', 'requested', 'provided', 'missing']);
+        expect(Object.keys(o)).toEqual(
+          o.reason === undefined
+            ? ['inform', 'success', 'requested']
+            : ['inform', 'success', 'reason', 'explanation', 'offered', 'requested', 'provided', 'missing'],
+        );
       }
     }
     expect([...seen].sort()).toEqual(['missing requested slot', 'no entity offered', 'wrong entity']);
@@ -141,7 +169,9 @@ describe('items', () => {
   });
 
   itMultiwoz('DST on predictions without states (mwzeval returns zeros): no DST values, no DST metrics', () => {
-    const r = new MultiwozEvaluator(sharedData('2022', true), { dst: true, richness: true }).evaluate(subset21Predictions('hdsa'));
+    const r = new MultiwozEvaluator(sharedData('2022', true), { dst: true, richness: true }).evaluate(
+      subset21Predictions('hdsa'),
+    );
     expect(r.details.dstSource).toBe('missing');
     const items = multiwozRunItems(r);
     expect(items.every((i) => Object.keys(i.values).length === 0)).toBe(true);
@@ -209,8 +239,12 @@ describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
       expect(m.b).toBe(rb.success![key === 'inform' ? 'inform' : 'success'].total);
       expect(m.delta).toBe(m.b! - m.a!);
       // flipped dialogues and McNemar from the native per-dialogue flags
-      const oneToZero = ra.details.perDialogue.filter((d) => d[key] === true && byIdB.get(d.id)![key] === false).map((d) => d.id);
-      const zeroToOne = ra.details.perDialogue.filter((d) => d[key] === false && byIdB.get(d.id)![key] === true).map((d) => d.id);
+      const oneToZero = ra.details.perDialogue
+        .filter((d) => d[key] === true && byIdB.get(d.id)![key] === false)
+        .map((d) => d.id);
+      const zeroToOne = ra.details.perDialogue
+        .filter((d) => d[key] === false && byIdB.get(d.id)![key] === true)
+        .map((d) => d.id);
       expect(oneToZero.length + zeroToOne.length).toBeGreaterThan(0);
       expect(m.flipped!.oneToZero.slice().sort()).toEqual(oneToZero.sort());
       expect(m.flipped!.zeroToOne.slice().sort()).toEqual(zeroToOne.sort());
@@ -226,9 +260,19 @@ describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
     const ev = sharedEvaluator('2022', true, { dst: true });
     const ra = ev.evaluate(subset21Predictions('ubar'));
     const rb = ev.evaluate(subset21Predictions('mintl'));
-    const result = compareRuns([await writeRun(ra, 'ubar'), await writeRun(rb, 'mintl')], runBenchmark, { resamples: 200 });
+    const result = compareRuns([await writeRun(ra, 'ubar'), await writeRun(rb, 'mintl')], runBenchmark, {
+      resamples: 200,
+    });
     const metrics = new Map(result.pairs[0]!.metrics.map((m) => [m.name, m]));
-    expect([...metrics.keys()].sort()).toEqual(['BLEU', 'Inform', 'JGA', 'Slot F1', 'Slot Precision', 'Slot Recall', 'Success']);
+    expect([...metrics.keys()].sort()).toEqual([
+      'BLEU',
+      'Inform',
+      'JGA',
+      'Slot F1',
+      'Slot Precision',
+      'Slot Recall',
+      'Success',
+    ]);
     expect(metrics.get('BLEU')!.delta).toBe(rb.bleu!.mwz22! - ra.bleu!.mwz22!);
     expect(metrics.get('JGA')!.delta).toBe(rb.dst!.joint_accuracy - ra.dst!.joint_accuracy);
     expect(metrics.get('Slot F1')!.delta).toBe(rb.dst!.slot_f1 - ra.dst!.slot_f1);
@@ -248,7 +292,12 @@ describeMultiwoz('README "Runs" example', () => {
     async function recordCheckpoint(step: number, predictionsFile: string): Promise<string> {
       const report = evaluator.evaluate(JSON.parse(readFileSync(predictionsFile, 'utf8')), { file: predictionsFile });
       const dir = join(root, `runs/step-${step}`);
-      const run = await startRun(dir, { benchmark: 'multiwoz', variant: multiwozVariant(evaluator.options), system: `step-${step}`, options: { bleu: true, success: true } });
+      const run = await startRun(dir, {
+        benchmark: 'multiwoz',
+        variant: multiwozVariant(evaluator.options),
+        system: `step-${step}`,
+        options: { bleu: true, success: true },
+      });
       await run.addInput('predictions', predictionsFile);
       await run.finish({ items: multiwozRunItems(report), metrics: multiwozRunMetrics(report) });
       return dir;

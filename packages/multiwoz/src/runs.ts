@@ -152,7 +152,9 @@ function bleuSets(items: ReadonlyArray<RunItem>): string[] {
  * function recomputes every headline figure on a multiset of items given by positions, summing integer counts only,
  * so the result does not depend on the order of `indices`. {@link recomputeMultiwoz} is this function on all items.
  */
-export function prepareMultiwoz(items: ReadonlyArray<RunItem>): (indices: ArrayLike<number>) => Record<string, number | null> {
+export function prepareMultiwoz(
+  items: ReadonlyArray<RunItem>,
+): (indices: ArrayLike<number>) => Record<string, number | null> {
   const n = items.length;
   // Per item, interleaved: [inform, success] / the 10 BLEU statistics / the 5 DST counts; NaN where absent.
   const pack = (keys: readonly string[]) => {
@@ -194,7 +196,14 @@ export function prepareMultiwoz(items: ReadonlyArray<RunItem>): (indices: ArrayL
       let seen = 0;
       let sysLen = 0;
       let refLen = 0;
-      let c1 = 0, c2 = 0, c3 = 0, c4 = 0, t1 = 0, t2 = 0, t3 = 0, t4 = 0; // n-gram matches and totals, n = 1..4
+      let c1 = 0,
+        c2 = 0,
+        c3 = 0,
+        c4 = 0,
+        t1 = 0,
+        t2 = 0,
+        t3 = 0,
+        t4 = 0; // n-gram matches and totals, n = 1..4
       for (let j = 0; j < m; j++) {
         const o = 10 * indices[j]!;
         const len = v[o]!;
@@ -265,7 +274,8 @@ export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMe
     out.Inform = { value: report.success.inform.total!, n, unit: '%' };
     out.Success = { value: report.success.success.total!, n, unit: '%' };
   }
-  for (const [set, score] of Object.entries(report.bleu ?? {})) out[bleuMetricName(set)] = { value: score, n, unit: 'BLEU' };
+  for (const [set, score] of Object.entries(report.bleu ?? {}))
+    out[bleuMetricName(set)] = { value: score, n, unit: 'BLEU' };
   if (report.dst && report.details.dstSource !== 'missing') {
     out.JGA = { value: report.dst.joint_accuracy, n, unit: '%' };
     out['Slot F1'] = { value: report.dst.slot_f1, n, unit: '%' };

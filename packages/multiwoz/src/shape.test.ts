@@ -8,13 +8,40 @@ import type { z } from 'zod';
 import { bookedShape, goalShape, goldStatesShape, referencesShape } from './data';
 import { parsePredictions, predictionsShape } from './input';
 import { goal21DomainShape } from './prepare';
-import { bookedDomainsSchema, goal21DomainSchema, goalSchema, goldStatesSchema, predictionsSchema, referencesSchema } from './schemas';
+import {
+  bookedDomainsSchema,
+  goal21DomainSchema,
+  goalSchema,
+  goldStatesSchema,
+  predictionsSchema,
+  referencesSchema,
+} from './schemas';
 import { type Shape, parseShape, validateShape } from './shape';
 
 /** Deterministic PRNG: `@eval/core`'s mulberry32. */
 const rng = seededRandom;
 
-const ODD_VALUES: unknown[] = [null, 0, 1.5, Number.NaN, Number.POSITIVE_INFINITY, true, false, 'x', '', [], ['a'], [1], {}, { a: 'b' }, { a: 1 }, undefined, new Date(0), Object.create(null), new Map()];
+const ODD_VALUES: unknown[] = [
+  null,
+  0,
+  1.5,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  false,
+  'x',
+  '',
+  [],
+  ['a'],
+  [1],
+  {},
+  { a: 'b' },
+  { a: 1 },
+  undefined,
+  new Date(0),
+  Object.create(null),
+  new Map(),
+];
 
 /** A copy of `value` with a few random nodes replaced by odd values, keys deleted or `__proto__` keys added. */
 function mutate(value: unknown, random: () => number, rate: number): unknown {
@@ -28,19 +55,38 @@ function mutate(value: unknown, random: () => number, rate: number): unknown {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) {
       if (random() < rate / 2) continue; // key dropped
-      Object.defineProperty(out, k, { value: mutate(v, random, rate), enumerable: true, writable: true, configurable: true });
+      Object.defineProperty(out, k, {
+        value: mutate(v, random, rate),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     }
-    if (random() < rate / 2) Object.defineProperty(out, '__proto__', { value: mutate(value, random, rate), enumerable: true, writable: true, configurable: true });
+    if (random() < rate / 2)
+      Object.defineProperty(out, '__proto__', {
+        value: mutate(value, random, rate),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     if (random() < rate / 2) out.extra = ODD_VALUES[Math.floor(random() * ODD_VALUES.length)];
     return out;
   }
   return value;
 }
 
-function zodIssues(schema: z.ZodType, value: unknown): { issues: Array<{ path: unknown[]; message: string }>; data?: unknown } {
+function zodIssues(
+  schema: z.ZodType,
+  value: unknown,
+): { issues: Array<{ path: unknown[]; message: string }>; data?: unknown } {
   const r = schema.safeParse(value);
   if (r.success) return { issues: [], data: r.data };
-  return { issues: r.error.issues.map((i) => ({ path: i.path.map((p) => (typeof p === 'symbol' ? p.toString() : p)), message: i.message })) };
+  return {
+    issues: r.error.issues.map((i) => ({
+      path: i.path.map((p) => (typeof p === 'symbol' ? p.toString() : p)),
+      message: i.message,
+    })),
+  };
 }
 
 function compare(shape: Shape<unknown>, schema: z.ZodType, valid: unknown, seed: number, cases = 400): number {
@@ -59,8 +105,17 @@ function compare(shape: Shape<unknown>, schema: z.ZodType, valid: unknown, seed:
 
 const turn = (response: unknown, extra: Record<string, unknown> = {}) => ({ response, ...extra });
 const PREDICTIONS = {
-  sng0073: [turn('i have [value_count] [restaurant_name]', { state: { restaurant: { food: 'thai', area: 'north' } }, active_domains: ['restaurant'] }), turn('bye')],
-  pmul4648: [turn('the [hotel_name] is [value_area]', { state: { hotel: { stars: '4' }, train: {} } }), turn('ok', { active_domains: [] })],
+  sng0073: [
+    turn('i have [value_count] [restaurant_name]', {
+      state: { restaurant: { food: 'thai', area: 'north' } },
+      active_domains: ['restaurant'],
+    }),
+    turn('bye'),
+  ],
+  pmul4648: [
+    turn('the [hotel_name] is [value_area]', { state: { hotel: { stars: '4' }, train: {} } }),
+    turn('ok', { active_domains: [] }),
+  ],
   mul0484: [turn('x', { state: {}, other: 1 })],
 };
 const GOALS = {
@@ -71,11 +126,27 @@ const GOALS = {
 describe('shapes = zod schemas (issues, messages, values)', () => {
   it('predictions', () => expect(compare(predictionsShape, predictionsSchema, PREDICTIONS, 1)).toBeGreaterThan(150));
   it('goals', () => expect(compare(goalShape, goalSchema, GOALS, 2)).toBeGreaterThan(150));
-  it('booked domains', () => expect(compare(bookedShape, bookedDomainsSchema, [[], ['hotel'], ['hotel', 'train']], 3)).toBeGreaterThan(150));
+  it('booked domains', () =>
+    expect(compare(bookedShape, bookedDomainsSchema, [[], ['hotel'], ['hotel', 'train']], 3)).toBeGreaterThan(150));
   it('references', () => expect(compare(referencesShape, referencesSchema, ['a b', 'c', ''], 4)).toBeGreaterThan(150));
-  it('gold states', () => expect(compare(goldStatesShape, goldStatesSchema, [{}, { hotel: { area: 'north' } }, { hotel: { area: 'east', stars: '4' }, taxi: {} }], 5)).toBeGreaterThan(150));
+  it('gold states', () =>
+    expect(
+      compare(
+        goldStatesShape,
+        goldStatesSchema,
+        [{}, { hotel: { area: 'north' } }, { hotel: { area: 'east', stars: '4' }, taxi: {} }],
+        5,
+      ),
+    ).toBeGreaterThan(150));
   it('MultiWOZ 2.1 goal domains', () =>
-    expect(compare(goal21DomainShape, goal21DomainSchema, { info: { food: 'thai' }, reqt: ['phone'], book: { people: 2, invalid: false }, fail_info: {} }, 6)).toBeGreaterThan(150));
+    expect(
+      compare(
+        goal21DomainShape,
+        goal21DomainSchema,
+        { info: { food: 'thai' }, reqt: ['phone'], book: { people: 2, invalid: false }, fail_info: {} },
+        6,
+      ),
+    ).toBeGreaterThan(150));
 
   it('a symbol key of a record', () => {
     const value = { sng0073: [turn('a')], [Symbol('s')]: [turn('b')] };

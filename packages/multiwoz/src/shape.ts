@@ -28,7 +28,8 @@ function received(data: unknown): string {
     if (data === null) return 'null';
     if (Array.isArray(data)) return 'array';
     const obj = data as { constructor?: { name?: string } };
-    if (Object.getPrototypeOf(obj) !== Object.prototype && 'constructor' in obj && obj.constructor) return obj.constructor.name as string;
+    if (Object.getPrototypeOf(obj) !== Object.prototype && 'constructor' in obj && obj.constructor)
+      return obj.constructor.name as string;
   }
   return t;
 }
@@ -46,7 +47,7 @@ function isPlainObject(o: unknown): o is Record<string, unknown> {
   if (ctor === undefined || typeof ctor !== 'function') return true;
   const prot = (ctor as { prototype?: unknown }).prototype;
   if (!isObject(prot)) return false;
-  return Object.prototype.hasOwnProperty.call(prot, 'isPrototypeOf');
+  return Object.hasOwn(prot, 'isPrototypeOf');
 }
 
 export const string: Shape<string> = {
@@ -59,7 +60,10 @@ export const string: Shape<string> = {
 export const unknown: Shape<unknown> = { run: (value) => value };
 
 export function optional<T>(inner: Shape<T>): Shape<T | undefined> {
-  return { optional: true, run: (value, path, issues) => (value === undefined ? undefined : inner.run(value, path, issues)) };
+  return {
+    optional: true,
+    run: (value, path, issues) => (value === undefined ? undefined : inner.run(value, path, issues)),
+  };
 }
 
 export function array<T>(element: Shape<T>): Shape<T[]> {
@@ -141,7 +145,11 @@ export function parseShape<T>(shape: Shape<T>, value: unknown): { issues: ShapeI
  * `validate(schema, value, location)` of `@eval/core` for a shape: the value, or the same {@link InputError} as
  * `InputError.fromZod` builds from zod's issues (it reads only their paths and messages).
  */
-export function validateShape<T>(shape: Shape<T>, value: unknown, location: { file?: string; record?: string | number; field?: Array<string | number> } = {}): T {
+export function validateShape<T>(
+  shape: Shape<T>,
+  value: unknown,
+  location: { file?: string; record?: string | number; field?: Array<string | number> } = {},
+): T {
   const { issues, data } = parseShape(shape, value);
   if (issues.length === 0) return data;
   throw InputError.fromZod({ issues: issues as InputIssue[] } as unknown as z.ZodError, location);

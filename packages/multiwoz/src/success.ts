@@ -23,7 +23,7 @@ const NO_OFFER: readonly string[] = Object.freeze([]);
 /** `len(d)` of a dict: the number of own enumerable string keys (`Object.keys(o).length`). */
 function ownKeyCount(o: object): number {
   let n = 0;
-  for (const k in o) if (Object.prototype.hasOwnProperty.call(o, k)) n++;
+  for (const k in o) if (Object.hasOwn(o, k)) n++;
   return n;
 }
 
@@ -61,7 +61,7 @@ export function estimateActiveDomains(states: readonly BeliefState[]): string[][
       }
       if (oldChanged.length > 1) {
         const cur: string = current;
-        oldChanged = oldChanged.filter((x) => Object.prototype.hasOwnProperty.call(state, x) && x !== cur);
+        oldChanged = oldChanged.filter((x) => Object.hasOwn(state, x) && x !== cur);
         if (oldChanged.length > 0) current = oldChanged[0]!;
       }
     } else if (current === null || !changed.includes(current)) {
@@ -160,7 +160,7 @@ export function dialogSuccess(
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
         namedTurns[g]!++;
         // (the database's memoised arrays, shared: equal queries give the same array; copied below when reported)
-        const venues = Object.prototype.hasOwnProperty.call(state, d) ? querySharedResult(db, d, state[d]!) : NO_OFFER;
+        const venues = Object.hasOwn(state, d) ? querySharedResult(db, d, state[d]!) : NO_OFFER;
         const prev = offered[g] as readonly string[];
         if (prev.length === 0) offered[g] = venues;
         else if (prev !== venues) {
@@ -184,7 +184,7 @@ export function dialogSuccess(
   }
   for (let g = 0; g < n; g++) {
     const d = goalDomains[g]!;
-    if (Object.prototype.hasOwnProperty.call(goal[d]!.informable, 'name')) offered[g] = 'MATCHED';
+    if (Object.hasOwn(goal[d]!.informable, 'name')) offered[g] = 'MATCHED';
     if (AUTO_MATCHED.has(d)) offered[g] = 'MATCHED';
     if (d === 'train') {
       const o = offered[g]!;
@@ -230,7 +230,15 @@ export function dialogSuccess(
     const offers = o === 'MATCHED' ? 'MATCHED' : o.slice();
     // (keys in the order the per-dialogue output has always shown)
     const outcome: DomainOutcome = goalVenues
-      ? { inform: m, success: null, offered: offers, goalVenues, requested: requestedList, provided: providedList, missing }
+      ? {
+          inform: m,
+          success: null,
+          offered: offers,
+          goalVenues,
+          requested: requestedList,
+          provided: providedList,
+          missing,
+        }
       : { inform: m, success: null, offered: offers, requested: requestedList, provided: providedList, missing };
     if (reason) outcome.reason = reason;
     domains[d] = outcome;

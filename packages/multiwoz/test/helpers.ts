@@ -2,8 +2,20 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
-import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { type EvaluatorOptions, type MultiwozData, type MultiwozReport, type RawDatabase, MultiwozEvaluator, multiwozDataFrom } from '../src/index';
+import {
+  describeWithReferenceData,
+  hasReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../test-support/reference-data';
+import {
+  type EvaluatorOptions,
+  type MultiwozData,
+  type MultiwozReport,
+  type RawDatabase,
+  MultiwozEvaluator,
+  multiwozDataFrom,
+} from '../src/index';
 
 export const SHARED = referencePath('multiwoz');
 /** Whether ../shared/multiwoz is there; `describeMultiwoz`/`itMultiwoz` skip (marked) when it is not. */
@@ -75,9 +87,12 @@ export function diffResults(actual: unknown, expected: unknown, path = ''): stri
   if (expected === null || typeof expected !== 'object') {
     return actual === expected ? [] : [`${path}: got ${JSON.stringify(actual)}, expected ${JSON.stringify(expected)}`];
   }
-  if (actual === null || typeof actual !== 'object') return [`${path}: got ${JSON.stringify(actual)}, expected an object`];
+  if (actual === null || typeof actual !== 'object')
+    return [`${path}: got ${JSON.stringify(actual)}, expected an object`];
   const keys = new Set([...Object.keys(actual), ...Object.keys(expected)]);
-  return [...keys].flatMap((k) => diffResults((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`));
+  return [...keys].flatMap((k) =>
+    diffResults((actual as Record<string, unknown>)[k], (expected as Record<string, unknown>)[k], `${path}.${k}`),
+  );
 }
 
 /** The systems whose mwzeval outputs are recorded in expected/ (all of them), and those with per-dialogue results. */
@@ -89,11 +104,21 @@ const evaluators = new Map<string, MultiwozEvaluator>();
  * An evaluator on the shared data (full test set, or the 21-dialogue subset with its references: BLEU only there),
  * one per version, subset and options: its databases and query caches serve every system evaluated with it.
  */
-export function sharedEvaluator(version: '2022' | '2023', subset: boolean, extra: EvaluatorOptions = {}): MultiwozEvaluator {
+export function sharedEvaluator(
+  version: '2022' | '2023',
+  subset: boolean,
+  extra: EvaluatorOptions = {},
+): MultiwozEvaluator {
   const key = `${version}:${subset}:${JSON.stringify(extra)}`;
   let ev = evaluators.get(key);
   if (!ev) {
-    ev = new MultiwozEvaluator(sharedData(version, subset), { normalization: version, success: true, richness: true, bleu: subset, ...extra });
+    ev = new MultiwozEvaluator(sharedData(version, subset), {
+      normalization: version,
+      success: true,
+      richness: true,
+      bleu: subset,
+      ...extra,
+    });
     evaluators.set(key, ev);
   }
   return ev;

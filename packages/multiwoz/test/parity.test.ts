@@ -2,9 +2,18 @@
  * Parity with mwzeval on the project's reference outputs (../shared/multiwoz/expected, computed by the unmodified
  * Python evaluator) and per-dialogue fixtures, plus the published/verified figures of the spec's § 12 table.
  */
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import type { MultiwozReport } from '../src/index';
-import { EXPECTED_SYSTEMS, PER_DIALOG_SYSTEMS, describeMultiwoz, diffResults, fullReport, shared, sharedEvaluator, subset21Predictions } from './helpers';
+import {
+  EXPECTED_SYSTEMS,
+  PER_DIALOG_SYSTEMS,
+  describeMultiwoz,
+  diffResults,
+  fullReport,
+  shared,
+  sharedEvaluator,
+  subset21Predictions,
+} from './helpers';
 
 function mwzeval(r: MultiwozReport) {
   return { bleu: r.bleu, success: r.success, richness: r.richness, dst: r.dst };
@@ -47,10 +56,12 @@ describeMultiwoz('expected/subset21: BLEU, Success (gold states where the file h
     expect(r.dst!.joint_accuracy).toBe((142 / (142 + 1e-10)) * 100);
     expect(r.details.warnings.some((w) => w.includes('gold with gold'))).toBe(true);
     // the documented fix
-    expect(() => sharedEvaluator('2022', true, { dst: true, strictDst: true }).evaluate(subset21Predictions('hdsa'))).toThrow(/DST needs predicted states/);
+    expect(() =>
+      sharedEvaluator('2022', true, { dst: true, strictDst: true }).evaluate(subset21Predictions('hdsa')),
+    ).toThrow(/DST needs predicted states/);
   });
 
-  it('DST without Success on a file without states gives the reference\'s integer zeros', () => {
+  it("DST without Success on a file without states gives the reference's integer zeros", () => {
     const r = sharedEvaluator('2022', true, { dst: true, success: false }).evaluate(subset21Predictions('lava'));
     expect(r.dst).toEqual({ joint_accuracy: 0, slot_f1: 0, slot_precision: 0, slot_recall: 0 });
     expect(r.details.dstSource).toBe('missing');
@@ -59,7 +70,10 @@ describeMultiwoz('expected/subset21: BLEU, Success (gold states where the file h
 
 interface PerDialogFixture {
   active_domains_source: string;
-  dialogs: Record<string, { active_domains: string[][]; match: Record<string, boolean>; success: Record<string, boolean> }>;
+  dialogs: Record<
+    string,
+    { active_domains: string[][]; match: Record<string, boolean>; success: Record<string, boolean> }
+  >;
 }
 
 describeMultiwoz('fixtures/per_dialog: per-dialogue match, success and active domains', () => {
@@ -70,10 +84,15 @@ describeMultiwoz('fixtures/per_dialog: per-dialogue match, success and active do
         const r = fullReport(version, name);
         expect(r.details.domainSource).toBe(fixture.active_domains_source);
         const got = Object.fromEntries(
-          r.details.perDialogue.map((d) => [d.id, { active_domains: d.activeDomains, match: d.match, success: d.successByDomain }]),
+          r.details.perDialogue.map((d) => [
+            d.id,
+            { active_domains: d.activeDomains, match: d.match, success: d.successByDomain },
+          ]),
         );
         expect(Object.keys(got).sort()).toEqual(Object.keys(fixture.dialogs).sort());
-        const mismatches = Object.keys(fixture.dialogs).filter((id) => JSON.stringify(sortKeys(got[id])) !== JSON.stringify(sortKeys(fixture.dialogs[id])));
+        const mismatches = Object.keys(fixture.dialogs).filter(
+          (id) => JSON.stringify(sortKeys(got[id])) !== JSON.stringify(sortKeys(fixture.dialogs[id])),
+        );
         expect(mismatches).toEqual([]);
         // the dialogue-level flags used by the bootstrap agree with the reference's totals
         for (const d of r.details.perDialogue) {
@@ -87,7 +106,12 @@ describeMultiwoz('fixtures/per_dialog: per-dialogue match, success and active do
 
 function sortKeys(v: unknown): unknown {
   if (Array.isArray(v)) return v.map(sortKeys);
-  if (v && typeof v === 'object') return Object.fromEntries(Object.keys(v).sort().map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]));
+  if (v && typeof v === 'object')
+    return Object.fromEntries(
+      Object.keys(v)
+        .sort()
+        .map((k) => [k, sortKeys((v as Record<string, unknown>)[k])]),
+    );
   return v;
 }
 
@@ -142,9 +166,14 @@ describeMultiwoz('spec § 12 table (v2022, 13 end-to-end systems)', () => {
     expect([r.success!.inform.total, r.success!.success.total]).toEqual([82.3, 72.4]);
   });
 
-  it("footnote 1: dots without its own active_domains (estimated from states) gives the published 80.4 / 68.7", () => {
+  it('footnote 1: dots without its own active_domains (estimated from states) gives the published 80.4 / 68.7', () => {
     const r = fullReport('2022', 'dots', {}, (p) =>
-      Object.fromEntries(Object.entries(p).map(([id, turns]) => [id, turns.map((t) => ({ ...(t as object), active_domains: undefined }))])),
+      Object.fromEntries(
+        Object.entries(p).map(([id, turns]) => [
+          id,
+          turns.map((t) => ({ ...(t as object), active_domains: undefined })),
+        ]),
+      ),
     );
     expect(r.details.domainSource).toBe('estimated_from_state');
     expect([r.success!.inform.total, r.success!.success.total]).toEqual([80.4, 68.7]);

@@ -65,9 +65,17 @@ describe('renderReport', () => {
   it('refuses runs of different benchmarks, a newer schema version, and no run (InputError)', () => {
     const other: ReportRun = { path: 'runs/b', manifest: manifest({ benchmark: 'memory' }), items: [] };
     expect(() => renderReport({ runs: [run, other] })).toThrow(InputError);
-    expect(() => renderReport({ runs: [run, other] })).toThrow(/different benchmarks.*runs\/a \(llm-judge\), runs\/b \(memory\)/);
-    const future = { path: 'runs/c', manifest: { ...manifest(), schemaVersion: 2 } as unknown as RunManifest, items: [] };
-    expect(() => renderReport({ runs: [future] })).toThrow(/runs\/c\/run\.json.*schemaVersion.*schemaVersion 2 is not supported/);
+    expect(() => renderReport({ runs: [run, other] })).toThrow(
+      /different benchmarks.*runs\/a \(llm-judge\), runs\/b \(memory\)/,
+    );
+    const future = {
+      path: 'runs/c',
+      manifest: { ...manifest(), schemaVersion: 2 } as unknown as RunManifest,
+      items: [],
+    };
+    expect(() => renderReport({ runs: [future] })).toThrow(
+      /runs\/c\/run\.json.*schemaVersion.*schemaVersion 2 is not supported/,
+    );
     expect(() => renderReport({ runs: [] })).toThrow(/no run given/);
   });
 

@@ -3,7 +3,14 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { InputError, RUN_SCHEMA_VERSION, type RunComparison, type RunItem, type RunManifest, writeFileAtomic } from '@eval/core';
+import {
+  InputError,
+  RUN_SCHEMA_VERSION,
+  type RunComparison,
+  type RunItem,
+  type RunManifest,
+  writeFileAtomic,
+} from '@eval/core';
 import { reportApp } from './client/app';
 import { REPORT_CSS } from './style';
 
@@ -61,7 +68,8 @@ function libraries(): string[] {
   const require = createRequire(url ? fileURLToPath(url) : __filename);
   libraryCache = LIBRARIES.map(({ name, file }) => {
     const code = readFileSync(join(packageDir(require, name), file), 'utf8');
-    if (/<\/script|<!--/i.test(code)) throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
+    if (/<\/script|<!--/i.test(code))
+      throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
     return code;
   });
   return libraryCache;
@@ -101,9 +109,18 @@ function checkRuns(runs: ReadonlyArray<ReportRun>): string {
       );
     }
   }
-  const benchmarks = [...new Set(runs.flatMap((r) => { const b = r.manifest?.benchmark ?? r.started?.benchmark; return b ? [b] : []; }))];
+  const benchmarks = [
+    ...new Set(
+      runs.flatMap((r) => {
+        const b = r.manifest?.benchmark ?? r.started?.benchmark;
+        return b ? [b] : [];
+      }),
+    ),
+  ];
   if (benchmarks.length > 1) {
-    const list = runs.map((r, i) => `${r.path ?? runLabel(r, i)} (${r.manifest?.benchmark ?? 'unfinished'})`).join(', ');
+    const list = runs
+      .map((r, i) => `${r.path ?? runLabel(r, i)} (${r.manifest?.benchmark ?? 'unfinished'})`)
+      .join(', ');
     throw new InputError(`report: runs of different benchmarks cannot be shown in one report: ${list}`);
   }
   return benchmarks[0] ?? 'unknown';
@@ -121,7 +138,13 @@ export function renderReport(input: ReportInput): string {
     title,
     benchmark,
     generatedAt: input.generatedAt ?? new Date().toISOString(),
-    runs: input.runs.map((run, i) => ({ label: labels[i], path: run.path ?? null, manifest: run.manifest, started: run.started ?? null, items: run.items })),
+    runs: input.runs.map((run, i) => ({
+      label: labels[i],
+      path: run.path ?? null,
+      manifest: run.manifest,
+      started: run.started ?? null,
+      items: run.items,
+    })),
     comparison: input.comparison ?? null,
     notes: input.notes ?? [],
   };

@@ -23,7 +23,11 @@ const ARTIFACTS = join(__dirname, '..', 'test-artifacts');
 const tmp = mkdtempSync(join(tmpdir(), 'eval-report-'));
 let browser: Browser;
 
-async function report(name: string, runs: LoadedRun[], extra: { comparison?: ReturnType<typeof compareRuns>; title?: string } = {}): Promise<string> {
+async function report(
+  name: string,
+  runs: LoadedRun[],
+  extra: { comparison?: ReturnType<typeof compareRuns>; title?: string } = {},
+): Promise<string> {
   const file = join(tmp, `${name}.html`);
   await writeReport(file, { runs: runs.map((r) => ({ path: r.dir, manifest: r.manifest, items: r.items })), ...extra });
   return file;
@@ -37,7 +41,8 @@ async function chartMarks(page: Page) {
       return {
         chart: f.getAttribute('data-chart'),
         expected: Number(f.getAttribute('data-marks')),
-        drawn: f.querySelectorAll(`svg g[aria-label="${mark}"] ${mark === "line" ? "path" : "rect"}:not(marker *)`).length,
+        drawn: f.querySelectorAll(`svg g[aria-label="${mark}"] ${mark === 'line' ? 'path' : 'rect'}:not(marker *)`)
+          .length,
         tableRows: f.querySelectorAll('table[data-chart-table] tbody tr').length,
       };
     }),
@@ -50,7 +55,10 @@ async function countText(page: Page): Promise<number> {
 
 describe.runIf(executable || required)('reports in headless Chromium', () => {
   beforeAll(async () => {
-    if (!executable) throw new Error('DIALEVAL_REQUIRE_BROWSER=1 but no Chromium found (CHROME_PATH, chromium, chromium-browser, google-chrome)');
+    if (!executable)
+      throw new Error(
+        'DIALEVAL_REQUIRE_BROWSER=1 but no Chromium found (CHROME_PATH, chromium, chromium-browser, google-chrome)',
+      );
     browser = await launch(executable);
     mkdirSync(ARTIFACTS, { recursive: true });
   });
@@ -104,11 +112,17 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       await page.selectOption('select[data-control="status"]', '');
       expect(await countText(page)).toBe(run.items.length);
       await page.fill('input[data-control="search"]', run.items[run.items.length - 1]!.id);
-      await page.waitForFunction((n) => document.querySelectorAll('#items tbody tr[data-id]').length < n, run.items.length);
+      await page.waitForFunction(
+        (n) => document.querySelectorAll('#items tbody tr[data-id]').length < n,
+        run.items.length,
+      );
       expect(await countText(page)).toBeLessThan(run.items.length);
 
       await page.fill('input[data-control="search"]', '');
-      await page.waitForFunction((n) => document.querySelector('[data-count]')?.textContent?.startsWith(`${n} of`), run.items.length);
+      await page.waitForFunction(
+        (n) => document.querySelector('[data-count]')?.textContent?.startsWith(`${n} of`),
+        run.items.length,
+      );
       await page.screenshot({ path: join(ARTIFACTS, `${benchmark}.png`), fullPage: true });
       await page.context().close();
     });
@@ -117,11 +131,13 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
   it('multiwoz: the domain filter narrows the list to dialogues with that domain; the failing dialogue shows its reasons', async () => {
     const run = await readRun(await multiwozRun(join(tmp, 'mw-filter'), 60, { seed: 7 }));
     const { page, errors } = await openReport(browser, await report('mw-filter', [run]));
-    const withHotel = run.items.filter((i) => Object.keys((i.detail?.domains as object) ?? {}).includes('hotel')).length;
+    const withHotel = run.items.filter((i) =>
+      Object.keys((i.detail?.domains as object) ?? {}).includes('hotel'),
+    ).length;
     await page.selectOption('select[data-facet="domain"]', 'hotel');
     expect(await countText(page)).toBe(withHotel);
     expect(withHotel).toBeLessThan(run.items.length);
-    const failing = run.items.find((i) => (i.detail?.reasons as string[]).length > 0)!;
+    const failing = run.items.find((i) => ((i.detail?.reasons ?? []) as string[]).length > 0)!;
     await page.selectOption('select[data-facet="domain"]', '');
     await page.fill('input[data-control="search"]', failing.id);
     await page.waitForSelector(`#items tbody tr[data-id="${failing.id}"]`);
@@ -136,7 +152,12 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const run = await readRun(await multiwozRun(join(tmp, 'mw-goal'), 3, { seed: 5 }));
     const first = run.items[0]!;
     const { goal: _g, ...rest } = first.detail!;
-    const domains = Object.fromEntries(Object.entries(rest.domains as Record<string, object>).map(([d, v], k) => [d, { ...v, requested: k === 0 ? ['phone', 'postcode'] : [] }]));
+    const domains = Object.fromEntries(
+      Object.entries(rest.domains as Record<string, object>).map(([d, v], k) => [
+        d,
+        { ...v, requested: k === 0 ? ['phone', 'postcode'] : [] },
+      ]),
+    );
     const items = [{ ...first, detail: { ...rest, domains } }, ...run.items.slice(1)];
     const { page, errors } = await openReport(browser, await report('mw-goal', [{ ...run, items }]));
     await page.click(`#items tbody tr[data-id="${first.id}"]`);
@@ -156,14 +177,20 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       const { transcript: _t, probes: _p, ...small } = i.detail!;
       return { ...i, detail: { ...small, interactions } };
     };
-    const items = [strip(run.items[0]!, '0_travel/episode_0/interactions.json'), strip(run.items[1]!, '/elsewhere/0_travel/episode_1/interactions.json'), run.items[2]!];
+    const items = [
+      strip(run.items[0]!, '0_travel/episode_0/interactions.json'),
+      strip(run.items[1]!, '/elsewhere/0_travel/episode_1/interactions.json'),
+      run.items[2]!,
+    ];
     const { page, errors } = await openReport(browser, await report('sk-location', [{ ...run, items }]));
     const detailOf = async (id: string) => {
       await page.click(`#items tbody tr[data-id="${id}"]`);
       await page.waitForSelector(`#item-detail[data-item="${id}"]`);
       return (await page.textContent('#item-detail')) ?? '';
     };
-    expect(await detailOf(items[0]!.id)).toContain('Transcript not found at 0_travel/episode_0/interactions.json (relative to the run directory)');
+    expect(await detailOf(items[0]!.id)).toContain(
+      'Transcript not found at 0_travel/episode_0/interactions.json (relative to the run directory)',
+    );
     const absolute = await detailOf(items[1]!.id);
     expect(absolute).toContain('Transcript not found at /elsewhere/0_travel/episode_1/interactions.json');
     expect(absolute).not.toContain('relative to the run directory');
@@ -198,7 +225,19 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       const writer = await startRun(dir, { benchmark, variant: 'v', system: 'odd' });
       await writer.finish({
         items: [
-          { id: 'a', values: { x: true, y: 0.5 }, detail: { domains: 'oops', reasons: 7, probes: 5, curve: [{ step: 'one' }], context: null, judge: 3, kind: 9 } },
+          {
+            id: 'a',
+            values: { x: true, y: 0.5 },
+            detail: {
+              domains: 'oops',
+              reasons: 7,
+              probes: 5,
+              curve: [{ step: 'one' }],
+              context: null,
+              judge: 3,
+              kind: 9,
+            },
+          },
           { id: 'b', values: { x: false, y: null } },
         ],
         metrics: { X: { value: 0.5, n: 2 } },
@@ -262,7 +301,10 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const items = [];
     for await (const { value } of readJsonl(join(dir, 'items.jsonl'), runItemSchema)) items.push(value);
     const file = join(tmp, 'unfinished.html');
-    await writeReport(file, { runs: [{ path: dir, manifest: null, items, started: { benchmark: 'cgt', system: 'sys' } }], notes: ['Not compared: <b>an unfinished run</b>.'] });
+    await writeReport(file, {
+      runs: [{ path: dir, manifest: null, items, started: { benchmark: 'cgt', system: 'sys' } }],
+      notes: ['Not compared: <b>an unfinished run</b>.'],
+    });
     const opened = await openReport(browser, file);
     expect(await opened.page.textContent('[data-banner="note"]')).toBe('Not compared: <b>an unfinished run</b>.');
     expect(await opened.page.textContent('[data-banner="unfinished"]')).toContain('Unfinished run');
@@ -276,26 +318,41 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const a = await readRun(await multiwozRun(join(tmp, 'cmp-a'), 50, { seed: 11, system: 'baseline' }));
     const b = await readRun(await multiwozRun(join(tmp, 'cmp-b'), 50, { seed: 12, system: 'candidate' }));
     const comparison = compareRuns([a, b], meanOfValues('multiwoz'), { resamples: 200, seed: 0 });
-    const { page, errors, network } = await openReport(browser, await report('comparison', [a, b], { comparison }), { colorScheme: 'dark' });
+    const { page, errors, network } = await openReport(browser, await report('comparison', [a, b], { comparison }), {
+      colorScheme: 'dark',
+    });
     expect(errors).toEqual([]);
     expect(network).toEqual([]);
-    const rows = await page.$$eval('[data-table="comparison-0"] tbody tr', (r) => r.map((x) => x.querySelector('td')?.textContent));
+    const rows = await page.$$eval('[data-table="comparison-0"] tbody tr', (r) =>
+      r.map((x) => x.querySelector('td')?.textContent),
+    );
     expect(rows).toEqual(comparison.pairs[0]!.metrics.map((m) => m.name));
     for (const m of await chartMarks(page)) expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
     expect(await page.$('figure[data-chart="comparison-delta-0"]')).not.toBeNull();
-    const flipped = comparison.pairs[0]!.metrics.flatMap((m) => [...(m.flipped?.oneToZero ?? []), ...(m.flipped?.zeroToOne ?? [])]);
+    const flipped = comparison.pairs[0]!.metrics.flatMap((m) => [
+      ...(m.flipped?.oneToZero ?? []),
+      ...(m.flipped?.zeroToOne ?? []),
+    ]);
     expect(flipped.length).toBeGreaterThan(0);
     await page.click(`a[data-flipped="${flipped[0]}"]`);
     expect(await page.getAttribute('#item-detail', 'data-item')).toBe(flipped[0]);
-    expect(await page.$$eval('#item-detail [data-detail-run]', (d) => d.map((x) => x.getAttribute('data-detail-run')))).toEqual(['baseline', 'candidate']);
+    expect(
+      await page.$$eval('#item-detail [data-detail-run]', (d) => d.map((x) => x.getAttribute('data-detail-run'))),
+    ).toEqual(['baseline', 'candidate']);
     await page.selectOption('select[data-control="status"]', 'flipped');
     expect(await countText(page)).toBe(new Set(flipped).size);
     await page.screenshot({ path: join(ARTIFACTS, 'comparison-dark.png'), fullPage: true });
     // printed: no table is cut off (nothing scrolls inside its box), no control is printed
     await page.emulateMedia({ media: 'print', colorScheme: 'light' });
-    const clipped = await page.$$eval('.table-wrap, .item-list', (els) => els.filter((e) => e.scrollHeight > e.clientHeight + 1 || getComputedStyle(e).overflowY !== 'visible').length);
+    const clipped = await page.$$eval(
+      '.table-wrap, .item-list',
+      (els) =>
+        els.filter((e) => e.scrollHeight > e.clientHeight + 1 || getComputedStyle(e).overflowY !== 'visible').length,
+    );
     expect(clipped).toBe(0);
-    expect(await page.$$eval('.controls', (els) => els.every((e) => getComputedStyle(e).display === 'none'))).toBe(true);
+    expect(await page.$$eval('.controls', (els) => els.every((e) => getComputedStyle(e).display === 'none'))).toBe(
+      true,
+    );
     await page.pdf({ path: join(ARTIFACTS, 'comparison.pdf') });
     await page.context().close();
   });

@@ -35,8 +35,16 @@ export interface OpenedReport {
 }
 
 /** Opens a report file and waits until its app is ready, recording console errors and every request. */
-export async function openReport(browser: Browser, file: string, opts: { colorScheme?: 'light' | 'dark'; width?: number } = {}): Promise<OpenedReport> {
-  const context = await browser.newContext({ colorScheme: opts.colorScheme ?? 'light', viewport: { width: opts.width ?? 1280, height: 900 }, offline: true });
+export async function openReport(
+  browser: Browser,
+  file: string,
+  opts: { colorScheme?: 'light' | 'dark'; width?: number } = {},
+): Promise<OpenedReport> {
+  const context = await browser.newContext({
+    colorScheme: opts.colorScheme ?? 'light',
+    viewport: { width: opts.width ?? 1280, height: 900 },
+    offline: true,
+  });
   const page = await context.newPage();
   page.setDefaultTimeout(10_000);
   const errors: string[] = [];

@@ -27,11 +27,25 @@ export interface FixtureOptions {
   unfinished?: boolean;
 }
 
-async function write(dir: string, benchmark: string, variant: string, items: RunItem[], metrics: Record<string, RunMetric>, opts: FixtureOptions): Promise<string> {
-  const run = await startRun(dir, { benchmark, variant, system: opts.system ?? 'sys', command: ['dialeval', benchmark, 'synthetic'], options: { seed: opts.seed ?? 1 }, tool: { cli: '0.1.0', packages: { '@eval/core': '0.1.0' } } });
+async function write(
+  dir: string,
+  benchmark: string,
+  variant: string,
+  items: RunItem[],
+  metrics: Record<string, RunMetric>,
+  opts: FixtureOptions,
+): Promise<string> {
+  const run = await startRun(dir, {
+    benchmark,
+    variant,
+    system: opts.system ?? 'sys',
+    command: ['dialeval', benchmark, 'synthetic'],
+    options: { seed: opts.seed ?? 1 },
+    tool: { cli: '0.1.0', packages: { '@eval/core': '0.1.0' } },
+  });
   if (opts.unfinished) {
     const { writeFile } = await import('node:fs/promises');
-    await writeFile(join(dir, 'items.jsonl'), items.map((i) => JSON.stringify(i)).join('\n') + '\n');
+    await writeFile(join(dir, 'items.jsonl'), `${items.map((i) => JSON.stringify(i)).join('\n')}\n`);
     return dir;
   }
   await run.finish({ items, metrics });
@@ -39,7 +53,8 @@ async function write(dir: string, benchmark: string, variant: string, items: Run
 }
 
 function markFailed(items: RunItem[], n = 0): RunItem[] {
-  for (let i = 0; i < n && i < items.length; i++) items[i] = { id: items[i]!.id, values: {}, error: 'HTTP 500 from the endpoint after 3 retries' };
+  for (let i = 0; i < n && i < items.length; i++)
+    items[i] = { id: items[i]!.id, values: {}, error: 'HTTP 500 from the endpoint after 3 retries' };
   return items;
 }
 
@@ -53,7 +68,11 @@ export async function multiwozRun(dir: string, dialogues: number, opts: FixtureO
       const name = DOMAINS[Math.floor(rand() * DOMAINS.length)]!;
       const inform = rand() < 0.8;
       const success = inform && rand() < 0.75;
-      domains[name] = { inform, success, ...(success ? {} : { reason: inform ? REASONS[2]! : REASONS[Math.floor(rand() * 2)]! }) };
+      domains[name] = {
+        inform,
+        success,
+        ...(success ? {} : { reason: inform ? REASONS[2]! : REASONS[Math.floor(rand() * 2)]! }),
+      };
     }
     const ds = Object.values(domains);
     const reasons = [...new Set(ds.flatMap((x) => (x.reason ? [x.reason] : [])))];
@@ -61,15 +80,33 @@ export async function multiwozRun(dir: string, dialogues: number, opts: FixtureO
     const success = ds.every((x) => x.success);
     items.push({
       id: `mul${String(d).padStart(4, '0')}`,
-      values: { inform, success, hyp_len: 40 + Math.floor(rand() * 80), ref_len: 40 + Math.floor(rand() * 80), matches_1: Math.floor(rand() * 40) },
-      detail: { domains, reasons, goal: { domains: Object.keys(domains), requestables: { [Object.keys(domains)[0]!]: ['phone', 'postcode'] } } },
+      values: {
+        inform,
+        success,
+        hyp_len: 40 + Math.floor(rand() * 80),
+        ref_len: 40 + Math.floor(rand() * 80),
+        matches_1: Math.floor(rand() * 40),
+      },
+      detail: {
+        domains,
+        reasons,
+        goal: { domains: Object.keys(domains), requestables: { [Object.keys(domains)[0]!]: ['phone', 'postcode'] } },
+      },
     });
   }
   markFailed(items, opts.failed);
   const ev = evaluated(items);
   const metrics = {
-    Inform: metric(ev.map((i) => i.values.inform), 100, '%'),
-    Success: metric(ev.map((i) => i.values.success), 100, '%'),
+    Inform: metric(
+      ev.map((i) => i.values.inform),
+      100,
+      '%',
+    ),
+    Success: metric(
+      ev.map((i) => i.values.success),
+      100,
+      '%',
+    ),
     BLEU: { value: 17.91, n: ev.length },
   };
   return write(dir, 'multiwoz', 'mwzeval-2.0', items, metrics, opts);
@@ -118,7 +155,14 @@ export async function scorekeepingRun(dir: string, episodes: number, opts: Fixtu
     for (let round = 1; round <= 4; round++) {
       for (const kind of ['private', 'shared'] as const) {
         const correct = rand() < (kind === 'private' ? 0.9 : 0.5 + round * 0.1);
-        probes.push({ round, kind, question: `Does the ${kind === 'private' ? 'player' : 'game master'} know the departure time?`, answer: correct ? 'yes' : 'no', truth: 'yes', correct });
+        probes.push({
+          round,
+          kind,
+          question: `Does the ${kind === 'private' ? 'player' : 'game master'} know the departure time?`,
+          answer: correct ? 'yes' : 'no',
+          truth: 'yes',
+          correct,
+        });
       }
     }
     const played = rand() < 0.9;
@@ -138,7 +182,17 @@ export async function scorekeepingRun(dir: string, episodes: number, opts: Fixtu
   }
   markFailed(items, opts.failed);
   const ev = evaluated(items);
-  const metrics = { 'Quality Score': metric(ev.map((i) => i.values.accuracy), 100), '% Played': metric(ev.map((i) => i.values.played), 100, '%') };
+  const metrics = {
+    'Quality Score': metric(
+      ev.map((i) => i.values.accuracy),
+      100,
+    ),
+    '% Played': metric(
+      ev.map((i) => i.values.played),
+      100,
+      '%',
+    ),
+  };
   return write(dir, 'scorekeeping', 'privateshared', items, metrics, opts);
 }
 
@@ -152,13 +206,26 @@ export async function memoryRun(dir: string, questions: number, opts: FixtureOpt
     items.push({
       id: `${kind}:${q}`,
       values: { correct: verdict === 'Correct' },
-      detail: { kind, question: `What did Martin plan for session ${q}?`, answer: 'A trip to Lisbon', reference: 'A trip to Lisbon in May', reasoning: `The answer ${verdict === 'Correct' ? 'matches' : 'contradicts'} the reference.`, verdict, user: 'martin', session: `s${q % 4}` },
+      detail: {
+        kind,
+        question: `What did Martin plan for session ${q}?`,
+        answer: 'A trip to Lisbon',
+        reference: 'A trip to Lisbon in May',
+        reasoning: `The answer ${verdict === 'Correct' ? 'matches' : 'contradicts'} the reference.`,
+        verdict,
+        user: 'martin',
+        session: `s${q % 4}`,
+      },
     });
   }
   markFailed(items, opts.failed);
   const ev = evaluated(items);
   const of = (k: string) => ev.filter((i) => (i.detail as { kind: string }).kind === k).map((i) => i.values.correct);
-  const metrics = { 'Memory Recall': metric(of('memory')), 'Update Accuracy': metric(of('update')), 'QA Accuracy': metric(of('question')) };
+  const metrics = {
+    'Memory Recall': metric(of('memory')),
+    'Update Accuracy': metric(of('update')),
+    'QA Accuracy': metric(of('question')),
+  };
   return write(dir, 'memory', 'halumem', items, metrics, opts);
 }
 
@@ -175,7 +242,12 @@ export async function cgtRun(dir: string, groups: number, opts: FixtureOptions =
     const last = curve[curve.length - 1]!;
     items.push({
       id: `Group_${String(g).padStart(2, '0')}`,
-      values: { final_f1: last.f1, final_dsc: last.dsc, mean_f1: mean(curve.map((c) => c.f1)), mean_dsc: mean(curve.map((c) => c.dsc)) },
+      values: {
+        final_f1: last.f1,
+        final_dsc: last.dsc,
+        mean_f1: mean(curve.map((c) => c.f1)),
+        mean_dsc: mean(curve.map((c) => c.dsc)),
+      },
       detail: { curve, statements: curve.map((c) => `block ${c.step} weighs 10 grams`) },
     });
   }
@@ -185,4 +257,10 @@ export async function cgtRun(dir: string, groups: number, opts: FixtureOptions =
   return write(dir, 'cgt', 'strict', items, metrics, opts);
 }
 
-export const FIXTURES = { multiwoz: multiwozRun, 'llm-judge': llmJudgeRun, scorekeeping: scorekeepingRun, memory: memoryRun, cgt: cgtRun } as const;
+export const FIXTURES = {
+  multiwoz: multiwozRun,
+  'llm-judge': llmJudgeRun,
+  scorekeeping: scorekeepingRun,
+  memory: memoryRun,
+  cgt: cgtRun,
+} as const;

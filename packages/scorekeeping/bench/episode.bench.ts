@@ -33,11 +33,24 @@ async function main(): Promise<number> {
   }
   // the canonical texts: ../shared/scorekeeping or a fetched clembench-privateshared set (the same layout)
   const shared = dirname(referencePath('scorekeeping/resources'));
-  const resources: GameResources = existsSync(join(shared, 'resources')) ? await loadResourceDir(shared) : defaultResources();
+  const resources: GameResources = existsSync(join(shared, 'resources'))
+    ? await loadResourceDir(shared)
+    : defaultResources();
   const instance = generateInstances(resources, { instancesPerExperiment: 1 }).experiments[0]!.game_instances[0]!;
-  const server = await testing.startTestServer({ respond: (req) => perfectAnswer(req.messages, resources), latencyMs: LATENCY_MS });
+  const server = await testing.startTestServer({
+    respond: (req) => perfectAnswer(req.messages, resources),
+    latencyMs: LATENCY_MS,
+  });
   const env = { ...process.env, SK_BENCH_KEY: 'bench-key' };
-  const llm = llmModule.createLlm({ model: 'bench-model', baseURL: server.baseURL, apiKeyEnv: 'SK_BENCH_KEY', cache: 'off', concurrency: 16, progress: false, env });
+  const llm = llmModule.createLlm({
+    model: 'bench-model',
+    baseURL: server.baseURL,
+    apiKeyEnv: 'SK_BENCH_KEY',
+    cache: 'off',
+    concurrency: 16,
+    progress: false,
+    env,
+  });
   try {
     const answerer = chatModelAnswerer(llm.model, { name: 'bench-model' });
     const time = async (concurrentProbes: boolean) => {
@@ -58,8 +71,11 @@ async function main(): Promise<number> {
       seq.push(s.ms);
       con.push(c.ms);
       calls = s.calls;
-      const strip = (x: typeof s.result) => JSON.stringify(x.interactions.turns.map((t) => t.map((e) => [e.from, e.to, e.action])));
-      same &&= strip(s.result) === strip(c.result) && JSON.stringify(s.result.interactions.probes) === JSON.stringify(c.result.interactions.probes);
+      const strip = (x: typeof s.result) =>
+        JSON.stringify(x.interactions.turns.map((t) => t.map((e) => [e.from, e.to, e.action])));
+      same &&=
+        strip(s.result) === strip(c.result) &&
+        JSON.stringify(s.result.interactions.probes) === JSON.stringify(c.result.interactions.probes);
       const main = scoreEpisode(c.result.interactions, { nSlots: 5 }).episodeScores['Main Score'];
       if (main !== 100) throw new Error(`unexpected Main Score ${main}`);
     }

@@ -8,12 +8,27 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRequest, costOf, countPromptTokens, DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '@eval/llm';
 import { countTextTokens } from '../../llm/src/tokens';
-import { episodeCallRange, loadResourceDir, playEpisode, readInstanceFile, readInstancesFile, scriptedAnswererFromFile, type Answerer } from '../src/index';
+import {
+  episodeCallRange,
+  loadResourceDir,
+  playEpisode,
+  readInstanceFile,
+  readInstancesFile,
+  scriptedAnswererFromFile,
+  type Answerer,
+} from '../src/index';
 
 const SHARED = fileURLToPath(new URL('../../../../shared/scorekeeping', import.meta.url));
 const model = process.argv[2] ?? 'gpt-4o';
 const price = DEFAULT_PRICES[model]!;
-const dir = join(SHARED, 'episodes', 'v2.0', 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0', '1_job-interview', 'episode_1');
+const dir = join(
+  SHARED,
+  'episodes',
+  'v2.0',
+  'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0',
+  '1_job-interview',
+  'episode_1',
+);
 const resources = await loadResourceDir(SHARED);
 const recorded = await scriptedAnswererFromFile(join(dir, 'interactions.json'));
 let calls = 0;
@@ -30,16 +45,27 @@ const counting: Answerer = {
     return reply;
   },
 };
-const result = await playEpisode(await readInstanceFile(join(dir, 'instance.json')), 'job-interview', resources, counting, { modelName: recorded.name, concurrentProbes: false });
+const result = await playEpisode(
+  await readInstanceFile(join(dir, 'instance.json')),
+  'job-interview',
+  resources,
+  counting,
+  { modelName: recorded.name, concurrentProbes: false },
+);
 if (result.interactions.Aborted) throw new Error('the replayed episode aborted');
 const all = await readInstancesFile(join(SHARED, 'in', 'instances.json'));
 let min = 0;
 let max = 0;
-for (const e of all.experiments) for (const i of e.game_instances) {
-  const r = episodeCallRange(i, resources.reprompts.length);
-  min += r.min;
-  max += r.max;
-}
+for (const e of all.experiments)
+  for (const i of e.game_instances) {
+    const r = episodeCallRange(i, resources.reprompts.length);
+    min += r.min;
+    max += r.max;
+  }
 const perCall = costOf(price, { promptTokens: prompt, completionTokens: completion }) / calls;
-console.log(`replayed episode: ${calls} calls, ${prompt} prompt + ${completion} completion tokens (${(prompt / calls).toFixed(0)} + ${(completion / calls).toFixed(1)} per call)`);
-console.log(`full run: ${min} calls (at most ${max}); ~$${(perCall * min).toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}), ~$${(perCall * max).toFixed(2)} at most`);
+console.log(
+  `replayed episode: ${calls} calls, ${prompt} prompt + ${completion} completion tokens (${(prompt / calls).toFixed(0)} + ${(completion / calls).toFixed(1)} per call)`,
+);
+console.log(
+  `full run: ${min} calls (at most ${max}); ~$${(perCall * min).toFixed(2)} at ${model} prices (${DEFAULT_PRICES_DATE}), ~$${(perCall * max).toFixed(2)} at most`,
+);

@@ -121,7 +121,14 @@ export interface ResultFiles {
 /** Every `interactions.json`, `scores.json` and `errored.json` below `dir`, in one walk of the directory. */
 export async function findResultFiles(dir: string): Promise<ResultFiles> {
   const found: ResultFiles = { interactions: [], scores: [], errored: [] };
-  await findFiles(dir, new Map([['interactions.json', found.interactions], ['scores.json', found.scores], ['errored.json', found.errored]]));
+  await findFiles(
+    dir,
+    new Map([
+      ['interactions.json', found.interactions],
+      ['scores.json', found.scores],
+      ['errored.json', found.errored],
+    ]),
+  );
   return found;
 }
 
@@ -171,21 +178,35 @@ type KeepInteractions = boolean | 'summary';
 export function transcriptSummary(logs: unknown): unknown {
   if (logs === null || typeof logs !== 'object') return logs;
   const l = logs as { players?: unknown; 'Abort Reason'?: unknown };
-  return { ...(l.players !== undefined ? { players: l.players } : {}), ...(l['Abort Reason'] !== undefined ? { 'Abort Reason': l['Abort Reason'] } : {}) };
+  return {
+    ...(l.players !== undefined ? { players: l.players } : {}),
+    ...(l['Abort Reason'] !== undefined ? { 'Abort Reason': l['Abort Reason'] } : {}),
+  };
 }
 
 /** A transcript as `keep` asks for it. */
 const kept = (logs: unknown, keep: KeepInteractions): unknown => (keep === 'summary' ? transcriptSummary(logs) : logs);
 
-async function recordedEpisode(scoresFile: string, keep: KeepInteractions, transcripts?: ReadonlyMap<string, unknown>): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
+async function recordedEpisode(
+  scoresFile: string,
+  keep: KeepInteractions,
+  transcripts?: ReadonlyMap<string, unknown>,
+): Promise<{ model?: string; errored?: string; interactions?: unknown }> {
   const file = join(dirname(scoresFile), 'interactions.json');
   const given = transcripts?.get(resolve(file));
   if (given === undefined && !existsSync(file)) return {};
-  const logs = (given ?? (await readInteractions(file))) as { players?: Record<string, unknown>; 'Abort Reason'?: unknown };
+  const logs = (given ?? (await readInteractions(file))) as {
+    players?: Record<string, unknown>;
+    'Abort Reason'?: unknown;
+  };
   const player = logs?.players?.['Player 1'];
   const model = typeof player === 'string' ? player.replace(/^Answerer: /, '') : undefined;
   const reason = logs?.['Abort Reason'];
-  return { model, errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined, ...(keep ? { interactions: kept(logs, keep) } : {}) };
+  return {
+    model,
+    errored: typeof reason === 'string' && reason.startsWith('player failure') ? reason : undefined,
+    ...(keep ? { interactions: kept(logs, keep) } : {}),
+  };
 }
 
 async function erroredMarker(file: string): Promise<{ model?: string; errored?: string }> {
@@ -198,7 +219,11 @@ const READ_AHEAD = 8;
 
 type Settled<T> = { value: T } | { error: unknown };
 
-const settle = <T>(p: Promise<T>): Promise<Settled<T>> => p.then((value) => ({ value }), (error: unknown) => ({ error }));
+const settle = <T>(p: Promise<T>): Promise<Settled<T>> =>
+  p.then(
+    (value) => ({ value }),
+    (error: unknown) => ({ error }),
+  );
 
 function settled<T>(s: Settled<T>): T {
   if ('error' in s) throw s.error;
@@ -217,19 +242,35 @@ interface KnownFiles {
   scores?: ReadonlyMap<string, ScoresJson>;
 }
 
-function knownOr<T>(known: ReadonlyMap<string, T> | undefined, file: string, read: (file: string) => Promise<T>): Promise<T> {
+function knownOr<T>(
+  known: ReadonlyMap<string, T> | undefined,
+  file: string,
+  read: (file: string) => Promise<T>,
+): Promise<T> {
   const value = known?.get(resolve(file));
   return value === undefined ? read(file) : Promise.resolve(value);
 }
 
 /** The files of one episode (`scores.json` or an `errored.json` marker, and `interactions.json`), read at once; never rejects. */
-async function readEpisodeFiles(file: string, keepInteractions: KeepInteractions, known: KnownFiles): Promise<EpisodeFiles> {
+async function readEpisodeFiles(
+  file: string,
+  keepInteractions: KeepInteractions,
+  known: KnownFiles,
+): Promise<EpisodeFiles> {
   const marker = basename(file) === 'errored.json';
   const partial = join(dirname(file), 'interactions.json');
   const [recorded, partialInteractions, scores] = await Promise.all([
     settle(marker ? erroredMarker(file) : recordedEpisode(file, keepInteractions, known.transcripts)),
-    settle(marker && keepInteractions && existsSync(partial) ? readInteractions(partial).then((logs) => kept(logs, keepInteractions)) : Promise.resolve(undefined)),
-    settle(marker ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson) : knownOr(known.scores, file, readScoresFile)),
+    settle(
+      marker && keepInteractions && existsSync(partial)
+        ? readInteractions(partial).then((logs) => kept(logs, keepInteractions))
+        : Promise.resolve(undefined),
+    ),
+    settle(
+      marker
+        ? Promise.resolve({ 'episode scores': {}, 'turn scores': {} } as unknown as ScoresJson)
+        : knownOr(known.scores, file, readScoresFile),
+    ),
   ]);
   return { recorded, partialInteractions, scores };
 }
@@ -260,7 +301,14 @@ export async function loadScoreRecords(
   // one walk of the directory for both (none when the caller has just walked it)
   const files: string[] = listed ? [...listed.scores] : [];
   const erroredFiles: string[] = listed ? [...listed.errored] : [];
-  if (!listed) await findFiles(dir, new Map([['scores.json', files], ['errored.json', erroredFiles]]));
+  if (!listed)
+    await findFiles(
+      dir,
+      new Map([
+        ['scores.json', files],
+        ['errored.json', erroredFiles],
+      ]),
+    );
   // Episodes stopped by failed calls leave only an errored.json marker (see playAndRecordEpisode).
   const markers = erroredFiles.filter((f) => !existsSync(join(dirname(f), 'scores.json')));
   const out: Array<EpisodeScoreRecord & { interactions?: unknown }> = [];
@@ -294,7 +342,11 @@ export async function loadScoreRecords(
       const own = basename(resolve(dir, ...parts.slice(0, Math.max(0, parts.length - 4))));
       if (isModelPairName(own)) model = own;
       else if (recorded.model !== undefined) model = recorded.model;
-      else throw new InputError('cannot tell which model played this episode: no model-pair directory above it and no "Player 1" in its interactions.json', { file });
+      else
+        throw new InputError(
+          'cannot tell which model played this episode: no model-pair directory above it and no "Player 1" in its interactions.json',
+          { file },
+        );
       if (game === '') game = 'privateshared';
     }
     const scores = settled(loaded.scores);
@@ -395,7 +447,11 @@ export interface BenchmarkReport {
  */
 export function aggregateScores(all: EpisodeScoreRecord[]): BenchmarkReport {
   const records = all.filter((r) => r.errored === undefined);
-  const errored = all.flatMap((r) => (r.errored === undefined ? [] : [{ model: r.model, experiment: r.experiment, episode: r.episode, reason: r.errored }]));
+  const errored = all.flatMap((r) =>
+    r.errored === undefined
+      ? []
+      : [{ model: r.model, experiment: r.experiment, episode: r.episode, reason: r.errored }],
+  );
   const games: GameModelRow[] = [];
   for (const [, list] of groupBy(records, (r) => `${r.game}\u0000${r.model}`)) {
     games.push({ game: list[0]!.game, model: list[0]!.model, ...figures(list) });
@@ -404,7 +460,12 @@ export function aggregateScores(all: EpisodeScoreRecord[]): BenchmarkReport {
   for (const [model, g] of groupBy(games, (r) => r.model)) {
     const averagePlayed = numpyRound(pandasMean(g.map((x) => x.played)), 2);
     const averageQuality = numpyRound(pandasMean(g.map((x) => x.quality)), 2);
-    models.push({ model, averagePlayed, averageQuality, clemscore: numpyRound((averagePlayed / 100) * averageQuality, 2) });
+    models.push({
+      model,
+      averagePlayed,
+      averageQuality,
+      clemscore: numpyRound((averagePlayed / 100) * averageQuality, 2),
+    });
   }
   const experiments: ExperimentRow[] = [];
   for (const [, list] of groupBy(records, (r) => `${r.model}\u0000${r.game}\u0000${r.experiment}`)) {
@@ -422,7 +483,13 @@ export function aggregateScores(all: EpisodeScoreRecord[]): BenchmarkReport {
       const xs = byRound.get(k)!;
       accuracyByRound[k] = { mean: pandasMean(xs), episodes: xs.length };
     }
-    experiments.push({ model: list[0]!.model, game: list[0]!.game, experiment: list[0]!.experiment, ...figures(list), accuracyByRound });
+    experiments.push({
+      model: list[0]!.model,
+      game: list[0]!.game,
+      experiment: list[0]!.experiment,
+      ...figures(list),
+      accuracyByRound,
+    });
   }
   return { games, models, experiments, errored };
 }

@@ -8,15 +8,26 @@ import { chatModelAnswerer, perfectModel, scriptedAnswerer, scriptFromInteractio
 import { parsePyJson } from './pyjson';
 import { loadResourceDir } from './resources';
 import { formatScoresJson, scoreEpisode } from './scorer';
-import { CANONICAL_DIR, describeShared, experimentOf, HAS_CANONICAL, HAS_SHARED, itCanonical, recordedEpisodeDirs, SHARED } from './test-support/shared';
+import {
+  CANONICAL_DIR,
+  describeShared,
+  experimentOf,
+  HAS_CANONICAL,
+  HAS_SHARED,
+  itCanonical,
+  recordedEpisodeDirs,
+  SHARED,
+} from './test-support/shared';
 import { hasContinuation } from './text';
 import type { Answerer, AnswererCall, Interactions } from './types';
 
 const canonical = HAS_CANONICAL ? await loadResourceDir(CANONICAL_DIR) : undefined!;
 const instances = HAS_SHARED ? await readInstancesFile(join(SHARED, 'in/instances.json')) : undefined!;
-const travel0 = instances?.experiments[0]!.game_instances[0]!;
+const travel0 = instances ? instances.experiments[0]!.game_instances[0]! : undefined!;
 /** The Questioner's request for the first slot (`to`) of travel-booking game 0. */
-const firstRequest = HAS_SHARED ? `TRAVEL-AGENT: ${canonical.experiments['travel-booking'].requests.to![travel0.requests.to!]}` : '';
+const firstRequest = HAS_SHARED
+  ? `TRAVEL-AGENT: ${canonical.experiments['travel-booking'].requests.to![travel0.requests.to!]}`
+  : '';
 
 /** An Answerer from a policy over the call (round, slot, probe, try). */
 function policy(fn: (call: AnswererCall, messages: ChatMessage[]) => string, name = 'policy'): Answerer {
@@ -24,12 +35,18 @@ function policy(fn: (call: AnswererCall, messages: ChatMessage[]) => string, nam
 }
 
 /** The perfect probe policy of §9 A: yes iff the probed slot was requested in an earlier round. */
-const requestedBefore = (instance: GameInstance, call: AnswererCall) => instance.request_order.indexOf(call.slot) + 1 <= call.round;
+const requestedBefore = (instance: GameInstance, call: AnswererCall) =>
+  instance.request_order.indexOf(call.slot) + 1 <= call.round;
 
 /** The transcript without timestamps (and without fields later framework versions add, such as event labels or `meta`). */
 const strip = (logs: Interactions) => {
   const { meta: _meta, ...rest } = logs as Interactions & { meta?: unknown };
-  return { ...rest, turns: logs.turns.map((t) => t.map((e) => ({ from: e.from, to: e.to, action: { type: e.action.type, content: e.action.content } }))) };
+  return {
+    ...rest,
+    turns: logs.turns.map((t) =>
+      t.map((e) => ({ from: e.from, to: e.to, action: { type: e.action.type, content: e.action.content } })),
+    ),
+  };
 };
 
 describeShared('game master replay parity: recorded clembench episodes replayed through the scripted player', () => {
@@ -39,10 +56,16 @@ describeShared('game master replay parity: recorded clembench episodes replayed 
     const instance = parsePyJson(readFileSync(join(dir, 'instance.json'), 'utf8')) as GameInstance;
     const modelName = logs.players['Player 1']!.replace(/^Answerer: /, '');
     for (const concurrentProbes of [false, true]) {
-      const { interactions } = await playEpisode(instance, experimentOf(dir), canonical, scriptedAnswerer(scriptFromInteractions(logs)), {
-        modelName,
-        concurrentProbes,
-      });
+      const { interactions } = await playEpisode(
+        instance,
+        experimentOf(dir),
+        canonical,
+        scriptedAnswerer(scriptFromInteractions(logs)),
+        {
+          modelName,
+          concurrentProbes,
+        },
+      );
       expect(interactions.probes).toEqual(logs.probes);
       expect(Object.entries(interactions.realised_slots)).toEqual(Object.entries(logs.realised_slots));
       expect(interactions['Request Count']).toEqual(logs['Request Count']);
@@ -51,7 +74,11 @@ describeShared('game master replay parity: recorded clembench episodes replayed 
       expect(interactions['Filled Slots']).toEqual(logs['Filled Slots']);
       expect(interactions.Aborted).toBe(logs.Aborted);
       expect(interactions['Played Probe Rounds']).toBe(logs['Played Probe Rounds']);
-      const texts = (l: Interactions, type: string, to = 'Player 1') => l.turns.flat().filter((e) => e.action.type === type && e.to === to).map((e) => e.action.content);
+      const texts = (l: Interactions, type: string, to = 'Player 1') =>
+        l.turns
+          .flat()
+          .filter((e) => e.action.type === type && e.to === to)
+          .map((e) => e.action.content);
       expect(texts(interactions, 'probe question')).toEqual(texts(logs, 'probe question'));
       expect(texts(interactions, 'send message')).toEqual(texts(logs, 'send message'));
       // Every event of the transcript (except timestamps), in order, and the top-level keys in order.
@@ -65,7 +92,12 @@ describeShared('worked examples of spec §9 (travel-booking game 0)', () => {
   const probesTable = (logs: Interactions) => logs.probes.map((round) => round.map((p) => [p.gt, p.value, p.tries]));
 
   it('A — perfect player', async () => {
-    const { interactions } = await playEpisode(travel0, 'travel-booking', canonical, chatModelAnswerer(perfectModel(canonical)));
+    const { interactions } = await playEpisode(
+      travel0,
+      'travel-booking',
+      canonical,
+      chatModelAnswerer(perfectModel(canonical)),
+    );
     expect(interactions.realised_slots).toEqual({ to: 0, when: 1, by: 2, from: 3, class: 4 });
     expect(interactions['Request Count']).toEqual([5, 6, 6, 6, 6, 6]);
     expect(interactions['Parsed Request Count']).toEqual([5, 6, 6, 6, 6, 6]);
@@ -106,20 +138,60 @@ describeShared('worked examples of spec §9 (travel-booking game 0)', () => {
     expect(interactions['Filled Slots']).toEqual([true, true, false, true, true]);
     expect(interactions['Played Probe Rounds']).toBe(6);
     expect(probesTable(interactions)).toEqual([
-      [[0, 0, 2], [0, 0, 1], [0, 0, 1], [0, 0, 2], [0, 0, 1]],
-      [[1, 0, 1], [1, 1, 1], [0, 0, 1], [0, 0, 1], [0, 0, 1]],
-      [[1, 0, 1], [1, 1, 1], [0, 0, 1], [0, 0, 1], [1, 1, 1]],
-      [[1, 0, 1], [1, 1, 1], [1, 1, 1], [0, 0, 1], [1, 1, 1]],
-      [[1, 1, 1], [1, 1, 1], [1, 1, 1], [0, 0, 1], [1, 1, 1]],
-      [[1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1], [1, 1, 1]],
+      [
+        [0, 0, 2],
+        [0, 0, 1],
+        [0, 0, 1],
+        [0, 0, 2],
+        [0, 0, 1],
+      ],
+      [
+        [1, 0, 1],
+        [1, 1, 1],
+        [0, 0, 1],
+        [0, 0, 1],
+        [0, 0, 1],
+      ],
+      [
+        [1, 0, 1],
+        [1, 1, 1],
+        [0, 0, 1],
+        [0, 0, 1],
+        [1, 1, 1],
+      ],
+      [
+        [1, 0, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+        [0, 0, 1],
+        [1, 1, 1],
+      ],
+      [
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+        [0, 0, 1],
+        [1, 1, 1],
+      ],
+      [
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+        [1, 1, 1],
+      ],
     ]);
     const s = scoreEpisode(interactions, { nSlots: 5 });
-    expect(['0', '1', '2', '3', '4', '5'].map((t) => s.turnScores[t]!.Accuracy)).toEqual([1.0, 0.8, 0.8, 0.8, 1.0, 1.0]);
+    expect(['0', '1', '2', '3', '4', '5'].map((t) => s.turnScores[t]!.Accuracy)).toEqual([
+      1.0, 0.8, 0.8, 0.8, 1.0, 1.0,
+    ]);
     expect(['1', '2', '3', '4', '5'].map((t) => s.turnScores[t]!['Slot Filled?'])).toEqual([1, 1, 0, 1, 1]);
     expect(formatScoresJson(s).split('"episode scores": ')[1]).toBe(
       '{"Middle-Accuracy": 0.8, "Accuracy": 0.9, "Kappa": 0.8, "Truncated Kappa": 0.8, "Slot-Filling-Accuracy": 0.8, "Main Score": 80.00000000000001, "Aborted": 0, "Lose": 1, "Success": 0, "Request Count": 37, "Parsed Request Count": 35, "Violated Request Count": 2, "Request Success Ratio": 0.9459459459459459}}',
     );
-    const questions = interactions.turns[0]!.filter((e) => e.action.type === 'probe question').map((e) => e.action.content);
+    const questions = interactions.turns[0]!.filter((e) => e.action.type === 'probe question').map(
+      (e) => e.action.content,
+    );
     expect(questions.slice(0, 2)).toEqual([
       'ME:  Does the travel agent already know your origin? Answer this question with yes or no and then stop.',
       'ME: Please answer this question carefully. Does the travel agent already know your origin? Answer this question with yes or no and then stop.',
@@ -191,7 +263,15 @@ describeShared('game master behaviour', () => {
     };
     await playEpisode(travel0, 'travel-booking', canonical, spy, { concurrentProbes: false });
     const round2probe = seen.find((s) => s.call.kind === 'probe' && s.call.round === 2)!;
-    expect(round2probe.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'user', 'assistant', 'user', 'assistant', 'user']);
+    expect(round2probe.messages.map((m) => m.role)).toEqual([
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+      'assistant',
+      'user',
+    ]);
     expect(round2probe.messages[1]!.content).toBe('Ok.');
     expect(round2probe.messages[2]!.content).toBe(firstRequest);
     expect(firstRequest).toBe('TRAVEL-AGENT: What is the destination of your trip?');
@@ -212,7 +292,9 @@ describeShared('game master behaviour', () => {
     const con = await playEpisode(travel0, 'travel-booking', canonical, slow, { concurrentProbes: true });
     const t2 = performance.now();
     expect(strip(con.interactions)).toEqual(strip(seq.interactions));
-    expect(con.requests.map((r) => r.manipulated_prompt_obj)).toEqual(seq.requests.map((r) => r.manipulated_prompt_obj));
+    expect(con.requests.map((r) => r.manipulated_prompt_obj)).toEqual(
+      seq.requests.map((r) => r.manipulated_prompt_obj),
+    );
     // 35 sequential calls vs 11 sequential round trips: a loose bound (timing is benchmarked in bench/, not here)
     expect(t2 - t1).toBeLessThan(t1 - t0);
   });
@@ -220,10 +302,17 @@ describeShared('game master behaviour', () => {
   it('a player failure mid-episode is logged, aborts the episode with the reason and does not throw', async () => {
     for (const concurrentProbes of [true, false]) {
       const failing = policy((call) => {
-        if (call.kind === 'probe' && call.round === 2 && call.slot === 'by') throw new Error('HTTP 503 from the endpoint');
-        return call.kind === 'request' ? `ANSWER: ${travel0.slots[call.slot]}.` : requestedBefore(travel0, call) ? 'ASIDE: Yes.' : 'ASIDE: No.';
+        if (call.kind === 'probe' && call.round === 2 && call.slot === 'by')
+          throw new Error('HTTP 503 from the endpoint');
+        return call.kind === 'request'
+          ? `ANSWER: ${travel0.slots[call.slot]}.`
+          : requestedBefore(travel0, call)
+            ? 'ASIDE: Yes.'
+            : 'ASIDE: No.';
       });
-      const { interactions, abortReason } = await playEpisode(travel0, 'travel-booking', canonical, failing, { concurrentProbes });
+      const { interactions, abortReason } = await playEpisode(travel0, 'travel-booking', canonical, failing, {
+        concurrentProbes,
+      });
       expect(interactions.Aborted).toBe(true);
       expect(abortReason).toBe('player failure: HTTP 503 from the endpoint');
       expect(interactions['Abort Reason']).toBe(abortReason);
@@ -254,7 +343,9 @@ describeShared('game master behaviour', () => {
       if (call.round === 1) controller.abort(new Error('stop'));
       return call.kind === 'request' ? `ANSWER: ${travel0.slots[call.slot]}.` : 'ASIDE: No.';
     });
-    await expect(playEpisode(travel0, 'travel-booking', canonical, answerer, { signal: controller.signal })).rejects.toThrow('stop');
+    await expect(
+      playEpisode(travel0, 'travel-booking', canonical, answerer, { signal: controller.signal }),
+    ).rejects.toThrow('stop');
   });
 
   it('options: coda send/off, single probe space, whole-word yes/no, word-boundary slot matching', async () => {
@@ -263,7 +354,11 @@ describeShared('game master behaviour', () => {
     const spy: Answerer = { name: 'spy', respond: async (m, c) => (seen.push(m), perfect.respond(m, c)) };
     const run = (o: GameMasterOptions) => playEpisode(travel0, 'travel-booking', canonical, spy, o);
     const sent = await run({ coda: 'send' });
-    expect(seen.at(-1)!.some((m) => m.content === `${firstRequest} Answer only this question in one short sentence and then stop.`)).toBe(true);
+    expect(
+      seen
+        .at(-1)!
+        .some((m) => m.content === `${firstRequest} Answer only this question in one short sentence and then stop.`),
+    ).toBe(true);
     expect(sent.interactions.Aborted).toBe(false);
     const off = await run({ coda: 'off', fixProbeSpacing: true });
     const p1 = off.interactions.turns[1]!.filter((e) => e.to === 'Player 1').map((e) => e.action.content);
@@ -276,8 +371,18 @@ describeShared('game master behaviour', () => {
     expect(parseProbeAnswer('ASIDE: Yesterday', canonical.words, 'word')).toBe('NA');
     // "First" (class) inside "Next month, first week" (when): substring anticipates, word-boundary does too ("first" is a word);
     // "Tea" inside "Steak" only with substring matching.
-    const inst: GameInstance = { ...travel0, slots: { ...travel0.slots, class: 'Tea' }, request_order: ['to', 'when', 'by', 'from', 'class'] };
-    const steak = policy((call) => (call.kind === 'request' ? (call.slot === 'to' ? 'ANSWER: Lisbon, and a steak.' : `ANSWER: ${inst.slots[call.slot]}.`) : 'ASIDE: No.'));
+    const inst: GameInstance = {
+      ...travel0,
+      slots: { ...travel0.slots, class: 'Tea' },
+      request_order: ['to', 'when', 'by', 'from', 'class'],
+    };
+    const steak = policy((call) =>
+      call.kind === 'request'
+        ? call.slot === 'to'
+          ? 'ANSWER: Lisbon, and a steak.'
+          : `ANSWER: ${inst.slots[call.slot]}.`
+        : 'ASIDE: No.',
+    );
     const sub = await playEpisode(inst, 'travel-booking', canonical, steak);
     const word = await playEpisode(inst, 'travel-booking', canonical, steak, { slotMatch: 'word-boundary' });
     expect(sub.interactions.realised_slots.class).toBe(0);

@@ -4,7 +4,15 @@ import { EvalError } from '@eval/core';
 import type { GameInstance } from './instances';
 import type { GameResources, GameWords } from './resources';
 import { containsValue, hasContinuation, pyFormat, pyReplace, pyStrip, type SlotMatch } from './text';
-import type { Answerer, AnswererCall, AnswererReply, InteractionEvent, Interactions, ProbeRecord, RequestRecord } from './types';
+import type {
+  Answerer,
+  AnswererCall,
+  AnswererReply,
+  InteractionEvent,
+  Interactions,
+  ProbeRecord,
+  RequestRecord,
+} from './types';
 
 /** The parse result of an unusable answer (clembench `INVALID`). */
 export const INVALID = 'NA';
@@ -48,7 +56,12 @@ export interface GameMasterOptions {
 }
 
 /** Error codes (of `@eval/llm`) that end the run rather than one episode: nothing paid for is lost, the episode is played later. */
-export const RUN_STOPPING_ERROR_CODES: ReadonlySet<string> = new Set(['budget_exceeded', 'request_deferred', 'cache_miss', 'missing_api_key']);
+export const RUN_STOPPING_ERROR_CODES: ReadonlySet<string> = new Set([
+  'budget_exceeded',
+  'request_deferred',
+  'cache_miss',
+  'missing_api_key',
+]);
 
 /** True for errors that should stop the run instead of being recorded as a player failure. */
 export function isRunStoppingError(error: unknown): boolean {
@@ -97,7 +110,11 @@ function pythonTimedelta(ms: number): string {
 }
 
 function isAbortError(error: unknown): boolean {
-  return typeof error === 'object' && error !== null && ((error as Error).name === 'AbortError' || (error as Error).name === 'APIUserAbortError');
+  return (
+    typeof error === 'object' &&
+    error !== null &&
+    ((error as Error).name === 'AbortError' || (error as Error).name === 'APIUserAbortError')
+  );
 }
 
 function errorMessage(error: unknown): string {
@@ -122,12 +139,18 @@ interface ProbeOutcome {
 }
 
 /** Parses a probe answer: `yes`, `no` or `NA` (clembench `_parse_probing_response`). */
-export function parseProbeAnswer(answer: string, words: Pick<GameWords, 'ASIDE' | 'YES' | 'NO'>, mode: 'prefix' | 'word' = 'prefix'): string {
+export function parseProbeAnswer(
+  answer: string,
+  words: Pick<GameWords, 'ASIDE' | 'YES' | 'NO'>,
+  mode: 'prefix' | 'word' = 'prefix',
+): string {
   const tag = pyStrip(words.ASIDE);
   if (!answer.startsWith(tag) || hasContinuation(answer)) return INVALID;
   const clean = pyStrip(pyReplace(answer, tag, '')).toLowerCase();
   const starts = (word: string) =>
-    mode === 'prefix' ? clean.startsWith(word) : clean.startsWith(word) && !/^[\p{L}\p{N}_]/u.test(clean.slice(word.length));
+    mode === 'prefix'
+      ? clean.startsWith(word)
+      : clean.startsWith(word) && !/^[\p{L}\p{N}_]/u.test(clean.slice(word.length));
   if (starts(words.YES)) return words.YES;
   if (starts(words.NO)) return words.NO;
   return INVALID;
@@ -141,7 +164,13 @@ export function parseSlotAnswer(answer: string, words: Pick<GameWords, 'ANSWER'>
 }
 
 /** The text sent on try `tries` (1-based) of a probe: the reprompt prefix after `ME: `. */
-export function probeText(question: string, tries: number, words: Pick<GameWords, 'ME'>, reprompts: string[], fixSpacing = false): string {
+export function probeText(
+  question: string,
+  tries: number,
+  words: Pick<GameWords, 'ME'>,
+  reprompts: string[],
+  fixSpacing = false,
+): string {
   const reprompt = reprompts[tries - 1]!;
   if (fixSpacing && reprompt === '') return question;
   return pyReplace(question, words.ME, `${words.ME}${reprompt} `);
@@ -196,7 +225,12 @@ export async function playEpisode(
   const log = (from: string, to: string, type: string, content: string, at = now()) => {
     turns[turns.length - 1]!.push({ from, to, timestamp: pythonIsoTimestamp(at), action: { type, content } });
   };
-  const record = (messages: ChatMessage[], reply: AnswererReply, startedAt: number, endedAt: number): RequestRecord => ({
+  const record = (
+    messages: ChatMessage[],
+    reply: AnswererReply,
+    startedAt: number,
+    endedAt: number,
+  ): RequestRecord => ({
     timestamp: pythonIsoTimestamp(endedAt),
     manipulated_prompt_obj: messages.map((m) => ({ role: m.role, content: m.content })),
     raw_response_obj: {
@@ -212,7 +246,11 @@ export async function playEpisode(
   const ask = async (messages: ChatMessage[], call: Omit<AnswererCall, 'signal'>, signal: AbortSignal) => {
     const reply = await answerer.respond(messages, { ...call, signal });
     const r = typeof reply === 'string' ? { text: reply } : reply;
-    if (typeof r?.text !== 'string') throw new EvalError('player_error', `the answerer returned no text (got ${JSON.stringify(reply)?.slice(0, 100)})`);
+    if (typeof r?.text !== 'string')
+      throw new EvalError(
+        'player_error',
+        `the answerer returned no text (got ${JSON.stringify(reply)?.slice(0, 100)})`,
+      );
     return r;
   };
   const checkCancelled = () => {
@@ -247,7 +285,14 @@ export async function playEpisode(
       }
       const answeredAt = now();
       const parsed = parseProbeAnswer(reply.text, words, yesNoMatch);
-      tries.push({ text, askedAt, answer: reply.text, answeredAt, parsed, request: record(prompt, reply, askedAt, answeredAt) });
+      tries.push({
+        text,
+        askedAt,
+        answer: reply.text,
+        answeredAt,
+        parsed,
+        request: record(prompt, reply, askedAt, answeredAt),
+      });
       if (parsed === words.YES || parsed === words.NO) return { tries, success: true };
       if (signal.aborted) return { tries, success: false, failure: { message: 'cancelled', text, askedAt } };
     }
@@ -262,7 +307,10 @@ export async function playEpisode(
       const phrasings = texts.probingQuestions[slot];
       const q = phrasings?.[idx];
       if (q === undefined) {
-        throw new EvalError('input_error', `instance ${instance.game_id}: probes["${round}"]["${slot}"] = ${idx} has no probing question in the resources`);
+        throw new EvalError(
+          'input_error',
+          `instance ${instance.game_id}: probes["${round}"]["${slot}"] = ${idx} has no probing question in the resources`,
+        );
       }
       return { target: slot.toUpperCase(), question: pyFormat(words.PROBE, q), gt: round > probeGt[slot]! ? 1 : 0 };
     });
@@ -310,7 +358,9 @@ export async function playEpisode(
           'GM',
           'GM',
           'metadata',
-          outcome.success ? `Answer for ${probe.target} valid after ${probe.tries} tries.` : `Answer for ${probe.target} invalid after max attempts.`,
+          outcome.success
+            ? `Answer for ${probe.target} valid after ${probe.tries} tries.`
+            : `Answer for ${probe.target} invalid after max attempts.`,
         );
         log('GM', 'GM', 'check', `Answer is ${probe.value === probe.gt ? '' : 'in'}correct.`);
         if (!outcome.success) {
@@ -358,7 +408,10 @@ export async function playEpisode(
     log('GM', 'Player 2', 'send message', words.DUMMY_PROMPT);
     const phrasing = texts.requests[slot]?.[instance.requests[slot]!];
     if (phrasing === undefined) {
-      throw new EvalError('input_error', `instance ${instance.game_id}: requests["${slot}"] = ${instance.requests[slot]} has no request text in the resources`);
+      throw new EvalError(
+        'input_error',
+        `instance ${instance.game_id}: requests["${slot}"] = ${instance.requests[slot]} has no request text in the resources`,
+      );
     }
     const tagged = `${questionerTag}${phrasing}`;
     log('Player 2', 'GM', 'get message', pyStrip(pyReplace(tagged, questionerTag, '')));
@@ -406,7 +459,12 @@ export async function playEpisode(
     const turn = round - 1;
     for (const [other, value] of Object.entries(slots)) {
       if (containsValue(answer, value, slotMatch) && turn < probeGt[other]!) {
-        log('GM', 'GM', 'metadata', `Value for ${other.toUpperCase()} anticipated; ground truth turn updated from ${probeGt[other]} to ${turn}.`);
+        log(
+          'GM',
+          'GM',
+          'metadata',
+          `Value for ${other.toUpperCase()} anticipated; ground truth turn updated from ${probeGt[other]} to ${turn}.`,
+        );
         probeGt[other] = turn;
       }
     }

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { defaultResources } from './defaults';
 import {
   assertNoOverlaps,
@@ -28,18 +28,32 @@ describeShared('instance generator', () => {
 
   it('reproduces in/instances_v1.6.json (seed 2102) with the older `<some text>` placeholder', () => {
     const older: GameResources = structuredClone(canonical);
-    for (const exp of EXPERIMENTS) older.experiments[exp].template = older.experiments[exp].template.split('<one sentence>').join('<some text>');
+    for (const exp of EXPERIMENTS)
+      older.experiments[exp].template = older.experiments[exp].template.split('<one sentence>').join('<some text>');
     const generated = generateInstances(older, { seed: 2102 });
     const reference = parsePyJson(readFileSync(join(SHARED, 'in/instances_v1.6.json'), 'utf8'));
     expect(generated).toEqual(reference);
     // The file is pretty-printed with indent 2; compare the text too.
-    expect(formatInstances(generated, { indent: 2 })).toBe(readFileSync(join(SHARED, 'in/instances_v1.6.json'), 'utf8').trimEnd());
+    expect(formatInstances(generated, { indent: 2 })).toBe(
+      readFileSync(join(SHARED, 'in/instances_v1.6.json'), 'utf8').trimEnd(),
+    );
   });
 
   it('renders the worked example of travel-booking game 0 (spec §1.3)', () => {
-    const block = renderInstanceBlock('Travel', { from: 'Paris', to: 'Lisbon', by: 'Overnight bus', class: 'Economy', when: 'In two weeks' });
+    const block = renderInstanceBlock('Travel', {
+      from: 'Paris',
+      to: 'Lisbon',
+      by: 'Overnight bus',
+      class: 'Economy',
+      when: 'In two weeks',
+    });
     expect(block).toBe('WHAT: Travel\nFROM: Paris\nTO: Lisbon\nBY: Overnight bus\nCLASS: Economy\nWHEN: In two weeks');
-    const prompt = renderInitialPrompt(canonical.experiments['travel-booking'].template, block, 'TRAVEL-AGENT', canonical.words);
+    const prompt = renderInitialPrompt(
+      canonical.experiments['travel-booking'].template,
+      block,
+      'TRAVEL-AGENT',
+      canonical.words,
+    );
     expect(prompt).toContain('start with ME: . Please answer');
     expect(prompt).toContain('Please reply in the form: ANSWER: <one sentence>');
     expect(prompt).toContain('The travel agent does not know about it yet. \n');
@@ -53,10 +67,13 @@ describeShared('instance generator', () => {
     const b = generateInstances(defaultResources(), { seed: 42 });
     for (const set of [a, b]) {
       expect(set.experiments.map((e) => e.name)).toEqual([...EXPERIMENTS]);
-      for (const exp of set.experiments) for (const inst of exp.game_instances) expect(gameInstanceSchema.safeParse(inst).success).toBe(true);
+      for (const exp of set.experiments)
+        for (const inst of exp.game_instances) expect(gameInstanceSchema.safeParse(inst).success).toBe(true);
     }
     expect(a.experiments[0]!.game_instances).toHaveLength(3);
-    expect(formatInstances(a)).not.toBe(formatInstances(generateInstances(canonical, { seed: 42, instancesPerExperiment: 3 })));
+    expect(formatInstances(a)).not.toBe(
+      formatInstances(generateInstances(canonical, { seed: 42, instancesPerExperiment: 3 })),
+    );
     const things = b.experiments.find((e) => e.name === 'things-places')!.game_instances[0]!;
     expect(Object.keys(things.slots)).toHaveLength(15);
     expect(Object.keys(things.probes)).toHaveLength(16);
@@ -84,9 +101,17 @@ describeCanonical('value-overlap check (checkvalues.py)', () => {
   it('finds the overlaps the game actually trips over in the case-insensitive form (spec §2.4)', () => {
     const found = checkSlotValues(canonical, 'case-insensitive');
     expect(found).toContainEqual(
-      expect.objectContaining({ experiment: 'travel-booking', kind: 'contained', value: 'First', slot: 'class', other: expect.objectContaining({ value: 'Next month, first week', slot: 'when' }) }),
+      expect.objectContaining({
+        experiment: 'travel-booking',
+        kind: 'contained',
+        value: 'First',
+        slot: 'class',
+        other: expect.objectContaining({ value: 'Next month, first week', slot: 'when' }),
+      }),
     );
-    expect(() => assertNoOverlaps(canonical, 'case-insensitive')).toThrow(/slot_values\.json, field class\[0\]: overlapping slot values \(case-insensitive check\)/);
+    expect(() => assertNoOverlaps(canonical, 'case-insensitive')).toThrow(
+      /slot_values\.json, field class\[0\]: overlapping slot values \(case-insensitive check\)/,
+    );
   });
 
   it('the default texts pass both forms', () => {
@@ -98,8 +123,25 @@ describeCanonical('value-overlap check (checkvalues.py)', () => {
     res.experiments.restaurant.slotValues.drink!.push('Paella');
     res.experiments['travel-booking'].slotValues.to!.push('Dublin Airport');
     const found = checkSlotValues(res);
-    expect(found).toContainEqual(expect.objectContaining({ experiment: 'restaurant', kind: 'duplicate', value: 'Paella', slot: 'main-dish', index: 1, other: { value: 'Paella', slot: 'drink', index: 10 } }));
-    expect(found).toContainEqual(expect.objectContaining({ experiment: 'travel-booking', kind: 'contained', value: 'Dublin', slot: 'from', index: 0 }));
+    expect(found).toContainEqual(
+      expect.objectContaining({
+        experiment: 'restaurant',
+        kind: 'duplicate',
+        value: 'Paella',
+        slot: 'main-dish',
+        index: 1,
+        other: { value: 'Paella', slot: 'drink', index: 10 },
+      }),
+    );
+    expect(found).toContainEqual(
+      expect.objectContaining({
+        experiment: 'travel-booking',
+        kind: 'contained',
+        value: 'Dublin',
+        slot: 'from',
+        index: 0,
+      }),
+    );
     expect(() => assertNoOverlaps(res)).toThrow(/travel-booking\/slot_values\.json, field from\[0\]/);
   });
 });

@@ -2,7 +2,15 @@ import { InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
 import { parsePyJson, pyDumps, type PyJsonValue } from './pyjson';
 import { PythonRandom } from '@eval/core/python';
-import { EXPERIMENTS, type ExperimentName, type ExperimentTexts, type GameResources, type GameWords, resourcePaths, WHAT_VALUES } from './resources';
+import {
+  EXPERIMENTS,
+  type ExperimentName,
+  type ExperimentTexts,
+  type GameResources,
+  type GameWords,
+  resourcePaths,
+  WHAT_VALUES,
+} from './resources';
 import { pyReplace } from './text';
 
 /** One game instance, with the keys in the order clembench writes them. */
@@ -48,20 +56,34 @@ export const gameInstanceSchema = z
   .superRefine((inst, ctx) => {
     const slots = Object.keys(inst.slots);
     const n = slots.length;
-    if (inst.request_order.length !== n || new Set(inst.request_order).size !== n || inst.request_order.some((s) => !(s in inst.slots))) {
-      ctx.addIssue({ code: 'custom', path: ['request_order'], message: `must be a permutation of the ${n} slots (${slots.join(', ')})` });
+    if (
+      inst.request_order.length !== n ||
+      new Set(inst.request_order).size !== n ||
+      inst.request_order.some((s) => !(s in inst.slots))
+    ) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['request_order'],
+        message: `must be a permutation of the ${n} slots (${slots.join(', ')})`,
+      });
     }
     for (const s of inst.request_order) {
-      if (!(s in inst.requests)) ctx.addIssue({ code: 'custom', path: ['requests', s], message: `no request index for slot "${s}"` });
+      if (!(s in inst.requests))
+        ctx.addIssue({ code: 'custom', path: ['requests', s], message: `no request index for slot "${s}"` });
     }
     for (let r = 0; r <= n; r++) {
       const round = inst.probes[String(r)];
       if (!round) {
-        ctx.addIssue({ code: 'custom', path: ['probes', String(r)], message: `missing probing round ${r} (rounds 0..${n} are needed)` });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['probes', String(r)],
+          message: `missing probing round ${r} (rounds 0..${n} are needed)`,
+        });
         continue;
       }
       for (const s of slots) {
-        if (!(s in round)) ctx.addIssue({ code: 'custom', path: ['probes', String(r), s], message: `no probe index for slot "${s}"` });
+        if (!(s in round))
+          ctx.addIssue({ code: 'custom', path: ['probes', String(r), s], message: `no probe index for slot "${s}"` });
       }
     }
   });
@@ -88,7 +110,12 @@ export function renderInstanceBlock(what: string, slots: Record<string, string>)
 }
 
 /** Fills an initial-prompt template (plain replacement of every occurrence, in clembench's order). */
-export function renderInitialPrompt(template: string, instanceBlock: string, tag: string, words: Pick<GameWords, 'ANSWER' | 'ASIDE' | 'ME'>): string {
+export function renderInitialPrompt(
+  template: string,
+  instanceBlock: string,
+  tag: string,
+  words: Pick<GameWords, 'ANSWER' | 'ASIDE' | 'ME'>,
+): string {
   let text = pyReplace(template, '$INSTANCE$', instanceBlock);
   text = pyReplace(text, '$QUESTIONER$', tag);
   text = pyReplace(text, '$ANSWER$', words.ANSWER);
@@ -147,7 +174,8 @@ function sampleInstance(
   const probes: Record<string, Record<string, number>> = {};
   for (let turn = 0; turn <= nSlots; turn++) {
     const round: Record<string, number> = {};
-    for (const [slot, questions] of Object.entries(texts.probingQuestions)) round[slot] = rng.randbelow(questions.length);
+    for (const [slot, questions] of Object.entries(texts.probingQuestions))
+      round[slot] = rng.randbelow(questions.length);
     probes[String(turn)] = round;
   }
   return {
@@ -196,12 +224,21 @@ export function checkSlotValues(resources: GameResources, mode: OverlapCheckMode
   const norm = mode === 'case-sensitive' ? (s: string) => s : (s: string) => s.toLowerCase();
   for (const exp of EXPERIMENTS) {
     const all: Array<{ value: string; slot: string; index: number }> = [];
-    for (const [slot, values] of Object.entries(resources.experiments[exp].slotValues)) values.forEach((value, index) => all.push({ value, slot, index }));
+    for (const [slot, values] of Object.entries(resources.experiments[exp].slotValues))
+      values.forEach((value, index) => all.push({ value, slot, index }));
     const seen = new Map<string, { value: string; slot: string; index: number }>();
     for (const v of all) {
       const key = norm(v.value);
       const first = seen.get(key);
-      if (first) findings.push({ experiment: exp, kind: 'duplicate', value: v.value, slot: v.slot, index: v.index, other: first });
+      if (first)
+        findings.push({
+          experiment: exp,
+          kind: 'duplicate',
+          value: v.value,
+          slot: v.slot,
+          index: v.index,
+          other: first,
+        });
       else seen.set(key, v);
     }
     for (const a of all) {
@@ -209,7 +246,8 @@ export function checkSlotValues(resources: GameResources, mode: OverlapCheckMode
         if (a === b) continue;
         const na = norm(a.value);
         const nb = norm(b.value);
-        if (na !== nb && nb.includes(na)) findings.push({ experiment: exp, kind: 'contained', value: a.value, slot: a.slot, index: a.index, other: b });
+        if (na !== nb && nb.includes(na))
+          findings.push({ experiment: exp, kind: 'contained', value: a.value, slot: a.slot, index: a.index, other: b });
       }
     }
   }
@@ -218,7 +256,8 @@ export function checkSlotValues(resources: GameResources, mode: OverlapCheckMode
 
 /** A readable line for a finding. */
 export function describeOverlap(o: ValueOverlap): string {
-  const at = (x: { value: string; slot: string; index: number }) => `${JSON.stringify(x.value)} (${x.slot}[${x.index}])`;
+  const at = (x: { value: string; slot: string; index: number }) =>
+    `${JSON.stringify(x.value)} (${x.slot}[${x.index}])`;
   return o.kind === 'duplicate'
     ? `${o.experiment}: duplicate value ${at(o)}, also ${at(o.other!)}`
     : `${o.experiment}: ${at(o)} is contained in ${at(o.other!)}`;
@@ -233,7 +272,10 @@ export function assertNoOverlaps(resources: GameResources, mode: OverlapCheckMod
   const file = resources.isDefault
     ? `${resources.source}:${resourcePaths.slotValues(first.experiment)}`
     : `${resources.source}/${resourcePaths.slotValues(first.experiment)}`;
-  const more = findings.length > 1 ? ` (and ${findings.length - 1} more: ${findings.slice(1, 4).map(describeOverlap).join('; ')}${findings.length > 4 ? '; …' : ''})` : '';
+  const more =
+    findings.length > 1
+      ? ` (and ${findings.length - 1} more: ${findings.slice(1, 4).map(describeOverlap).join('; ')}${findings.length > 4 ? '; …' : ''})`
+      : '';
   throw new InputError(`overlapping slot values (${mode} check): ${describeOverlap(first)}${more}`, {
     file,
     field: [first.slot, first.index],

@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 import { defaultResources } from './defaults';
 import { playEpisode } from './game-master';
 import { generateInstances, readInstancesFile } from './instances';
@@ -39,10 +39,17 @@ describeCanonical('perfect player', () => {
       { role: 'user' as const, content: inst.initial_prompt },
       { role: 'assistant' as const, content: 'Ok.' },
     ];
-    expect(perfectAnswer([...base, { role: 'user', content: 'TRAVEL-AGENT: Where do you want to go?' }], canonical)).toBe('ANSWER: Lisbon.');
-    const probe = 'ME:  Does the travel agent know where you want to go to? Answer this question with yes or no and then stop.';
+    expect(
+      perfectAnswer([...base, { role: 'user', content: 'TRAVEL-AGENT: Where do you want to go?' }], canonical),
+    ).toBe('ANSWER: Lisbon.');
+    const probe =
+      'ME:  Does the travel agent know where you want to go to? Answer this question with yes or no and then stop.';
     expect(perfectAnswer([...base, { role: 'user', content: probe }], canonical)).toBe('ASIDE: No.');
-    const after = [...base, { role: 'user' as const, content: 'TRAVEL-AGENT: Where do you want to go?' }, { role: 'assistant' as const, content: 'ANSWER: Lisbon.' }];
+    const after = [
+      ...base,
+      { role: 'user' as const, content: 'TRAVEL-AGENT: Where do you want to go?' },
+      { role: 'assistant' as const, content: 'ANSWER: Lisbon.' },
+    ];
     expect(perfectAnswer([...after, { role: 'user', content: probe }], canonical)).toBe('ASIDE: Yes.');
     expect(() => perfectAnswer([{ role: 'user', content: 'hello' }], canonical)).toThrow(/no instance block/);
   });
@@ -69,8 +76,12 @@ describeCanonical('mock player (clembench Answerer._custom_response)', () => {
     let aborted = 0;
     for (const exp of instances.experiments) {
       for (const inst of exp.game_instances) {
-        const a = await playEpisode(inst, exp.name, res, chatModelAnswerer(mockModel(res, { seed: 1 })), { concurrentProbes: true });
-        const b = await playEpisode(inst, exp.name, res, chatModelAnswerer(mockModel(res, { seed: 1 })), { concurrentProbes: false });
+        const a = await playEpisode(inst, exp.name, res, chatModelAnswerer(mockModel(res, { seed: 1 })), {
+          concurrentProbes: true,
+        });
+        const b = await playEpisode(inst, exp.name, res, chatModelAnswerer(mockModel(res, { seed: 1 })), {
+          concurrentProbes: false,
+        });
         expect(a.interactions.probes).toEqual(b.interactions.probes);
         expect(a.interactions['Request Count']).toEqual(b.interactions['Request Count']);
         if (a.interactions.Aborted) aborted++;
@@ -83,7 +94,9 @@ describeCanonical('mock player (clembench Answerer._custom_response)', () => {
 describeCanonical('scripted player', () => {
   it('fails clearly when the script has no answer for a call (recorded as a player failure)', async () => {
     const inst = generateInstances(canonical).experiments[0]!.game_instances[0]!;
-    const script = { rounds: [{ probes: [['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.']] }] };
+    const script = {
+      rounds: [{ probes: [['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.'], ['ASIDE: No.']] }],
+    };
     const r = await playEpisode(inst, 'travel-booking', canonical, scriptedAnswerer(script));
     expect(r.abortReason).toBe('player failure: the script has no recorded slot answer for round 1');
     expect(r.interactions['Played Probe Rounds']).toBe(1);

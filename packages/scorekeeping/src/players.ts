@@ -49,11 +49,13 @@ export interface EpisodeScript {
   rounds: Array<{ request?: string; probes: string[][] }>;
 }
 
-const eventSchema = z.object({
-  from: z.string(),
-  to: z.string(),
-  action: z.object({ type: z.string(), content: z.string() }).loose(),
-}).loose();
+const eventSchema = z
+  .object({
+    from: z.string(),
+    to: z.string(),
+    action: z.object({ type: z.string(), content: z.string() }).loose(),
+  })
+  .loose();
 const turnsSchema = z.object({ turns: z.array(z.array(eventSchema)) }).loose();
 
 /**
@@ -91,12 +93,16 @@ export function scriptedAnswerer(script: EpisodeScript, options: { name?: string
     async respond(_messages, call) {
       const round = script.rounds[call.round];
       if (call.kind === 'request') {
-        if (round?.request === undefined) throw new EvalError('script_exhausted', `the script has no recorded slot answer for round ${call.round}`);
+        if (round?.request === undefined)
+          throw new EvalError('script_exhausted', `the script has no recorded slot answer for round ${call.round}`);
         return round.request;
       }
       const text = round?.probes[call.probeIndex ?? 0]?.[call.attempt - 1];
       if (text === undefined) {
-        throw new EvalError('script_exhausted', `the script has no recorded answer for round ${call.round}, probe ${call.probeIndex}, try ${call.attempt}`);
+        throw new EvalError(
+          'script_exhausted',
+          `the script has no recorded answer for round ${call.round}, probe ${call.probeIndex}, try ${call.attempt}`,
+        );
       }
       return text;
     },
@@ -106,7 +112,8 @@ export function scriptedAnswerer(script: EpisodeScript, options: { name?: string
 /** Reads an interactions.json and returns a scripted Answerer replaying it (named after its recorded Player 1). */
 export async function scriptedAnswererFromFile(file: string): Promise<Answerer> {
   const logs = parsePyJson(await readText(file), file) as Partial<Interactions>;
-  const recorded = typeof logs?.players?.['Player 1'] === 'string' ? logs.players['Player 1'].replace(/^Answerer: /, '') : undefined;
+  const recorded =
+    typeof logs?.players?.['Player 1'] === 'string' ? logs.players['Player 1'].replace(/^Answerer: /, '') : undefined;
   return scriptedAnswerer(scriptFromInteractions(logs, file), { name: recorded });
 }
 
@@ -142,7 +149,10 @@ function parseInstanceBlock(prompt: string): Record<string, string> | undefined 
   return out;
 }
 
-function identify(resources: GameResources, block: Record<string, string>): { experiment: ExperimentName; slots: Record<string, string> } | undefined {
+function identify(
+  resources: GameResources,
+  block: Record<string, string>,
+): { experiment: ExperimentName; slots: Record<string, string> } | undefined {
   const keys = Object.keys(block);
   for (const exp of EXPERIMENTS) {
     const slotNames = Object.keys(resources.experiments[exp].slotValues);
@@ -168,26 +178,41 @@ export interface PerfectPlayerOptions {
  * requested or its value already appeared in one of its answers, else `ASIDE: No.`. Against the game master this
  * scores Main Score 100 on every instance.
  */
-export function perfectAnswer(messages: ChatMessage[], resources: GameResources, options: PerfectPlayerOptions = {}): string {
+export function perfectAnswer(
+  messages: ChatMessage[],
+  resources: GameResources,
+  options: PerfectPlayerOptions = {},
+): string {
   const words = resources.words;
   const first = messages[0];
   const last = messages[messages.length - 1];
-  if (!first || !last || last.role !== 'user') throw new EvalError('player_error', 'perfect player: expected a conversation ending with a user message');
+  if (!first || !last || last.role !== 'user')
+    throw new EvalError('player_error', 'perfect player: expected a conversation ending with a user message');
   const block = parseInstanceBlock(first.content);
   const found = block && identify(resources, block);
-  if (!found) throw new EvalError('player_error', 'perfect player: the first message holds no instance block of a known experiment');
+  if (!found)
+    throw new EvalError(
+      'player_error',
+      'perfect player: the first message holds no instance block of a known experiment',
+    );
   const texts = resources.experiments[found.experiment];
   const earlier = messages.slice(2, -1);
   const probed = last.content.startsWith(words.ME) ? longestMatch(last.content, texts.probingQuestions) : undefined;
   if (probed !== undefined) {
     const requested = earlier.some((m) => m.role === 'user' && longestMatch(m.content, texts.requests) === probed);
-    const given = earlier.some((m) => m.role === 'assistant' && containsValue(m.content, found.slots[probed]!, options.slotMatch));
+    const given = earlier.some(
+      (m) => m.role === 'assistant' && containsValue(m.content, found.slots[probed]!, options.slotMatch),
+    );
     const yes = words.YES.charAt(0).toUpperCase() + words.YES.slice(1);
     const no = words.NO.charAt(0).toUpperCase() + words.NO.slice(1);
     return `${words.ASIDE}${requested || given ? yes : no}.`;
   }
   const requested = longestMatch(last.content, texts.requests);
-  if (requested === undefined) throw new EvalError('player_error', `perfect player: cannot tell what is asked in ${JSON.stringify(last.content.slice(0, 120))}`);
+  if (requested === undefined)
+    throw new EvalError(
+      'player_error',
+      `perfect player: cannot tell what is asked in ${JSON.stringify(last.content.slice(0, 120))}`,
+    );
   return `${words.ANSWER}${found.slots[requested]}.`;
 }
 
@@ -206,12 +231,22 @@ export function perfectModel(resources: GameResources, options: PerfectPlayerOpt
  * draws `r` ("no, " if r < 0.4, "yes, " if r < 0.8, else nothing), the tag (`ASIDE: ` for a message starting with
  * `ME: `, else `ANSWER: `; each with probability 0.9, else none) and, with probability 0.1, an invalid continuation.
  */
-export function mockAnswer(rng: PythonRandom, lastMessage: string, words: Pick<GameWords, 'ANSWER' | 'ASIDE' | 'ME' | 'YES' | 'NO'>): string {
+export function mockAnswer(
+  rng: PythonRandom,
+  lastMessage: string,
+  words: Pick<GameWords, 'ANSWER' | 'ASIDE' | 'ME' | 'YES' | 'NO'>,
+): string {
   const r = rng.random();
   let begin = '';
   if (r < 0.4) begin = `${words.NO}, `;
   else if (r < 0.8) begin = `${words.YES}, `;
-  const tag = lastMessage.startsWith(words.ME) ? (rng.random() < 0.9 ? words.ASIDE : '') : rng.random() < 0.9 ? words.ANSWER : '';
+  const tag = lastMessage.startsWith(words.ME)
+    ? rng.random() < 0.9
+      ? words.ASIDE
+      : ''
+    : rng.random() < 0.9
+      ? words.ANSWER
+      : '';
   if (rng.random() < 0.9) return `${tag}${begin}placeholder.`;
   return `${tag}${begin}placeholder \n invalid stuff.`;
 }

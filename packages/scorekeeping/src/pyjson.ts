@@ -31,4 +31,3 @@ export function parsePyJson(text: string, file?: string): unknown {
     throw jsonSyntaxError(error, text, { file });
   }
 }
-

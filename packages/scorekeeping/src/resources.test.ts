@@ -4,7 +4,14 @@ import { join } from 'node:path';
 import { fetchResourceSet, getResourceSet } from '@eval/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { defaultResources } from './defaults';
-import { EXPERIMENTS, loadResourceDir, requiredResourceFiles, resolveGameResources, resourcePaths, writeResourceDir } from './resources';
+import {
+  EXPERIMENTS,
+  loadResourceDir,
+  requiredResourceFiles,
+  resolveGameResources,
+  resourcePaths,
+  writeResourceDir,
+} from './resources';
 import { CANONICAL_DIR, itCanonical } from './test-support/shared';
 
 const temps: string[] = [];
@@ -28,7 +35,9 @@ describe('resource directory (clembench layout)', () => {
     expect(Object.keys(res.experiments['letter-number'].slotValues)).toHaveLength(10);
     // templates have no trailing newline
     expect(res.experiments['travel-booking'].template.endsWith('Let us start.')).toBe(true);
-    expect(res.experiments['job-interview'].requests['highest-education']).toContain('What is your lastest education degree?');
+    expect(res.experiments['job-interview'].requests['highest-education']).toContain(
+      'What is your lastest education degree?',
+    );
   });
 
   it('round-trips the default texts through a directory', async () => {
@@ -43,7 +52,9 @@ describe('resource directory (clembench layout)', () => {
     const dir = await tempDir();
     await writeResourceDir(defaultResources(), dir);
     await unlink(join(dir, resourcePaths.probingQuestions('restaurant')));
-    await expect(loadResourceDir(dir)).rejects.toThrow(/resources\/texts\/restaurant\/probing_questions\.json: missing file of the resource directory/);
+    await expect(loadResourceDir(dir)).rejects.toThrow(
+      /resources\/texts\/restaurant\/probing_questions\.json: missing file of the resource directory/,
+    );
     await unlink(join(dir, resourcePaths.template('travel-booking')));
     await expect(loadResourceDir(dir)).rejects.toThrow(/travel-booking_1\.template: missing file/);
   });
@@ -61,7 +72,9 @@ describe('resource directory (clembench layout)', () => {
     const requests = JSON.parse(await readFile(req, 'utf8'));
     requests.availability = [];
     await writeFile(req, JSON.stringify(requests));
-    await expect(loadResourceDir(dir)).rejects.toThrow(/job-interview\/requests\.json, field availability: needs at least one entry/);
+    await expect(loadResourceDir(dir)).rejects.toThrow(
+      /job-interview\/requests\.json, field availability: needs at least one entry/,
+    );
     requests.availability = ['When?'];
     requests.salary = ['How much?'];
     await writeFile(req, JSON.stringify(requests));
@@ -76,36 +89,51 @@ describe('resource directory (clembench layout)', () => {
     const fallback = await resolveGameResources({ env });
     expect(fallback.resources.isDefault).toBe(true);
     expect(fallback.dir).toBeUndefined();
-    const fromEnv = await resolveGameResources({ env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR } });
+    const fromEnv = await resolveGameResources({
+      env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR },
+    });
     expect(fromEnv.dir).toBe(CANONICAL_DIR);
     expect(fromEnv.resources.words.tags['travel-booking']).toBe('TRAVEL-AGENT');
     const explicit = await resolveGameResources({ dir: CANONICAL_DIR, env });
     expect(explicit.resources.isDefault).toBe(false);
-    expect((await resolveGameResources({ dir: 'default', env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR } })).resources.isDefault).toBe(true);
+    expect(
+      (
+        await resolveGameResources({
+          dir: 'default',
+          env: { ...env, DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR: CANONICAL_DIR },
+        })
+      ).resources.isDefault,
+    ).toBe(true);
     await expect(resolveGameResources({ dir: join(home, 'nope'), env })).rejects.toThrow(/is not a directory/);
   });
 
-  itCanonical('the clembench-privateshared resource set pins every file with its checksum (fetch from a local mirror)', async () => {
-    const set = getResourceSet('clembench-privateshared');
-    expect(set.repo).toBe('clp-research/clembench');
-    expect(set.commit).toBe('a717f23808f4865631ffde81c37b60c7da3f5ec3');
-    expect(set.envVar).toBe('DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR');
-    for (const f of requiredResourceFiles()) expect(set.files.map((x) => x.path)).toContain(f);
-    const home = await tempDir();
-    const requested: string[] = [];
-    const fakeFetch = (async (url: string) => {
-      const prefix = `http://mirror.invalid/${set.repo}/${set.commit}/privateshared/`;
-      if (!String(url).startsWith(prefix)) return new Response('not found', { status: 404 });
-      const rel = String(url).slice(prefix.length);
-      requested.push(rel);
-      return new Response(await readFile(join(CANONICAL_DIR, rel)));
-    }) as typeof fetch;
-    const result = await fetchResourceSet('clembench-privateshared', { home, mirror: 'http://mirror.invalid', fetch: fakeFetch });
-    expect(result.files).toBe(set.files.length);
-    expect(requested).toContain('in/instances.json');
-    const installed = await resolveGameResources({ env: { DIALEVAL_HOME: home } as NodeJS.ProcessEnv });
-    expect(installed.dir).toBe(result.dir);
-    expect(installed.resources).toEqual({ ...(await loadResourceDir(CANONICAL_DIR)), source: result.dir });
-  });
+  itCanonical(
+    'the clembench-privateshared resource set pins every file with its checksum (fetch from a local mirror)',
+    async () => {
+      const set = getResourceSet('clembench-privateshared');
+      expect(set.repo).toBe('clp-research/clembench');
+      expect(set.commit).toBe('a717f23808f4865631ffde81c37b60c7da3f5ec3');
+      expect(set.envVar).toBe('DIALEVAL_CLEMBENCH_PRIVATESHARED_DIR');
+      for (const f of requiredResourceFiles()) expect(set.files.map((x) => x.path)).toContain(f);
+      const home = await tempDir();
+      const requested: string[] = [];
+      const fakeFetch = (async (url: string) => {
+        const prefix = `http://mirror.invalid/${set.repo}/${set.commit}/privateshared/`;
+        if (!String(url).startsWith(prefix)) return new Response('not found', { status: 404 });
+        const rel = String(url).slice(prefix.length);
+        requested.push(rel);
+        return new Response(await readFile(join(CANONICAL_DIR, rel)));
+      }) as typeof fetch;
+      const result = await fetchResourceSet('clembench-privateshared', {
+        home,
+        mirror: 'http://mirror.invalid',
+        fetch: fakeFetch,
+      });
+      expect(result.files).toBe(set.files.length);
+      expect(requested).toContain('in/instances.json');
+      const installed = await resolveGameResources({ env: { DIALEVAL_HOME: home } as NodeJS.ProcessEnv });
+      expect(installed.dir).toBe(result.dir);
+      expect(installed.resources).toEqual({ ...(await loadResourceDir(CANONICAL_DIR)), source: result.dir });
+    },
+  );
 });
-

@@ -73,7 +73,9 @@ export const gameWordsSchema = z.object({
   YES: nonEmptyString,
   NO: nonEmptyString,
   OK: z.string().optional(),
-  tags: z.object(Object.fromEntries(EXPERIMENTS.map((e) => [e, nonEmptyString])) as Record<ExperimentName, typeof nonEmptyString>),
+  tags: z.object(
+    Object.fromEntries(EXPERIMENTS.map((e) => [e, nonEmptyString])) as Record<ExperimentName, typeof nonEmptyString>,
+  ),
 });
 
 const repromptsSchema = z.object({ suffixes: z.array(z.string()).min(1, 'needs at least one entry') });
@@ -94,20 +96,32 @@ export function requiredResourceFiles(): string[] {
   return [
     resourcePaths.words,
     resourcePaths.reprompts,
-    ...EXPERIMENTS.flatMap((e) => [resourcePaths.template(e), resourcePaths.slotValues(e), resourcePaths.requests(e), resourcePaths.probingQuestions(e)]),
+    ...EXPERIMENTS.flatMap((e) => [
+      resourcePaths.template(e),
+      resourcePaths.slotValues(e),
+      resourcePaths.requests(e),
+      resourcePaths.probingQuestions(e),
+    ]),
   ];
 }
 
 async function readJsonFile(dir: string, rel: string): Promise<unknown> {
   const file = join(dir, rel);
   if (!existsSync(file)) {
-    throw new InputError(`missing file of the resource directory ${dir} (clembench layout: ${rel})`, { file, code: 'file_not_found' });
+    throw new InputError(`missing file of the resource directory ${dir} (clembench layout: ${rel})`, {
+      file,
+      code: 'file_not_found',
+    });
   }
   return parsePyJson(await readText(file), file);
 }
 
 /** Checks that the three text files of an experiment describe the same slots. */
-export function checkExperimentTexts(exp: string, texts: ExperimentTexts, where: (rel: string) => string = (r) => r): void {
+export function checkExperimentTexts(
+  exp: string,
+  texts: ExperimentTexts,
+  where: (rel: string) => string = (r) => r,
+): void {
   const slots = Object.keys(texts.slotValues);
   if (slots.length === 0) throw new InputError('no slots', { file: where(resourcePaths.slotValues(exp)) });
   for (const [rel, obj] of [
@@ -115,10 +129,18 @@ export function checkExperimentTexts(exp: string, texts: ExperimentTexts, where:
     [resourcePaths.probingQuestions(exp), texts.probingQuestions],
   ] as const) {
     for (const slot of slots) {
-      if (!(slot in obj)) throw new InputError(`slot "${slot}" of ${resourcePaths.slotValues(exp)} is missing`, { file: where(rel), field: [slot] });
+      if (!(slot in obj))
+        throw new InputError(`slot "${slot}" of ${resourcePaths.slotValues(exp)} is missing`, {
+          file: where(rel),
+          field: [slot],
+        });
     }
     for (const key of Object.keys(obj)) {
-      if (!slots.includes(key)) throw new InputError(`slot "${key}" is not in ${resourcePaths.slotValues(exp)}`, { file: where(rel), field: [key] });
+      if (!slots.includes(key))
+        throw new InputError(`slot "${key}" is not in ${resourcePaths.slotValues(exp)}`, {
+          file: where(rel),
+          field: [key],
+        });
     }
   }
 }
@@ -130,20 +152,31 @@ export function checkExperimentTexts(exp: string, texts: ExperimentTexts, where:
 export async function loadResourceDir(dir: string): Promise<GameResources> {
   const root = resolve(dir);
   const where = (rel: string) => join(root, rel);
-  const words = validate(gameWordsSchema, await readJsonFile(root, resourcePaths.words), { file: where(resourcePaths.words) }) as GameWords;
-  const reprompts = validate(repromptsSchema, await readJsonFile(root, resourcePaths.reprompts), { file: where(resourcePaths.reprompts) }).suffixes;
+  const words = validate(gameWordsSchema, await readJsonFile(root, resourcePaths.words), {
+    file: where(resourcePaths.words),
+  }) as GameWords;
+  const reprompts = validate(repromptsSchema, await readJsonFile(root, resourcePaths.reprompts), {
+    file: where(resourcePaths.reprompts),
+  }).suffixes;
   const experiments = {} as Record<ExperimentName, ExperimentTexts>;
   for (const exp of EXPERIMENTS) {
     const templateFile = where(resourcePaths.template(exp));
     if (!existsSync(templateFile)) {
-      throw new InputError(`missing file of the resource directory ${root} (clembench layout: ${resourcePaths.template(exp)})`, {
-        file: templateFile,
-        code: 'file_not_found',
-      });
+      throw new InputError(
+        `missing file of the resource directory ${root} (clembench layout: ${resourcePaths.template(exp)})`,
+        {
+          file: templateFile,
+          code: 'file_not_found',
+        },
+      );
     }
     const template = await readFile(templateFile, 'utf8');
-    const slotValues = validate(phraseLists, await readJsonFile(root, resourcePaths.slotValues(exp)), { file: where(resourcePaths.slotValues(exp)) });
-    const requests = validate(phraseLists, await readJsonFile(root, resourcePaths.requests(exp)), { file: where(resourcePaths.requests(exp)) });
+    const slotValues = validate(phraseLists, await readJsonFile(root, resourcePaths.slotValues(exp)), {
+      file: where(resourcePaths.slotValues(exp)),
+    });
+    const requests = validate(phraseLists, await readJsonFile(root, resourcePaths.requests(exp)), {
+      file: where(resourcePaths.requests(exp)),
+    });
     const probingQuestions = validate(phraseLists, await readJsonFile(root, resourcePaths.probingQuestions(exp)), {
       file: where(resourcePaths.probingQuestions(exp)),
     });
@@ -190,9 +223,19 @@ export async function resolveGameResources(
   if (options.dir === 'default' || options.dir === 'defaults') return { resources: defaultResources() };
   let dir: string;
   try {
-    dir = await resolveResourceDir(RESOURCE_SET, { dir: options.dir, env: options.env, home: options.home, flag: '--resources' });
+    dir = await resolveResourceDir(RESOURCE_SET, {
+      dir: options.dir,
+      env: options.env,
+      home: options.home,
+      flag: '--resources',
+    });
   } catch (error) {
-    if (!options.dir && EvalError.isInstance(error) && error.code === 'resource_missing' && /is not installed/.test(error.message)) {
+    if (
+      !options.dir &&
+      EvalError.isInstance(error) &&
+      error.code === 'resource_missing' &&
+      /is not installed/.test(error.message)
+    ) {
       return { resources: defaultResources() };
     }
     throw error;

@@ -4,7 +4,14 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aggregateScores, loadRunScores, numpyRound, pandasMean, pandasStd, type EpisodeScoreRecord } from './aggregate';
+import {
+  aggregateScores,
+  loadRunScores,
+  numpyRound,
+  pandasMean,
+  pandasStd,
+  type EpisodeScoreRecord,
+} from './aggregate';
 import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, perfectModel } from './players';
@@ -30,23 +37,47 @@ describe('runEpisodes (benchmark layout, resumable)', () => {
   it('writes clembench’s layout and skips finished episodes on a second run', async () => {
     const out = await tempDir();
     const answerer = chatModelAnswerer(perfectModel(resources), { name: 'perfect' });
-    const first = await runEpisodes({ outDir: out, resources, instances, answerer, experiments: ['travel-booking', 'letter-number'], episodes: [0, 2], episodeConcurrency: 2 });
+    const first = await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer,
+      experiments: ['travel-booking', 'letter-number'],
+      episodes: [0, 2],
+      episodeConcurrency: 2,
+    });
     expect(first.total).toBe(4);
     expect(first.played).toBe(4);
     expect(first.modelPair).toBe('perfect-t0.0--perfect-t0.0');
     const dir = join(out, 'perfect-t0.0--perfect-t0.0', 'privateshared', '4_letter-number', 'episode_2');
-    for (const f of ['instance.json', 'interactions.json', 'requests.json', 'scores.json']) expect(existsSync(join(dir, f))).toBe(true);
-    expect(readFileSync(join(out, 'perfect-t0.0--perfect-t0.0', 'privateshared', '0_travel-booking', 'experiment_travel-booking.json'), 'utf8')).toBe('{"name": "travel-booking"}');
+    for (const f of ['instance.json', 'interactions.json', 'requests.json', 'scores.json'])
+      expect(existsSync(join(dir, f))).toBe(true);
+    expect(
+      readFileSync(
+        join(out, 'perfect-t0.0--perfect-t0.0', 'privateshared', '0_travel-booking', 'experiment_travel-booking.json'),
+        'utf8',
+      ),
+    ).toBe('{"name": "travel-booking"}');
     const instanceText = readFileSync(join(dir, 'instance.json'), 'utf8');
     expect(parsePyJson(instanceText)).toEqual(instances.experiments[4]!.game_instances[2]);
-    const requests = parsePyJson(readFileSync(join(dir, 'requests.json'), 'utf8')) as Array<{ manipulated_prompt_obj: unknown[]; raw_response_obj: { clem_player: { response: string } } }>;
+    const requests = parsePyJson(readFileSync(join(dir, 'requests.json'), 'utf8')) as Array<{
+      manipulated_prompt_obj: unknown[];
+      raw_response_obj: { clem_player: { response: string } };
+    }>;
     expect(requests).toHaveLength(10 + 11 * 10);
     expect(requests[0]!.raw_response_obj.clem_player.response).toBe('ASIDE: No.');
     expect(first.episodes.every((e) => e.mainScore === 100)).toBe(true);
 
     let calls = 0;
     const counting: Answerer = { name: 'perfect', respond: (m, c) => (calls++, answerer.respond(m, c)) };
-    const again = await runEpisodes({ outDir: out, resources, instances, answerer: counting, experiments: ['travel-booking', 'letter-number'], episodes: [0, 2] });
+    const again = await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer: counting,
+      experiments: ['travel-booking', 'letter-number'],
+      episodes: [0, 2],
+    });
     expect(again.skipped).toBe(4);
     expect(calls).toBe(0);
   });
@@ -58,11 +89,19 @@ describe('runEpisodes (benchmark layout, resumable)', () => {
     const flaky: Answerer = {
       name: 'flaky',
       respond: async (m, c) => {
-        if (fail && c.round === 3 && c.kind === 'request' && m[0]!.content.includes('WHAT: Restaurant')) throw new Error('connection reset');
+        if (fail && c.round === 3 && c.kind === 'request' && m[0]!.content.includes('WHAT: Restaurant'))
+          throw new Error('connection reset');
         return perfect.respond(m, c);
       },
     };
-    const first = await runEpisodes({ outDir: out, resources, instances, answerer: flaky, experiments: ['restaurant'], episodes: [1] });
+    const first = await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer: flaky,
+      experiments: ['restaurant'],
+      episodes: [1],
+    });
     expect(first.aborted).toBe(1);
     expect(first.playerFailures).toBe(1);
     expect(first.episodes[0]!.abortReason).toBe('player failure: connection reset');
@@ -71,7 +110,14 @@ describe('runEpisodes (benchmark layout, resumable)', () => {
     expect(logs['Abort Reason']).toBe('player failure: connection reset');
     expect(readFileSync(join(dir, 'scores.json'), 'utf8')).toContain('"Aborted": 1');
     fail = false;
-    const second = await runEpisodes({ outDir: out, resources, instances, answerer: flaky, experiments: ['restaurant'], episodes: [1] });
+    const second = await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer: flaky,
+      experiments: ['restaurant'],
+      episodes: [1],
+    });
     expect(second.played).toBe(1);
     expect(second.episodes[0]!.mainScore).toBe(100);
     expect(modelPairName('gpt-4o', 0.7)).toBe('gpt-4o-t0.7--gpt-4o-t0.7');
@@ -80,7 +126,13 @@ describe('runEpisodes (benchmark layout, resumable)', () => {
   it('unknown experiments are usage errors', async () => {
     const out = await tempDir();
     await expect(
-      runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(perfectModel(resources)), experiments: ['chess'] }),
+      runEpisodes({
+        outDir: out,
+        resources,
+        instances,
+        answerer: chatModelAnswerer(perfectModel(resources)),
+        experiments: ['chess'],
+      }),
     ).rejects.toThrow(/unknown experiment "chess"/);
   });
 });
@@ -98,26 +150,41 @@ describe('aggregation (clemeval)', () => {
     expect(numpyRound(76.66666666666667, 2)).toBe(76.67);
   });
 
-  it.skipIf(spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0)('numpyRound agrees with the local numpy (np.round)', () => {
-    const values = Array.from({ length: 400 }, (_, i) => ((i * 7919) % 1000) / 8 + i / 3);
-    const py = spawnSync(
-      'python3',
-      ['-c', 'import numpy as np, json, sys; v = json.load(sys.stdin); print(json.dumps([float(np.round(x, 2)) for x in v] + [float(np.round(x * 100, 2)) for x in v]))'],
-      { input: JSON.stringify(values), encoding: 'utf8' },
-    );
-    expect(py.status).toBe(0);
-    const expected = JSON.parse(py.stdout) as number[];
-    expect([...values.map((x) => numpyRound(x, 2)), ...values.map((x) => numpyRound(x * 100, 2))]).toEqual(expected);
-  });
+  it.skipIf(spawnSync('python3', ['-c', 'import numpy'], { encoding: 'utf8' }).status !== 0)(
+    'numpyRound agrees with the local numpy (np.round)',
+    () => {
+      const values = Array.from({ length: 400 }, (_, i) => ((i * 7919) % 1000) / 8 + i / 3);
+      const py = spawnSync(
+        'python3',
+        [
+          '-c',
+          'import numpy as np, json, sys; v = json.load(sys.stdin); print(json.dumps([float(np.round(x, 2)) for x in v] + [float(np.round(x * 100, 2)) for x in v]))',
+        ],
+        { input: JSON.stringify(values), encoding: 'utf8' },
+      );
+      expect(py.status).toBe(0);
+      const expected = JSON.parse(py.stdout) as number[];
+      expect([...values.map((x) => numpyRound(x, 2)), ...values.map((x) => numpyRound(x * 100, 2))]).toEqual(expected);
+    },
+  );
 
   it('% Played, Quality Score (NaN skipped), its std, clemscore and accuracy by round', async () => {
-    const rec = (model: string, experiment: string, main: number, aborted: number, acc0: number): EpisodeScoreRecord => ({
+    const rec = (
+      model: string,
+      experiment: string,
+      main: number,
+      aborted: number,
+      acc0: number,
+    ): EpisodeScoreRecord => ({
       model,
       game: 'privateshared',
       experiment,
       episode: 'episode_0',
       file: '',
-      scores: { 'turn scores': { '0': { Accuracy: acc0 } }, 'episode scores': { 'Main Score': main, Aborted: aborted } },
+      scores: {
+        'turn scores': { '0': { Accuracy: acc0 } },
+        'episode scores': { 'Main Score': main, Aborted: aborted },
+      },
     });
     const records = [
       rec('m', '0_travel-booking', 100, 0, 1),
@@ -128,7 +195,9 @@ describe('aggregation (clemeval)', () => {
     const report = aggregateScores(records);
     // played 3/4 → 75.0; quality mean(100, 80.00000000000001, 50) = 76.666… → 76.67;
     // std: deviations 23.33, 3.33, −26.67 → sqrt((544.44 + 11.11 + 711.11) / 2) = sqrt(633.33) = 25.166 → 25.17
-    expect(report.games).toEqual([{ game: 'privateshared', model: 'm', episodes: 4, played: 75, quality: 76.67, qualityStd: 25.17 }]);
+    expect(report.games).toEqual([
+      { game: 'privateshared', model: 'm', episodes: 4, played: 75, quality: 76.67, qualityStd: 25.17 },
+    ]);
     // clemscore = 75 / 100 × 76.67 = 57.5025 → 57.5
     expect(report.models).toEqual([{ model: 'm', averagePlayed: 75, averageQuality: 76.67, clemscore: 57.5 }]);
     const jobs = report.experiments.find((e) => e.experiment === '1_job-interview')!;
@@ -141,10 +210,20 @@ describe('aggregation (clemeval)', () => {
   it('loads scores.json files of a results directory (NaN-tolerant), model/game/experiment/episode from the path', async () => {
     const out = await tempDir();
     const dir = join(out, 'x-t0.0--x-t0.0', 'privateshared', '0_travel-booking', 'episode_3');
-    await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(perfectModel(resources), { name: 'x' }), experiments: ['travel-booking'], episodes: [0] });
+    await runEpisodes({
+      outDir: out,
+      resources,
+      instances,
+      answerer: chatModelAnswerer(perfectModel(resources), { name: 'x' }),
+      experiments: ['travel-booking'],
+      episodes: [0],
+    });
     const { mkdir } = await import('node:fs/promises');
     await mkdir(dir, { recursive: true });
-    await writeFile(join(dir, 'scores.json'), '{"turn scores": {}, "episode scores": {"Main Score": NaN, "Aborted": 1}}');
+    await writeFile(
+      join(dir, 'scores.json'),
+      '{"turn scores": {}, "episode scores": {"Main Score": NaN, "Aborted": 1}}',
+    );
     const records = await loadRunScores(out);
     expect(records.map((r) => [r.model, r.game, r.experiment, r.episode])).toEqual([
       ['x-t0.0--x-t0.0', 'privateshared', '0_travel-booking', 'episode_0'],
@@ -155,22 +234,25 @@ describe('aggregation (clemeval)', () => {
 });
 
 describe('episodeCallRange (calls from the game structure)', () => {
-  itShared('the 50 v2.0 instances: 4,800 calls without re-prompts, every probe re-prompted to its 5th try at most', async () => {
-    const { readInstancesFile } = await import('./instances');
-    const all = await readInstancesFile(join(SHARED, 'in', 'instances.json'));
-    let min = 0;
-    let max = 0;
-    for (const e of all.experiments) {
-      for (const inst of e.game_instances) {
-        const r = episodeCallRange(inst, 5);
-        min += r.min;
-        max += r.max;
+  itShared(
+    'the 50 v2.0 instances: 4,800 calls without re-prompts, every probe re-prompted to its 5th try at most',
+    async () => {
+      const { readInstancesFile } = await import('./instances');
+      const all = await readInstancesFile(join(SHARED, 'in', 'instances.json'));
+      let min = 0;
+      let max = 0;
+      for (const e of all.experiments) {
+        for (const inst of e.game_instances) {
+          const r = episodeCallRange(inst, 5);
+          min += r.min;
+          max += r.max;
+        }
       }
-    }
-    // n slots: n requests + (n + 1) probing rounds of n probes. 30 five-slot episodes: 5 + 6 x 5 = 35 calls;
-    // 10 fifteen-slot: 15 + 16 x 15 = 255; 10 ten-slot: 10 + 11 x 10 = 120 -> 1,050 + 2,550 + 1,200 = 4,800.
-    expect(min).toBe(30 * 35 + 10 * 255 + 10 * 120);
-    // every probe tried 5 times: 30 x (5 + 5 x 30) + 10 x (15 + 5 x 240) + 10 x (10 + 5 x 110)
-    expect(max).toBe(30 * 155 + 10 * 1215 + 10 * 560);
-  });
+      // n slots: n requests + (n + 1) probing rounds of n probes. 30 five-slot episodes: 5 + 6 x 5 = 35 calls;
+      // 10 fifteen-slot: 15 + 16 x 15 = 255; 10 ten-slot: 10 + 11 x 10 = 120 -> 1,050 + 2,550 + 1,200 = 4,800.
+      expect(min).toBe(30 * 35 + 10 * 255 + 10 * 120);
+      // every probe tried 5 times: 30 x (5 + 5 x 30) + 10 x (15 + 5 x 240) + 10 x (10 + 5 x 110)
+      expect(max).toBe(30 * 155 + 10 * 1215 + 10 * 560);
+    },
+  );
 });

@@ -19,7 +19,13 @@ export function modelPairName(model: string, temperature = 0): string {
 }
 
 /** Where an episode's files go: `<out>/<model-pair>/privateshared/<i>_<experiment>/episode_<n>/`. */
-export function episodeDir(outDir: string, modelPair: string, experimentIndex: number, experiment: string, gameId: number): string {
+export function episodeDir(
+  outDir: string,
+  modelPair: string,
+  experimentIndex: number,
+  experiment: string,
+  gameId: number,
+): string {
   return join(outDir, modelPair, GAME_NAME, `${experimentIndex}_${experiment}`, `episode_${gameId}`);
 }
 
@@ -30,10 +36,14 @@ export interface EpisodeRef {
 }
 
 /** Selects episodes from an instances file by experiment name and game id (all when omitted). */
-export function selectEpisodes(instances: InstancesFile, filter: { experiments?: string[]; episodes?: number[] } = {}): EpisodeRef[] {
+export function selectEpisodes(
+  instances: InstancesFile,
+  filter: { experiments?: string[]; episodes?: number[] } = {},
+): EpisodeRef[] {
   const known = instances.experiments.map((e) => e.name);
   for (const name of filter.experiments ?? []) {
-    if (!known.includes(name)) throw new EvalError('usage_error', `unknown experiment "${name}" (the instances have: ${known.join(', ')})`);
+    if (!known.includes(name))
+      throw new EvalError('usage_error', `unknown experiment "${name}" (the instances have: ${known.join(', ')})`);
   }
   const out: EpisodeRef[] = [];
   instances.experiments.forEach((exp, experimentIndex) => {
@@ -113,7 +123,11 @@ export interface RunSummary {
   episodes: EpisodeOutcome[];
 }
 
-async function finishedOutcome(dir: string, ref: EpisodeRef, retryPlayerFailures: boolean): Promise<EpisodeOutcome | undefined> {
+async function finishedOutcome(
+  dir: string,
+  ref: EpisodeRef,
+  retryPlayerFailures: boolean,
+): Promise<EpisodeOutcome | undefined> {
   const scoresFile = join(dir, 'scores.json');
   const interactionsFile = join(dir, 'interactions.json');
   if (!existsSync(scoresFile) || !existsSync(interactionsFile)) return undefined;
@@ -173,7 +187,10 @@ export class EpisodeErroredError extends EvalError {
   readonly experiment: string;
   readonly gameId: number;
   constructor(experiment: string, gameId: number, reason: string) {
-    super('episode_errored', `experiment ${experiment} episode ${gameId}: ${reason} (errored: not scored, played again by the next run)`);
+    super(
+      'episode_errored',
+      `experiment ${experiment} episode ${gameId}: ${reason} (errored: not scored, played again by the next run)`,
+    );
     this.name = 'EpisodeErroredError';
     this.experiment = experiment;
     this.gameId = gameId;
@@ -216,7 +233,10 @@ export async function playAndRecordEpisode(ref: EpisodeRef, options: RecordEpiso
   const erroredFile = join(dir, ERRORED_FILE);
   if (result.abortReason?.startsWith('player failure') && (options.onPlayerFailure ?? 'error') === 'error') {
     // No transcript or scores at the final paths; the marker lets `report` see the episode is missing and why.
-    await writeFileAtomic(erroredFile, `${JSON.stringify({ experiment: ref.experiment, game_id: ref.instance.game_id, reason: result.abortReason }, null, 2)}\n`);
+    await writeFileAtomic(
+      erroredFile,
+      `${JSON.stringify({ experiment: ref.experiment, game_id: ref.instance.game_id, reason: result.abortReason }, null, 2)}\n`,
+    );
     throw new EpisodeErroredError(ref.experiment, ref.instance.game_id, result.abortReason);
   }
   const experimentFile = join(dir, '..', `experiment_${ref.experiment}.json`);
@@ -236,7 +256,10 @@ export async function playAndRecordEpisode(ref: EpisodeRef, options: RecordEpiso
 }
 
 /** Summary figures of a list of outcomes. */
-export function summarizeOutcomes(outcomes: EpisodeOutcome[], extra: { modelPair: string; outDir: string; resources: string }): RunSummary {
+export function summarizeOutcomes(
+  outcomes: EpisodeOutcome[],
+  extra: { modelPair: string; outDir: string; resources: string },
+): RunSummary {
   return {
     ...extra,
     total: outcomes.length,
@@ -256,10 +279,16 @@ export function summarizeOutcomes(outcomes: EpisodeOutcome[], extra: { modelPair
 export async function runEpisodes(options: RunEpisodesOptions): Promise<RunSummary> {
   const shared = typeof options.answerer === 'function' ? undefined : options.answerer;
   const modelName = options.modelName ?? shared?.name;
-  if (modelName === undefined) throw new EvalError('usage_error', 'runEpisodes: modelName is required with an answerer factory');
+  if (modelName === undefined)
+    throw new EvalError('usage_error', 'runEpisodes: modelName is required with an answerer factory');
   const modelPair = modelPairName(modelName, options.temperature ?? 0);
   const refs = selectEpisodes(options.instances, { experiments: options.experiments, episodes: options.episodes });
-  const { pending, finished } = await partitionEpisodes(refs, options.outDir, modelPair, options.retryPlayerFailures ?? true);
+  const { pending, finished } = await partitionEpisodes(
+    refs,
+    options.outDir,
+    modelPair,
+    options.retryPlayerFailures ?? true,
+  );
   const outcomes: EpisodeOutcome[] = [];
   let done = 0;
   for (const o of finished) {
@@ -288,6 +317,8 @@ export async function runEpisodes(options: RunEpisodesOptions): Promise<RunSumma
   const workers = Math.max(1, Math.min(options.episodeConcurrency ?? 1, pending.length || 1));
   await Promise.all(Array.from({ length: workers }, worker));
   const order = new Map(refs.map((r, i) => [`${r.experiment}\u0000${r.instance.game_id}`, i]));
-  outcomes.sort((a, b) => order.get(`${a.experiment}\u0000${a.gameId}`)! - order.get(`${b.experiment}\u0000${b.gameId}`)!);
+  outcomes.sort(
+    (a, b) => order.get(`${a.experiment}\u0000${a.gameId}`)! - order.get(`${b.experiment}\u0000${b.gameId}`)!,
+  );
   return summarizeOutcomes(outcomes, { modelPair, outDir: options.outDir, resources: options.resources.source });
 }

@@ -10,7 +10,13 @@ import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, mockModel } from './players';
 import { runEpisodes } from './run';
-import { loadRunEpisodes, runBenchmark, scorekeepingRunItems, scorekeepingRunMetrics, scorekeepingRunVariant } from './runs';
+import {
+  loadRunEpisodes,
+  runBenchmark,
+  scorekeepingRunItems,
+  scorekeepingRunMetrics,
+  scorekeepingRunVariant,
+} from './runs';
 import { HAS_SHARED, SHARED, itShared } from './test-support/shared';
 import type { Answerer } from './types';
 
@@ -27,7 +33,13 @@ async function mockResults(perExperiment: number, seed: number): Promise<string>
   temps.push(out);
   const resources = defaultResources();
   const instances = generateInstances(resources, { instancesPerExperiment: perExperiment });
-  await runEpisodes({ outDir: out, resources, instances, answerer: chatModelAnswerer(mockModel(resources, { seed }), { name: 'mock' }), modelName: 'mock' });
+  await runEpisodes({
+    outDir: out,
+    resources,
+    instances,
+    answerer: chatModelAnswerer(mockModel(resources, { seed }), { name: 'mock' }),
+    modelName: 'mock',
+  });
   return out;
 }
 
@@ -85,7 +97,10 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     const out = await mockResults(2, 3);
     const before = await loadRunEpisodes(out);
     expect(before.length).toBeGreaterThan(1);
-    for (const e of before) expect(e.interactions).toStrictEqual(JSON.parse(readFileSync(join(dirname(e.file), 'interactions.json'), 'utf8')));
+    for (const e of before)
+      expect(e.interactions).toStrictEqual(
+        JSON.parse(readFileSync(join(dirname(e.file), 'interactions.json'), 'utf8')),
+      );
     // one transcript rewritten with a BOM and a NaN (Python's json.dump writes NaN): JSON.parse refuses it, Python's json reads it
     const target = join(dirname(before[0]!.file), 'interactions.json');
     const text = readFileSync(target, 'utf8');
@@ -103,10 +118,15 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(withGiven[0]!.errored).toBe('player failure: given, not read');
     expect(withGiven.slice(1)).toStrictEqual(before.slice(1));
     // and so are scores (a scores.json just written, as read back)
-    const scores = { ...before[1]!.scores, 'episode scores': { ...before[1]!.scores['episode scores'], 'Main Score': 12.5 } };
+    const scores = {
+      ...before[1]!.scores,
+      'episode scores': { ...before[1]!.scores['episode scores'], 'Main Score': 12.5 },
+    };
     const withScores = await loadRunEpisodes(out, { scores: new Map([[before[1]!.file, scores]]) });
     expect(withScores[1]!.scores).toBe(scores);
-    expect(withScores.filter((_, i) => i !== 1).map((e) => e.scores)).toStrictEqual(after.filter((_, i) => i !== 1).map((e) => e.scores));
+    expect(withScores.filter((_, i) => i !== 1).map((e) => e.scores)).toStrictEqual(
+      after.filter((_, i) => i !== 1).map((e) => e.scores),
+    );
   });
 
   it('loadRunEpisodes with files listed by the caller (findResultFiles, inWalkOrder) reads what its own walk finds', async () => {
@@ -115,21 +135,42 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     const first = (await loadRunScores(out))[0]!.file;
     const experimentDir = dirname(dirname(first));
     mkdirSync(join(experimentDir, 'episode_10'));
-    writeFileSync(join(experimentDir, 'episode_10', 'errored.json'), JSON.stringify({ reason: 'player failure: HTTP 500' }));
+    writeFileSync(
+      join(experimentDir, 'episode_10', 'errored.json'),
+      JSON.stringify({ reason: 'player failure: HTTP 500' }),
+    );
     mkdirSync(join(experimentDir, 'episode_2a'));
     cpSync(first, join(experimentDir, 'episode_2a', 'scores.json'));
     const found = await findResultFiles(out);
     expect(found.errored).toHaveLength(1);
     // the scores listed as a caller that wrote one beside every transcript lists them: its own list plus those, in walk order
-    const listed = { scores: inWalkOrder([...found.interactions.map((f) => join(dirname(f), 'scores.json')), ...found.scores].reverse()), errored: found.errored };
+    const listed = {
+      scores: inWalkOrder(
+        [...found.interactions.map((f) => join(dirname(f), 'scores.json')), ...found.scores].reverse(),
+      ),
+      errored: found.errored,
+    };
     expect(listed.scores).toStrictEqual(found.scores);
     expect(await loadRunEpisodes(out, { files: listed })).toStrictEqual(await loadRunEpisodes(out));
   });
 
   it('inWalkOrder: the order of a walk (each directory by entry name), not of the path strings', () => {
     // '-' sorts before '/' as a character, but the directory "a" is walked before its sibling "a-c"
-    const paths = ['/r/a-c/scores.json', '/r/a/b/scores.json', '/r/episode_2/scores.json', '/r/episode_10/scores.json', '/r/a/scores.json', '/r/a/b/scores.json'];
-    expect(inWalkOrder(paths)).toStrictEqual(['/r/a/b/scores.json', '/r/a/scores.json', '/r/a-c/scores.json', '/r/episode_10/scores.json', '/r/episode_2/scores.json']);
+    const paths = [
+      '/r/a-c/scores.json',
+      '/r/a/b/scores.json',
+      '/r/episode_2/scores.json',
+      '/r/episode_10/scores.json',
+      '/r/a/scores.json',
+      '/r/a/b/scores.json',
+    ];
+    expect(inWalkOrder(paths)).toStrictEqual([
+      '/r/a/b/scores.json',
+      '/r/a/scores.json',
+      '/r/a-c/scores.json',
+      '/r/episode_10/scores.json',
+      '/r/episode_2/scores.json',
+    ]);
   });
 
   itShared('ids, groups and detail of a recorded episode', async () => {
@@ -138,9 +179,20 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(item!.id).toBe('job-interview/episode_1');
     expect(item!.group).toBe('job-interview');
     // the recorded scores.json: Main Score 84.92462311557789, Kappa 0.7379912663755459, not aborted
-    expect(item!.values).toMatchObject({ mainScore: 84.92462311557789, kappa: 0.7379912663755459, played: true, aborted: false, accuracyRound0: 1 });
+    expect(item!.values).toMatchObject({
+      mainScore: 84.92462311557789,
+      kappa: 0.7379912663755459,
+      played: true,
+      aborted: false,
+      accuracyRound0: 1,
+    });
     // the transcript by location only (the run directory holds it): no probes, no transcript in the item
-    expect(item!.detail).toStrictEqual({ outcome: 'played', modelPair: 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0', models: ['claude-3-5-sonnet-20241022'], interactions: '1_job-interview/episode_1/interactions.json' });
+    expect(item!.detail).toStrictEqual({
+      outcome: 'played',
+      modelPair: 'claude-3-5-sonnet-20241022-t0.0--claude-3-5-sonnet-20241022-t0.0',
+      models: ['claude-3-5-sonnet-20241022'],
+      interactions: '1_job-interview/episode_1/interactions.json',
+    });
     // without a run directory the transcript is embedded
     const [embedded] = scorekeepingRunItems(await loadRunEpisodes(dir));
     const probes = embedded!.detail!.probes as Array<{ round: number; truth: boolean; correct: boolean | null }>;
@@ -153,7 +205,12 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
 
   it('an episode aborted by a player failure is a failed item, left out of the metrics', () => {
     const base = { game: 'privateshared', experiment: '0_travel-booking', file: '/x/scores.json' };
-    const played = { ...base, model: 'm', episode: 'episode_0', scores: { 'turn scores': {}, 'episode scores': { 'Main Score': 80, Aborted: 0 } } };
+    const played = {
+      ...base,
+      model: 'm',
+      episode: 'episode_0',
+      scores: { 'turn scores': {}, 'episode scores': { 'Main Score': 80, Aborted: 0 } },
+    };
     const failed = {
       ...base,
       model: 'm',
@@ -169,7 +226,11 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
     expect(scorekeepingRunMetrics([played, failed])['% Played']!.value).toBe(100);
     expect(scorekeepingRunMetrics([played, failed])['Quality Score']!.value).toBe(80);
     // n: the evaluated episodes (% Played) and those with a Main Score (Quality Score)
-    const aborted = { ...played, episode: 'episode_2', scores: { 'turn scores': {}, 'episode scores': { 'Main Score': Number.NaN, Aborted: 1 } } };
+    const aborted = {
+      ...played,
+      episode: 'episode_2',
+      scores: { 'turn scores': {}, 'episode scores': { 'Main Score': Number.NaN, Aborted: 1 } },
+    };
     const metrics = scorekeepingRunMetrics([played, failed, aborted]);
     expect(metrics['% Played']).toMatchObject({ value: 50, n: 2 });
     expect(metrics['Quality Score']).toMatchObject({ value: 80, n: 1 });
@@ -177,9 +238,14 @@ describe('scorekeeping run items: recompute reproduces clemeval', () => {
   });
 
   it('the variant names the players, the selection and the game options', () => {
-    expect(scorekeepingRunVariant({ modelPairs: ['b', 'a', 'b'], experiments: ['restaurant'], episodes: [0, 1], options: { coda: 'log-only' } })).toBe(
-      'privateshared;players=a+b;experiments=restaurant;episodes=0,1;coda=log-only',
-    );
+    expect(
+      scorekeepingRunVariant({
+        modelPairs: ['b', 'a', 'b'],
+        experiments: ['restaurant'],
+        episodes: [0, 1],
+        options: { coda: 'log-only' },
+      }),
+    ).toBe('privateshared;players=a+b;experiments=restaurant;episodes=0,1;coda=log-only');
   });
 });
 
@@ -194,11 +260,16 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
     expect(embedded.some((i) => i.detail!.transcript !== undefined)).toBe(true);
     // loaded keeping only what items by location read of each transcript (the CLI's runs do): players, Abort Reason
     const summaries = await loadRunEpisodes(dir, { interactions: 'summary' });
-    expect(summaries.map(({ interactions: _i, ...e }) => e)).toStrictEqual(episodes.map(({ interactions: _i, ...e }) => e));
+    expect(summaries.map(({ interactions: _i, ...e }) => e)).toStrictEqual(
+      episodes.map(({ interactions: _i, ...e }) => e),
+    );
     for (const [k, e] of summaries.entries()) {
       const whole = episodes[k]!.interactions as Record<string, unknown> | undefined;
       expect(e.interactions === undefined).toBe(whole === undefined);
-      if (whole) expect(e.interactions).toStrictEqual(Object.fromEntries(Object.entries(whole).filter(([key]) => key === 'players' || key === 'Abort Reason')));
+      if (whole)
+        expect(e.interactions).toStrictEqual(
+          Object.fromEntries(Object.entries(whole).filter(([key]) => key === 'players' || key === 'Abort Reason')),
+        );
     }
     const elsewhere = await mkdtemp(join(tmpdir(), 'sk-run-elsewhere-'));
     temps.push(elsewhere);
@@ -211,7 +282,9 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
         const file = join(dirname(e.file), 'interactions.json');
         expect(item.detail!.probes).toBeUndefined();
         expect(item.detail!.transcript).toBeUndefined();
-        expect(item.detail!.interactions).toBe(runDir === dir ? relative(dir, file).split(sep).join('/') : resolve(file));
+        expect(item.detail!.interactions).toBe(
+          runDir === dir ? relative(dir, file).split(sep).join('/') : resolve(file),
+        );
         // id, group, values and error exactly as when embedding: recompute and compare see the same run
         const { detail: _d, ...rest } = item;
         const { detail: _e, ...embeddedRest } = embedded[k]!;
@@ -220,7 +293,9 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
       expect(runBenchmark.recompute(byLocation)).toStrictEqual(runBenchmark.recompute(embedded));
       const restored = await runBenchmark.itemDetails!(byLocation, runDir);
       // exactly the embedded detail, plus the location
-      expect(restored).toStrictEqual(embedded.map((i, k) => ({ ...i, detail: { ...i.detail, interactions: byLocation[k]!.detail!.interactions } })));
+      expect(restored).toStrictEqual(
+        embedded.map((i, k) => ({ ...i, detail: { ...i.detail, interactions: byLocation[k]!.detail!.interactions } })),
+      );
     }
     return embedded;
   }
@@ -243,13 +318,17 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
     // the first travel-booking episode's player fails in round 1: an errored.json marker beside a partial transcript
     const failing: Answerer = {
       name: 'mock',
-      respond: (messages, call) => (call.round >= 1 ? Promise.reject(new Error('connection reset')) : mock.respond(messages, call)),
+      respond: (messages, call) =>
+        call.round >= 1 ? Promise.reject(new Error('connection reset')) : mock.respond(messages, call),
     };
     await runEpisodes({
       outDir: out,
       resources,
       instances,
-      answerer: (ref) => (ref.experimentIndex === 0 && ref.instance.game_id === instances.experiments[0]!.game_instances[0]!.game_id ? failing : mock),
+      answerer: (ref) =>
+        ref.experimentIndex === 0 && ref.instance.game_id === instances.experiments[0]!.game_instances[0]!.game_id
+          ? failing
+          : mock,
       modelName: 'mock',
     });
     const target = join(dirname((await loadRunEpisodes(out)).find((e) => !e.errored)!.file), 'interactions.json');

@@ -4,8 +4,22 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { type RunBenchmark, type RunItem, type RunItemValue, type RunMetric, resolveRunLocation, runLocation } from '@eval/core';
-import { aggregateScores, loadScoreRecords, readInteractions, type BenchmarkReport, type EpisodeScoreRecord, type ResultFiles } from './aggregate';
+import {
+  type RunBenchmark,
+  type RunItem,
+  type RunItemValue,
+  type RunMetric,
+  resolveRunLocation,
+  runLocation,
+} from '@eval/core';
+import {
+  aggregateScores,
+  loadScoreRecords,
+  readInteractions,
+  type BenchmarkReport,
+  type EpisodeScoreRecord,
+  type ResultFiles,
+} from './aggregate';
 import type { ScoresJson } from './scorer';
 import type { Interactions } from './types';
 
@@ -42,9 +56,15 @@ export interface LoadRunEpisodesOptions {
  * `aggregateScores` takes them as they are.
  */
 export async function loadRunEpisodes(dir: string, options: LoadRunEpisodesOptions = {}): Promise<RunEpisode[]> {
-  const byPath = <T>(m: ReadonlyMap<string, T> | undefined) => (m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined);
+  const byPath = <T>(m: ReadonlyMap<string, T> | undefined) =>
+    m ? new Map([...m].map(([file, x]) => [resolve(file), x])) : undefined;
   const keep = options.interactions === 'summary' ? 'summary' : true;
-  return (await loadScoreRecords(dir, keep, { transcripts: byPath(options.transcripts), scores: byPath(options.scores) }, options.files)) as RunEpisode[];
+  return (await loadScoreRecords(
+    dir,
+    keep,
+    { transcripts: byPath(options.transcripts), scores: byPath(options.scores) },
+    options.files,
+  )) as RunEpisode[];
 }
 
 /** `3_things-places` -> `things-places`. */
@@ -59,7 +79,12 @@ const num = (x: unknown): number | null => (typeof x === 'number' && !Number.isN
  * experiments and episodes played, and any non-default game option. Runs compare only within one variant, so two
  * checkpoints of one model are compared under a shared `--system` name and the same model-pair label.
  */
-export function scorekeepingRunVariant(info: { modelPairs: string[]; experiments?: string[]; episodes?: number[]; options?: Record<string, unknown> }): string {
+export function scorekeepingRunVariant(info: {
+  modelPairs: string[];
+  experiments?: string[];
+  episodes?: number[];
+  options?: Record<string, unknown>;
+}): string {
   const parts = ['privateshared', `players=${[...new Set(info.modelPairs)].sort().join('+')}`];
   if (info.experiments) parts.push(`experiments=${info.experiments.join(',')}`);
   if (info.episodes) parts.push(`episodes=${info.episodes.join(',')}`);
@@ -87,7 +112,9 @@ function transcriptDetail(logs: Interactions): { probes: unknown[]; transcript: 
         kind: p.gt === 1 ? 'shared' : 'private',
       })),
     ),
-    transcript: (logs.turns ?? []).flat().map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content })),
+    transcript: (logs.turns ?? [])
+      .flat()
+      .map((ev) => ({ from: ev.from, to: ev.to, type: ev.action.type, text: ev.action.content })),
   };
 }
 
@@ -102,7 +129,10 @@ function transcriptDetail(logs: Interactions): { probes: unknown[]; transcript: 
  * artifacts; {@link runBenchmark}`.itemDetails` reads `probes` and `transcript` back from it); otherwise embedded
  * (`probes`, `transcript`).
  */
-export function scorekeepingRunItems(episodes: ReadonlyArray<RunEpisode>, options: { runDir?: string } = {}): RunItem[] {
+export function scorekeepingRunItems(
+  episodes: ReadonlyArray<RunEpisode>,
+  options: { runDir?: string } = {},
+): RunItem[] {
   const items: RunItem[] = [];
   const seen = new Set<string>();
   for (const e of episodes) {
@@ -189,7 +219,8 @@ function figures(report: BenchmarkReport): Record<string, { value: number | null
     out[`${name}: % Played`] = { value: v(e.played), n: e.episodes, unit: '%' };
     out[`${name}: Quality Score`] = { value: v(e.quality), n: e.episodes };
     out[`${name}: Quality Score (std)`] = { value: v(e.qualityStd), n: e.episodes };
-    for (const [k, r] of Object.entries(e.accuracyByRound)) out[`${name}: accuracy round ${k}`] = { value: v(r.mean), n: r.episodes, unit: 'ratio' };
+    for (const [k, r] of Object.entries(e.accuracyByRound))
+      out[`${name}: accuracy round ${k}`] = { value: v(r.mean), n: r.episodes, unit: 'ratio' };
   }
   return out;
 }
@@ -198,13 +229,20 @@ function figures(report: BenchmarkReport): Record<string, { value: number | null
  * The run's headline metrics from scored episodes: clemeval's aggregation ({@link aggregateScores}) over the
  * evaluated episodes (those aborted by a player failure are failed items, left out), pooled into one system.
  */
-export function scorekeepingRunMetrics(episodes: ReadonlyArray<EpisodeScoreRecord & { interactions?: Interactions }>): Record<string, RunMetric> {
+export function scorekeepingRunMetrics(
+  episodes: ReadonlyArray<EpisodeScoreRecord & { interactions?: Interactions }>,
+): Record<string, RunMetric> {
   const evaluated = episodes
     .filter((e) => !e.interactions?.['Abort Reason'])
     .map((e) => ({ ...e, model: 'run', game: 'privateshared', experiment: experimentName(e.experiment) }));
   const out = figures(aggregateScores(evaluated));
   // a Quality Score is a mean over the episodes with a Main Score (aborted ones have NaN)
-  const scored = (list: typeof evaluated) => list.filter((e) => typeof e.scores['episode scores']['Main Score'] === 'number' && !Number.isNaN(e.scores['episode scores']['Main Score'])).length;
+  const scored = (list: typeof evaluated) =>
+    list.filter(
+      (e) =>
+        typeof e.scores['episode scores']['Main Score'] === 'number' &&
+        !Number.isNaN(e.scores['episode scores']['Main Score']),
+    ).length;
   for (const [name, m] of Object.entries(out)) {
     if (!/Quality Score|clemscore/.test(name)) continue;
     const experiment = name.includes(': ') ? name.slice(0, name.indexOf(': ')) : undefined;

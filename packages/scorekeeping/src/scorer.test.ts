@@ -16,15 +16,25 @@ describeShared('scorer parity: re-scoring every recorded clembench episode repro
   it.each(episodes.map((d) => [d.split(/[\\/]/).slice(-3).join('/'), d]))('%s', async (_name, dir) => {
     const instance = parsePyJson(readFileSync(join(dir, 'instance.json'), 'utf8')) as { slots: Record<string, string> };
     const expectedText = readFileSync(join(dir, 'scores.json'), 'utf8');
-    const scores = await scoreInteractionsFile(join(dir, 'interactions.json'), { nSlots: Object.keys(instance.slots).length });
+    const scores = await scoreInteractionsFile(join(dir, 'interactions.json'), {
+      nSlots: Object.keys(instance.slots).length,
+    });
     const text = formatScoresJson(scores);
     // raw serialisation: same keys, order, int/float form, last bits, bare NaN (newer framework versions put
     // "meta"/"players" first; the scorer's part is everything from "turn scores" on)
-    expect(text).toBe(expectedText.startsWith('{"turn scores"') ? expectedText : `{${expectedText.slice(expectedText.indexOf('"turn scores"'))}`);
+    expect(text).toBe(
+      expectedText.startsWith('{"turn scores"')
+        ? expectedText
+        : `{${expectedText.slice(expectedText.indexOf('"turn scores"'))}`,
+    );
     // and value by value (NaN where NaN, absent where absent)
-    const expected = parsePyJson(expectedText) as { 'turn scores': Record<string, Record<string, number>>; 'episode scores': Record<string, number> };
+    const expected = parsePyJson(expectedText) as {
+      'turn scores': Record<string, Record<string, number>>;
+      'episode scores': Record<string, number>;
+    };
     expect(Object.keys(scores.episodeScores)).toEqual(Object.keys(expected['episode scores']));
-    for (const [k, v] of Object.entries(expected['episode scores'])) expect(Object.is(scores.episodeScores[k], v)).toBe(true);
+    for (const [k, v] of Object.entries(expected['episode scores']))
+      expect(Object.is(scores.episodeScores[k], v)).toBe(true);
     expect(Object.keys(scores.turnScores)).toEqual(Object.keys(expected['turn scores']));
     for (const [t, row] of Object.entries(expected['turn scores'])) {
       expect(Object.keys(scores.turnScores[t]!)).toEqual(Object.keys(row));
@@ -89,7 +99,9 @@ describe("Cohen's kappa (spec Â§6.2)", () => {
 /** A minimal non-aborted transcript with the given probe rounds and filled slots. */
 function transcript(rounds: Array<Array<[number, number]>>, filled: boolean[], aborted = false) {
   return {
-    probes: rounds.map((r) => r.map(([gt, value]) => ({ target: 'X', question: 'q', gt, answer: 'a', value, tries: 1 }))),
+    probes: rounds.map((r) =>
+      r.map(([gt, value]) => ({ target: 'X', question: 'q', gt, answer: 'a', value, tries: 1 })),
+    ),
     'Request Count': rounds.map((r, i) => r.length + (i > 0 ? 1 : 0)),
     'Parsed Request Count': rounds.map((r, i) => r.length + (i > 0 ? 1 : 0)),
     'Violated Request Count': rounds.map(() => 0),
@@ -126,7 +138,9 @@ describe('episode scores: Python int/float and operation-order semantics (spec Â
     expect(s.episodeScores['Truncated Kappa']).toBe(0);
     expect(s.episodeTypes['Truncated Kappa']).toBe('int');
     expect(s.episodeTypes['Main Score']).toBe('float');
-    expect(formatScoresJson(s)).toContain('"Kappa": 0.0, "Truncated Kappa": 0, "Slot-Filling-Accuracy": 0.5, "Main Score": 0.0,');
+    expect(formatScoresJson(s)).toContain(
+      '"Kappa": 0.0, "Truncated Kappa": 0, "Slot-Filling-Accuracy": 0.5, "Main Score": 0.0,',
+    );
     const none = scoreEpisode({ ...t, 'Filled Slots': [false, false] }, { nSlots: 2 });
     expect(formatScoresJson(none)).toContain('"Truncated Kappa": 0, "Slot-Filling-Accuracy": 0.0, "Main Score": 0,');
   });
@@ -140,13 +154,34 @@ describe('episode scores: Python int/float and operation-order semantics (spec Â
 
   it('Middle-Accuracy: NaN when the middle round completed before an abort, absent when it did not', () => {
     const rounds: Array<Array<[number, number]>> = [
-      [[0, 0], [0, 0], [0, 0]],
-      [[1, 1], [0, 0], [0, 0]],
-      [[1, 1], [1, 1], [0, 0]],
+      [
+        [0, 0],
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [1, 1],
+        [0, 0],
+        [0, 0],
+      ],
+      [
+        [1, 1],
+        [1, 1],
+        [0, 0],
+      ],
     ];
     const base = transcript(rounds, [true, true]);
     // 3 slots â†’ m = int(4 / 2) âˆ’ 1 = 1
-    const later = scoreEpisode({ ...base, Aborted: true, 'Request Count': [...base['Request Count'], 1], 'Parsed Request Count': [...base['Parsed Request Count'], 0], 'Violated Request Count': [0, 0, 0, 1] }, { nSlots: 3 });
+    const later = scoreEpisode(
+      {
+        ...base,
+        Aborted: true,
+        'Request Count': [...base['Request Count'], 1],
+        'Parsed Request Count': [...base['Parsed Request Count'], 0],
+        'Violated Request Count': [0, 0, 0, 1],
+      },
+      { nSlots: 3 },
+    );
     expect(Object.keys(later.episodeScores)[0]).toBe('Middle-Accuracy');
     expect(later.episodeScores['Middle-Accuracy']).toBeNaN();
     expect(later.episodeScores['Request Count']).toBe(3 + 4 + 4 + 1);
@@ -154,15 +189,21 @@ describe('episode scores: Python int/float and operation-order semantics (spec Â
     expect('Middle-Accuracy' in early.episodeScores).toBe(false);
     expect(early.episodeScores.Lose).toBe(0);
     expect(early.episodeScores.Success).toBe(0);
-    expect(formatScoresJson(early)).toMatch(/^\{"turn scores": \{"0": \{"Request Count": 3, "Parsed Request Count": 3, "Violated Request Count": 0, "Accuracy": 1\.0\}\}, "episode scores": \{"Accuracy": NaN,/);
+    expect(formatScoresJson(early)).toMatch(
+      /^\{"turn scores": \{"0": \{"Request Count": 3, "Parsed Request Count": 3, "Violated Request Count": 0, "Accuracy": 1\.0\}\}, "episode scores": \{"Accuracy": NaN,/,
+    );
   });
 
   it('bad transcripts are errors naming the field', () => {
     const t = transcript([[[0, 0]], [[1, 1]]], [true]);
-    expect(() => scoreEpisode({ ...t, Aborted: 'no' }, { file: 'x/interactions.json' })).toThrow(/x\/interactions\.json, field Aborted/);
+    expect(() => scoreEpisode({ ...t, Aborted: 'no' }, { file: 'x/interactions.json' })).toThrow(
+      /x\/interactions\.json, field Aborted/,
+    );
     const missing = structuredClone(t) as { probes: Array<Array<Record<string, unknown>>> };
     delete missing.probes[1]![0]!.value;
-    expect(() => scoreEpisode(missing, { file: 'y.json' })).toThrow(/y\.json, field probes\[1\]\[0\]\.value: missing in a complete probing round/);
+    expect(() => scoreEpisode(missing, { file: 'y.json' })).toThrow(
+      /y\.json, field probes\[1\]\[0\]\.value: missing in a complete probing round/,
+    );
     expect(() => scoreEpisode({ ...t, 'Filled Slots': [] })).toThrow(/Filled Slots/);
   });
 });

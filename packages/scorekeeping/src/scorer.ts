@@ -52,26 +52,49 @@ export const scoredInteractionsSchema = z
   .superRefine((logs, ctx) => {
     const played = logs['Played Probe Rounds'];
     if (logs.probes.length < played) {
-      ctx.addIssue({ code: 'custom', path: ['probes'], message: `has ${logs.probes.length} rounds but Played Probe Rounds is ${played}` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['probes'],
+        message: `has ${logs.probes.length} rounds but Played Probe Rounds is ${played}`,
+      });
     }
     for (let t = 0; t < Math.min(played, logs.probes.length); t++) {
       const round = logs.probes[t]!;
-      if (round.length === 0) ctx.addIssue({ code: 'custom', path: ['probes', t], message: 'a complete probing round has no probes' });
+      if (round.length === 0)
+        ctx.addIssue({ code: 'custom', path: ['probes', t], message: 'a complete probing round has no probes' });
       round.forEach((p, i) => {
-        if (p.value === undefined) ctx.addIssue({ code: 'custom', path: ['probes', t, i, 'value'], message: 'missing in a complete probing round' });
+        if (p.value === undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['probes', t, i, 'value'],
+            message: 'missing in a complete probing round',
+          });
       });
     }
     for (const key of ['Request Count', 'Parsed Request Count', 'Violated Request Count'] as const) {
-      if (logs[key].length < played) ctx.addIssue({ code: 'custom', path: [key], message: `has ${logs[key].length} entries but Played Probe Rounds is ${played}` });
+      if (logs[key].length < played)
+        ctx.addIssue({
+          code: 'custom',
+          path: [key],
+          message: `has ${logs[key].length} entries but Played Probe Rounds is ${played}`,
+        });
     }
     if (played > 1 && logs['Filled Slots'].length < played - 1) {
-      ctx.addIssue({ code: 'custom', path: ['Filled Slots'], message: `has ${logs['Filled Slots'].length} entries but ${played - 1} slot rounds were played` });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Filled Slots'],
+        message: `has ${logs['Filled Slots'].length} entries but ${played - 1} slot rounds were played`,
+      });
     }
     if (!logs.Aborted && logs['Filled Slots'].length === 0) {
       ctx.addIssue({ code: 'custom', path: ['Filled Slots'], message: 'is empty in an episode that was not aborted' });
     }
     if (logs['Request Count'].reduce((a, b) => a + b, 0) === 0) {
-      ctx.addIssue({ code: 'custom', path: ['Request Count'], message: 'no request was counted (Request Success Ratio would divide by zero)' });
+      ctx.addIssue({
+        code: 'custom',
+        path: ['Request Count'],
+        message: 'no request was counted (Request Success Ratio would divide by zero)',
+      });
     }
   });
 
@@ -94,7 +117,8 @@ export interface ScoreOptions {
 
 /** Slot count of an episode from its transcript alone. */
 export function inferSlotCount(logs: Pick<Interactions, 'probes' | 'realised_slots'>): number | undefined {
-  if (logs.realised_slots && Object.keys(logs.realised_slots).length > 0) return Object.keys(logs.realised_slots).length;
+  if (logs.realised_slots && Object.keys(logs.realised_slots).length > 0)
+    return Object.keys(logs.realised_slots).length;
   const first = logs.probes?.[0];
   return first && first.length > 0 ? first.length : undefined;
 }
@@ -107,7 +131,10 @@ export function inferSlotCount(logs: Pick<Interactions, 'probes' | 'realised_slo
 export function scoreEpisode(interactions: unknown, options: ScoreOptions = {}): EpisodeScores {
   const logs = validate(scoredInteractionsSchema, interactions, { file: options.file });
   const nSlots = options.nSlots ?? inferSlotCount(logs as unknown as Interactions);
-  if (nSlots === undefined) throw new InputError('cannot tell the number of slots (no realised_slots, no probes): pass nSlots', { file: options.file });
+  if (nSlots === undefined)
+    throw new InputError('cannot tell the number of slots (no realised_slots, no probes): pass nSlots', {
+      file: options.file,
+    });
   const aborted = logs.Aborted;
   const middle = Math.trunc((nSlots + 1) / 2) - 1;
   const turnScores: Record<string, Record<string, number>> = {};
@@ -170,11 +197,13 @@ export function scoreEpisode(interactions: unknown, options: ScoreOptions = {}):
 
 /** The scores as the Python object clembench dumps (`{"turn scores": …, "episode scores": …}`), with int/float types. */
 export function scoresToPyJson(scores: EpisodeScores): PyJsonValue {
-  const typed = (value: number, type: PyNumberType | undefined): PyJsonValue => (type === 'int' ? value : new PyFloat(value));
+  const typed = (value: number, type: PyNumberType | undefined): PyJsonValue =>
+    type === 'int' ? value : new PyFloat(value);
   const turn: Record<string, PyJsonValue> = {};
   for (const [k, t] of Object.entries(scores.turnScores)) {
     const row: Record<string, PyJsonValue> = {};
-    for (const [name, v] of Object.entries(t)) row[name] = typed(v, TURN_TYPES[name] ?? (Number.isInteger(v) ? 'int' : 'float'));
+    for (const [name, v] of Object.entries(t))
+      row[name] = typed(v, TURN_TYPES[name] ?? (Number.isInteger(v) ? 'int' : 'float'));
     turn[k] = row;
   }
   const episode: Record<string, PyJsonValue> = {};

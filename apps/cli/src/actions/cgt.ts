@@ -1,6 +1,14 @@
 import { readFile } from 'node:fs/promises';
 import { join, relative, sep } from 'node:path';
-import { FileDigests, type RunResource, getResourceSet, resolveResourceDir, pythonFloatRepr, resourceFileListSha256, sha256Hex } from '@eval/core';
+import {
+  FileDigests,
+  type RunResource,
+  getResourceSet,
+  resolveResourceDir,
+  pythonFloatRepr,
+  resourceFileListSha256,
+  sha256Hex,
+} from '@eval/core';
 import {
   CGT_BENCHMARK,
   type CgaVariant,
@@ -21,7 +29,7 @@ import {
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun, runRequested } from '../run-record';
-import { UsageError, csvLine, emit, formatTable } from '../util';
+import { csvLine, emit, formatTable } from '../util';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
 function repr(x: PyNumber | number | null | undefined): string {
@@ -181,7 +189,10 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   let cgaDir: string | undefined;
   let base: string | undefined;
   if (opts.gold !== undefined && opts.gold !== false) {
-    base = await resolveResourceDir('cgt', { dir: typeof opts.gold === 'string' ? opts.gold : undefined, flag: '--gold' });
+    base = await resolveResourceDir('cgt', {
+      dir: typeof opts.gold === 'string' ? opts.gold : undefined,
+      flag: '--gold',
+    });
     cgaDir = await cgaDirFor(base, variant);
     goldLabel = `replayed from ${cgaDir}`;
     for (const s of settings) s.groups = await withReplayedGold(s.groups, cgaDir);
@@ -207,18 +218,29 @@ export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void
   } else if (format === 'csv') text = csv(results);
   else if (format === 'reference') {
     // One setting: byte for byte the reference's stdout; several: each under a `==> name <==` header.
-    text = results.length === 1 ? formatReferenceOutput(results[0]!) : results.map((r) => `==> ${r.name} <==\n${formatReferenceOutput(r)}`).join('\n');
-  }
-  else text = table(results, goldLabel);
+    text =
+      results.length === 1
+        ? formatReferenceOutput(results[0]!)
+        : results.map((r) => `==> ${r.name} <==\n${formatReferenceOutput(r)}`).join('\n');
+  } else text = table(results, goldLabel);
   await emit(text, opts.out);
-  await writeCgtRuns(dir, opts, results, { invalidPrediction, format, gold: cgaDir && base ? { base, cgaDir, variant } : undefined, digests });
+  await writeCgtRuns(dir, opts, results, {
+    invalidPrediction,
+    format,
+    gold: cgaDir && base ? { base, cgaDir, variant } : undefined,
+    digests,
+  });
 }
 
 /** A text as `emit` writes it (one final newline). */
 const asEmitted = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
 
 /** The CGA annotation files replayed for a setting, as a resource of the run (source, pinned commit of a fetched set, sha256 of the files). */
-async function cgaResource(opts: CgtCommandOptions, s: SettingResult, gold: { base: string; cgaDir: string }): Promise<RunResource> {
+async function cgaResource(
+  opts: CgtCommandOptions,
+  s: SettingResult,
+  gold: { base: string; cgaDir: string },
+): Promise<RunResource> {
   const source = typeof opts.gold === 'string' ? 'option' : process.env[getResourceSet('cgt').envVar] ? 'env' : 'cache';
   const files = await Promise.all(
     s.groups.map(async (g) => {
@@ -226,7 +248,12 @@ async function cgaResource(opts: CgtCommandOptions, s: SettingResult, gold: { ba
       return { path: relative(gold.base, file).split(sep).join('/'), sha256: sha256Hex(await readFile(file)) };
     }),
   );
-  return { name: 'cgt', ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}), sha256: resourceFileListSha256(files), source };
+  return {
+    name: 'cgt',
+    ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}),
+    sha256: resourceFileListSha256(files),
+    source,
+  };
 }
 
 /**
@@ -240,7 +267,12 @@ async function writeCgtRuns(
   input: string,
   opts: CgtCommandOptions,
   results: SettingResult[],
-  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant }; digests?: FileDigests },
+  ctx: {
+    invalidPrediction: InvalidPredictionMode;
+    format: string;
+    gold?: { base: string; cgaDir: string; variant: CgaVariant };
+    digests?: FileDigests;
+  },
 ): Promise<void> {
   const several = results.length > 1;
   // the settings' runs are written side by side: their file writes wait for the disk together, not one after another
@@ -252,7 +284,12 @@ async function writeCgtRun(
   opts: CgtCommandOptions,
   s: SettingResult,
   several: boolean,
-  ctx: { invalidPrediction: InvalidPredictionMode; format: string; gold?: { base: string; cgaDir: string; variant: CgaVariant }; digests?: FileDigests },
+  ctx: {
+    invalidPrediction: InvalidPredictionMode;
+    format: string;
+    gold?: { base: string; cgaDir: string; variant: CgaVariant };
+    digests?: FileDigests;
+  },
 ): Promise<void> {
   const o = s.options;
   const goldSource = ctx.gold ? (`cga-${ctx.gold.variant}` as const) : 'embedded';
@@ -263,7 +300,9 @@ async function writeCgtRun(
     emptyGroup: o.emptyGroup,
     invalidPrediction: ctx.invalidPrediction,
     gold: goldSource,
-    bootstrap: o.bootstrap ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence } : false,
+    bootstrap: o.bootstrap
+      ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence }
+      : false,
   };
   const flags = {
     run: opts.run !== undefined && several ? join(opts.run, s.name) : opts.run,

@@ -1,7 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { type LoadedRun, type RunBenchmark, type RunComparison, EvalError, compareRuns, meanOfValues, readRun } from '@eval/core';
+import {
+  type LoadedRun,
+  type RunBenchmark,
+  type RunComparison,
+  EvalError,
+  compareRuns,
+  meanOfValues,
+  readRun,
+} from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
 import { formatMarkdownTable } from '../markdown';
 import { UsageError, csvLine, emit, formatNumber, formatTable } from '../util';
@@ -16,11 +24,19 @@ const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
 };
 
 function isRunBenchmark(x: unknown): x is RunBenchmark {
-  return typeof x === 'object' && x !== null && typeof (x as RunBenchmark).recompute === 'function' && typeof (x as RunBenchmark).benchmark === 'string';
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as RunBenchmark).recompute === 'function' &&
+    typeof (x as RunBenchmark).benchmark === 'string'
+  );
 }
 
 /** The recompute function for `name`: `--recompute MODULE`, else the benchmark package's `runBenchmark`, else the mean of item values. */
-export async function loadRunBenchmark(name: string, recompute?: string): Promise<{ benchmark: RunBenchmark; source: string }> {
+export async function loadRunBenchmark(
+  name: string,
+  recompute?: string,
+): Promise<{ benchmark: RunBenchmark; source: string }> {
   if (recompute !== undefined) {
     let mod: Record<string, unknown>;
     try {
@@ -29,14 +45,20 @@ export async function loadRunBenchmark(name: string, recompute?: string): Promis
       throw new UsageError(`--recompute ${recompute}: cannot load the module (${(error as Error).message})`);
     }
     const candidate = mod.runBenchmark ?? mod.default;
-    if (!isRunBenchmark(candidate)) throw new UsageError(`--recompute ${recompute}: the module exports no \`runBenchmark\` (or default) with \`benchmark\` and \`recompute\``);
+    if (!isRunBenchmark(candidate))
+      throw new UsageError(
+        `--recompute ${recompute}: the module exports no \`runBenchmark\` (or default) with \`benchmark\` and \`recompute\``,
+      );
     return { benchmark: candidate, source: recompute };
   }
   const load = PACKAGES[name];
   if (!load) return { benchmark: meanOfValues(name), source: 'mean of item values' };
   const mod = await load();
   if (!isRunBenchmark(mod.runBenchmark)) {
-    throw new EvalError('no_recompute', `@eval/${name} exports no runBenchmark: this version cannot recompute its metrics from items`);
+    throw new EvalError(
+      'no_recompute',
+      `@eval/${name} exports no runBenchmark: this version cannot recompute its metrics from items`,
+    );
   }
   return { benchmark: mod.runBenchmark, source: `@eval/${name}` };
 }
@@ -45,7 +67,8 @@ async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
   for (const dir of dirs) {
     const s = await stat(dir).catch(() => undefined);
     if (!s) throw new UsageError(`${dir}: no such run directory`);
-    if (!s.isDirectory()) throw new UsageError(`${dir}: not a directory (compare takes run directories: run.json + items.jsonl)`);
+    if (!s.isDirectory())
+      throw new UsageError(`${dir}: not a directory (compare takes run directories: run.json + items.jsonl)`);
   }
   return Promise.all(dirs.map((d) => readRun(d)));
 }
@@ -58,28 +81,46 @@ const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`
 export function headline(c: RunComparison): string {
   const reasons: string[] = [];
   c.runs.forEach((r, i) => {
-    if (r.partial) reasons.push(`${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items}${r.skipped > 0 ? `, ${r.skipped} skipped` : ''})`);
+    if (r.partial)
+      reasons.push(
+        `${label(i)} is ${r.status} (${r.items - r.evaluated} failed of ${r.items}${r.skipped > 0 ? `, ${r.skipped} skipped` : ''})`,
+      );
   });
   for (const p of c.pairs) {
     if (p.unpaired.count > 0) reasons.push(`${label(p.a)}/${label(p.b)}: ${p.unpaired.count} unit(s) unpaired`);
   }
   const what = `${c.benchmark} (${c.variant || 'default variant'}), ${c.resamples} resamples, seed ${c.seed}`;
-  return c.partial ? `partial: ${reasons.join('; ')} -- ${what}` : `complete: every run complete, every unit paired -- ${what}`;
+  return c.partial
+    ? `partial: ${reasons.join('; ')} -- ${what}`
+    : `complete: every run complete, every unit paired -- ${what}`;
 }
 
 function metricRows(c: RunComparison) {
-  return c.pairs.flatMap((p) =>
-    p.metrics.map((m) => ({ pair: p, m, label: `${label(p.a)} -> ${label(p.b)}` })),
-  );
+  return c.pairs.flatMap((p) => p.metrics.map((m) => ({ pair: p, m, label: `${label(p.a)} -> ${label(p.b)}` })));
 }
 
 function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean): string {
   const lines: string[] = [headline(c)];
   if (markdown) lines.push('');
-  c.runs.forEach((r, i) => lines.push(`${markdown ? '- ' : ''}${label(i)} = ${r.dir} (system ${r.system}, ${r.status}, ${r.evaluated}/${r.items} evaluated)`));
+  c.runs.forEach((r, i) =>
+    lines.push(
+      `${markdown ? '- ' : ''}${label(i)} = ${r.dir} (system ${r.system}, ${r.status}, ${r.evaluated}/${r.items} evaluated)`,
+    ),
+  );
   for (const f of c.forced) lines.push(`${markdown ? '- ' : ''}forced: ${f}`);
   lines.push(`${markdown ? '- ' : ''}recomputed by ${source}`);
-  const header = ['pair', 'metric', 'A', 'B', 'B - A', '95% CI', 'p (rand.)', 'p (McNemar)', 'p (Holm)', 'flips 1>0/0>1'];
+  const header = [
+    'pair',
+    'metric',
+    'A',
+    'B',
+    'B - A',
+    '95% CI',
+    'p (rand.)',
+    'p (McNemar)',
+    'p (Holm)',
+    'flips 1>0/0>1',
+  ];
   const rows = metricRows(c).map(({ m, label: l }) => [
     l,
     m.name,
@@ -96,7 +137,10 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
   const pairNotes = c.pairs.map((p) => {
     const u = p.unpaired;
     const parts = [`${label(p.a)} -> ${label(p.b)}: ${p.paired} paired unit(s)`];
-    if (u.count > 0) parts.push(`unpaired: ${u.onlyA.length} only in ${label(p.a)}, ${u.onlyB.length} only in ${label(p.b)}, ${u.failedA.length} failed in ${label(p.a)}, ${u.failedB.length} failed in ${label(p.b)}`);
+    if (u.count > 0)
+      parts.push(
+        `unpaired: ${u.onlyA.length} only in ${label(p.a)}, ${u.onlyB.length} only in ${label(p.b)}, ${u.failedA.length} failed in ${label(p.a)}, ${u.failedB.length} failed in ${label(p.b)}`,
+      );
     return `${markdown ? '- ' : ''}${parts.join('; ')}`;
   });
   lines.push('', ...pairNotes);
@@ -110,15 +154,53 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
 
 function formatCsv(c: RunComparison): string {
   const header = [
-    'run_a', 'run_b', 'system_a', 'system_b', 'metric', 'a', 'b', 'delta', 'ci_low', 'ci_high', 'p_randomization',
-    'mcnemar_b', 'mcnemar_c', 'p_mcnemar', 'p', 'p_holm', 'paired', 'unpaired', 'partial', 'resamples', 'seed',
+    'run_a',
+    'run_b',
+    'system_a',
+    'system_b',
+    'metric',
+    'a',
+    'b',
+    'delta',
+    'ci_low',
+    'ci_high',
+    'p_randomization',
+    'mcnemar_b',
+    'mcnemar_c',
+    'p_mcnemar',
+    'p',
+    'p_holm',
+    'paired',
+    'unpaired',
+    'partial',
+    'resamples',
+    'seed',
   ];
   const rows = metricRows(c).map(({ pair: p, m }) => {
     const a = c.runs[p.a]!;
     const b = c.runs[p.b]!;
     return csvLine([
-      a.dir, b.dir, a.system, b.system, m.name, m.a, m.b, m.delta, m.ci?.[0], m.ci?.[1], m.pRandomization,
-      m.mcnemar?.b, m.mcnemar?.c, m.mcnemar?.p, m.p, m.pHolm, p.paired, p.unpaired.count, p.partial || c.partial, c.resamples, c.seed,
+      a.dir,
+      b.dir,
+      a.system,
+      b.system,
+      m.name,
+      m.a,
+      m.b,
+      m.delta,
+      m.ci?.[0],
+      m.ci?.[1],
+      m.pRandomization,
+      m.mcnemar?.b,
+      m.mcnemar?.c,
+      m.mcnemar?.p,
+      m.p,
+      m.pHolm,
+      p.paired,
+      p.unpaired.count,
+      p.partial || c.partial,
+      c.resamples,
+      c.seed,
     ]);
   });
   return [csvLine(header), ...rows].join('\n');

@@ -40,7 +40,14 @@ import {
   type TemplateRole,
   type TurnRecord,
 } from '@eval/llm-judge';
-import type { LlmJudgeConvertFlags, LlmJudgeImportFlags, LlmJudgeInputFlags, LlmJudgeMetricFlags, LlmJudgeReportFlags, LlmJudgeRunFlags } from '../flags/llm-judge';
+import type {
+  LlmJudgeConvertFlags,
+  LlmJudgeImportFlags,
+  LlmJudgeInputFlags,
+  LlmJudgeMetricFlags,
+  LlmJudgeReportFlags,
+  LlmJudgeRunFlags,
+} from '../flags/llm-judge';
 import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
@@ -54,7 +61,9 @@ const STEM: Record<JudgeMethod, string> = { ours: 'ours', 'twodim-cot': 'twodim_
 
 function outputFiles(dir: string, method: JudgeMethod): string[] {
   const stem = STEM[method];
-  return METHODS[method].kind === 'two-step' ? [join(dir, `${stem}_acc_outputs.json`), join(dir, `${stem}_comp_outputs.json`)] : [join(dir, `${stem}_outputs.json`)];
+  return METHODS[method].kind === 'two-step'
+    ? [join(dir, `${stem}_acc_outputs.json`), join(dir, `${stem}_comp_outputs.json`)]
+    : [join(dir, `${stem}_outputs.json`)];
 }
 
 function evaluateOptions(flags: LlmJudgeMetricFlags): EvaluateOptions {
@@ -83,25 +92,47 @@ function warnConversion(w: ConversionWarnings): void {
         .join(', ')}${unknown.length > 8 ? ', ...' : ''}`,
     );
   }
-  if (w.unknownDialogues.length > 0) warn(`${w.unknownDialogues.length} prediction flag(s) name dialogues not in the dialogue source (ignored)`);
-  if (w.unknownTurns.length > 0) warn(`${w.unknownTurns.length} prediction flag(s) name turns the dialogues do not have (ignored): ${w.unknownTurns.slice(0, 5).join(', ')}`);
-  if (w.dialoguesWithoutPredictions.length > 0) warn(`${w.dialoguesWithoutPredictions.length} source dialogue(s) have no predictions`);
+  if (w.unknownDialogues.length > 0)
+    warn(`${w.unknownDialogues.length} prediction flag(s) name dialogues not in the dialogue source (ignored)`);
+  if (w.unknownTurns.length > 0)
+    warn(
+      `${w.unknownTurns.length} prediction flag(s) name turns the dialogues do not have (ignored): ${w.unknownTurns.slice(0, 5).join(', ')}`,
+    );
+  if (w.dialoguesWithoutPredictions.length > 0)
+    warn(`${w.dialoguesWithoutPredictions.length} source dialogue(s) have no predictions`);
 }
 
 /** Loads the per-turn records named by the input flags (a record file, or predictions converted on the fly). */
-async function loadRecords(flags: LlmJudgeInputFlags, read: ReadOptions = {}): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
+async function loadRecords(
+  flags: LlmJudgeInputFlags,
+  read: ReadOptions = {},
+): Promise<{ records: TurnRecord[]; source: Record<string, string>; warnings?: ConversionWarnings }> {
   const given = [flags.records, flags.rawPredictions, flags.states].filter((x) => x !== undefined).length;
-  if (given !== 1) throw new UsageError('give exactly one input: --records FILE, --raw-predictions FILE (with --dialogues) or --states FILE');
+  if (given !== 1)
+    throw new UsageError(
+      'give exactly one input: --records FILE, --raw-predictions FILE (with --dialogues) or --states FILE',
+    );
   if (flags.dialoguesM24 && !flags.dialogues) throw new UsageError('--dialogues-m24 goes with --dialogues');
   if (flags.records) {
-    if (flags.dialogues || flags.data) throw new UsageError('--dialogues/--data are for converting predictions; --records are used as they are');
+    if (flags.dialogues || flags.data)
+      throw new UsageError('--dialogues/--data are for converting predictions; --records are used as they are');
     return { records: await readTurnRecords(flags.records, read), source: { records: resolve(flags.records) } };
   }
   if (flags.rawPredictions) {
-    if (!flags.dialogues) throw new UsageError('--raw-predictions needs --dialogues (TRADE test_dials.json or a per-turn record file giving the turn structure)');
+    if (!flags.dialogues)
+      throw new UsageError(
+        '--raw-predictions needs --dialogues (TRADE test_dials.json or a per-turn record file giving the turn structure)',
+      );
     const dialogues = await readDialogueSource(flags.dialogues, flags.dialoguesM24);
-    const { records, warnings } = convertRawPredictions(parseRawPredictions(await readJson(flags.rawPredictions, undefined, read), flags.rawPredictions), dialogues);
-    return { records, warnings, source: { rawPredictions: resolve(flags.rawPredictions), dialogues: resolve(flags.dialogues) } };
+    const { records, warnings } = convertRawPredictions(
+      parseRawPredictions(await readJson(flags.rawPredictions, undefined, read), flags.rawPredictions),
+      dialogues,
+    );
+    return {
+      records,
+      warnings,
+      source: { rawPredictions: resolve(flags.rawPredictions), dialogues: resolve(flags.dialogues) },
+    };
   }
   const states = flags.states!;
   const predictions = await readJson(states, undefined, read);
@@ -112,10 +143,29 @@ async function loadRecords(flags: LlmJudgeInputFlags, read: ReadOptions = {}): P
     ? await readDialogueSource(flags.dialogues, flags.dialoguesM24)
     : await loadMultiwozDialogues({ dir: flags.data, ids: Object.keys(predictions as object), flag: '--data' });
   const { records, warnings } = convertStatePredictions(predictions as never, dialogues, { file: states });
-  return { records, warnings, source: { states: resolve(states), dialogues: flags.dialogues ? resolve(flags.dialogues) : 'multiwoz resource (MultiWOZ 2.1 test set)' } };
+  return {
+    records,
+    warnings,
+    source: {
+      states: resolve(states),
+      dialogues: flags.dialogues ? resolve(flags.dialogues) : 'multiwoz resource (MultiWOZ 2.1 test set)',
+    },
+  };
 }
 
-const METRIC_HEADER = ['method', 'turns', 'skipped', 'TSA', 'TSA M21', 'TSA M24', 'coh. M21', 'coh. M24', 'GPT-JGA', 'JGA M21', 'JGA M24'];
+const METRIC_HEADER = [
+  'method',
+  'turns',
+  'skipped',
+  'TSA',
+  'TSA M21',
+  'TSA M24',
+  'coh. M21',
+  'coh. M24',
+  'GPT-JGA',
+  'JGA M21',
+  'JGA M24',
+];
 
 function metricRow(name: string, m: JudgeMetrics, skipped: number): string[] {
   return [
@@ -143,9 +193,18 @@ function failureLines(e: MethodEvaluation): string[] {
     );
   }
   if (s.llmFailures > 0) out.push(`${e.method}: ${s.llmFailures} failed LLM call(s)`);
-  if (s.skippedTurns > 0) out.push(`${e.method}: ${s.skippedTurns} of ${s.totalTurns} turn(s) skipped: ${s.failures.slice(0, 5).map((f) => `${f.flag} (${f.stage}: ${f.reason})`).join('; ')}${s.failures.length > 5 ? '; ...' : ''}`);
+  if (s.skippedTurns > 0)
+    out.push(
+      `${e.method}: ${s.skippedTurns} of ${s.totalTurns} turn(s) skipped: ${s.failures
+        .slice(0, 5)
+        .map((f) => `${f.flag} (${f.stage}: ${f.reason})`)
+        .join('; ')}${s.failures.length > 5 ? '; ...' : ''}`,
+    );
   const unknown = Object.keys(s.unknownSlots);
-  if (unknown.length > 0) out.push(`${e.method}: predicted slot names outside the schema (judged wrong): ${unknown.slice(0, 8).join(', ')}${unknown.length > 8 ? ', ...' : ''}`);
+  if (unknown.length > 0)
+    out.push(
+      `${e.method}: predicted slot names outside the schema (judged wrong): ${unknown.slice(0, 8).join(', ')}${unknown.length > 8 ? ', ...' : ''}`,
+    );
   return out;
 }
 
@@ -163,120 +222,198 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
   // the output directory is always a run: its inputs are hashed from the bytes read here (no second read at the end)
   const digests = new FileDigests();
-  const { records, source, warnings } = await loadRecords(flags, { ...readOptionsFromFlags(flags), onRead: digests.onRead });
+  const { records, source, warnings } = await loadRecords(flags, {
+    ...readOptionsFromFlags(flags),
+    onRead: digests.onRead,
+  });
   if (warnings) warnConversion(warnings);
   if (records.length === 0) throw new UsageError('no turns to judge');
   const out = resolve(flags.out);
   const stem = STEM[method];
   const journal = flags.journal ?? join(out, `${stem}.journal.jsonl`);
-  await withLlm(llmOptions, 'run the same command again: it makes exactly the failed and missing calls (answered ones come from the journal and the cache)', async (llm) => {
-    const run = await runJudge({
-      method,
-      records,
-      templates,
-      llm,
-      systemMessage: flags.systemMessage,
-      chat: { temperature: flags.temperature ?? 0 },
-      journal: llm.dryRun ? undefined : journal,
-      repeats,
-      ...options,
-    });
-    const u = run.llm;
-    if (llm.dryRun) {
-      const d = u.dryRun!;
-      const { realistic, upper } = d.estimate;
-      const cost = (x: number) => (d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
-      const text = [
-        `dry run of ${METHODS[method].title} on ${records.length} turn(s)${repeats > 1 ? ` x ${repeats} repeats` : ''}: ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
-        `realistic: ${realistic.calls} call(s), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, estimated cost: ${cost(realistic.cost)} (${realistic.explanation})`,
-        `upper bound: ${upper.calls} call(s), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, at most ${cost(upper.cost)} (${upper.explanation})`,
-        `requests written to ${d.requestsFile}`,
-      ].join('\n');
-      if (flags.format === 'json') await emit(JSON.stringify({ method, turns: records.length, repeats, dryRun: d }, null, 2));
-      else await emit(text);
-      return;
-    }
-    if (run.failedCalls.length > 0 || !run.evaluation) {
-      // A failed call is not a judgement and a stopped run is not a result: nothing goes to the final paths (a later
-      // `report` could not tell it from a complete run); the answered calls are in the journal and the cache.
-      for (const f of run.failedCalls.slice(0, 10)) warn(`error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call${repeats > 1 ? `, repeat ${f.repeat}` : ''}): ${f.error}`);
-      if (run.failedCalls.length > 10) warn(`error: ${run.failedCalls.length - 10} more failed call(s)`);
-      if (flags.summary) await writeJsonAtomic(flags.summary, { method, title: METHODS[method].title, model: llmOptions.model, input: source, turns: records.length, repeats, complete: false, failedCalls: run.failedCalls, notRun: run.notRun, llm: u, options });
-      const why = [
-        run.failedCalls.length > 0 ? `${run.failedCalls.length} call(s) failed after every retry (their turns are not scored)` : '',
-        run.notRun > 0 ? `${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'run stopped'})` : '',
-      ].filter(Boolean);
-      throw new EvalError(
-        'run_incomplete',
-        `llm-judge run incomplete: ${why.join('; ')}; no outputs or result written in ${out}; the ${u.done} answered call(s) are kept in ${journal}: run the same command again to make exactly the missing calls`,
-      );
-    }
-    const written: string[] = [];
-    for (const r of run.repeats ?? [{ repeat: 0, outputs: run.outputs }]) {
-      // repeat 0 at the reference's file names; further repeats beside them (<name>.repeat<r>.json)
-      const named = (file: string) => (r.repeat === 0 ? file : file.replace(/\.json$/, `.repeat${r.repeat}.json`));
-      if ('accuracy' in r.outputs) {
-        const [accFile, compFile] = outputFiles(out, method).map(named) as [string, string];
-        await writeFileAtomic(accFile, serializeOutputEntries(r.outputs.accuracy));
-        await writeFileAtomic(compFile, serializeOutputEntries(r.outputs.completeness));
-        written.push(accFile, compFile);
-      } else {
-        const file = named(outputFiles(out, method)[0]!);
-        await writeFileAtomic(file, serializeOutputEntries(r.outputs.outputs));
-        written.push(file);
+  await withLlm(
+    llmOptions,
+    'run the same command again: it makes exactly the failed and missing calls (answered ones come from the journal and the cache)',
+    async (llm) => {
+      const run = await runJudge({
+        method,
+        records,
+        templates,
+        llm,
+        systemMessage: flags.systemMessage,
+        chat: { temperature: flags.temperature ?? 0 },
+        journal: llm.dryRun ? undefined : journal,
+        repeats,
+        ...options,
+      });
+      const u = run.llm;
+      if (llm.dryRun) {
+        const d = u.dryRun!;
+        const { realistic, upper } = d.estimate;
+        const cost = (x: number) =>
+          d.costKnown ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`;
+        const text = [
+          `dry run of ${METHODS[method].title} on ${records.length} turn(s)${repeats > 1 ? ` x ${repeats} repeats` : ''}: ${d.calls} call(s) to send, ${d.cacheHits} answered from the cache`,
+          `realistic: ${realistic.calls} call(s), ~${realistic.promptTokens} prompt + ~${realistic.completionTokens} completion tokens, estimated cost: ${cost(realistic.cost)} (${realistic.explanation})`,
+          `upper bound: ${upper.calls} call(s), ~${upper.promptTokens} prompt + ~${upper.completionTokens} completion tokens, at most ${cost(upper.cost)} (${upper.explanation})`,
+          `requests written to ${d.requestsFile}`,
+        ].join('\n');
+        if (flags.format === 'json')
+          await emit(JSON.stringify({ method, turns: records.length, repeats, dryRun: d }, null, 2));
+        else await emit(text);
+        return;
       }
-    }
-    const repeatStats = run.repeats ? judgeRepeatStats(run.repeats.map((r) => r.evaluation!)) : undefined;
-    const summary = {
-      method,
-      title: METHODS[method].title,
-      model: llmOptions.model,
-      input: source,
-      turns: records.length,
-      outputs: written,
-      failedCalls: run.failedCalls,
-      notRun: run.notRun,
-      llm: u,
-      options,
-      ...(repeatStats ? { repeats: repeatStats } : {}),
-      ...(warnings ? { conversionWarnings: warnings } : {}),
-    };
-    const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
-    const resultFile = join(out, `${stem}_result.json`);
-    await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
-    await writeJudgeRun({ flags, dir: out, evaluation: run.evaluation, outputs: run.outputs, files: written, resultFile, options, source, templates, llm, llmOptions, digests });
-    if (flags.summary) await writeJsonAtomic(flags.summary, { ...summary, metrics: run.evaluation.metrics, evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length } });
-    for (const line of failureLines(run.evaluation)) warn(line);
-    if (flags.format === 'json') {
-      await emit(stringifyJson({ method, metrics: run.evaluation.metrics, summary: run.evaluation.summary, llm: u, outputs: written, result: resultFile, ...(repeatStats ? { repeats: repeatStats } : {}) }, 2));
-      return;
-    }
-    await emit(
-      [
-        formatTable(METRIC_HEADER, [metricRow(method, run.evaluation.metrics, run.evaluation.summary.skippedTurns)]),
-        ...(repeatStats ? ['', repeatTable(method, repeatStats)] : []),
-        '',
-        `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
-        `outputs: ${written.join(', ')}`,
-        `result: ${resultFile}`,
-      ].join('\n'),
-    );
-  });
+      if (run.failedCalls.length > 0 || !run.evaluation) {
+        // A failed call is not a judgement and a stopped run is not a result: nothing goes to the final paths (a later
+        // `report` could not tell it from a complete run); the answered calls are in the journal and the cache.
+        for (const f of run.failedCalls.slice(0, 10))
+          warn(
+            `error: dialogue ${f.dialogueId} turn ${f.turnIndex} (${f.stage} call${repeats > 1 ? `, repeat ${f.repeat}` : ''}): ${f.error}`,
+          );
+        if (run.failedCalls.length > 10) warn(`error: ${run.failedCalls.length - 10} more failed call(s)`);
+        if (flags.summary)
+          await writeJsonAtomic(flags.summary, {
+            method,
+            title: METHODS[method].title,
+            model: llmOptions.model,
+            input: source,
+            turns: records.length,
+            repeats,
+            complete: false,
+            failedCalls: run.failedCalls,
+            notRun: run.notRun,
+            llm: u,
+            options,
+          });
+        const why = [
+          run.failedCalls.length > 0
+            ? `${run.failedCalls.length} call(s) failed after every retry (their turns are not scored)`
+            : '',
+          run.notRun > 0
+            ? `${run.notRun} call(s) not made (${u.stoppedByBudget ? 'budget reached' : 'run stopped'})`
+            : '',
+        ].filter(Boolean);
+        throw new EvalError(
+          'run_incomplete',
+          `llm-judge run incomplete: ${why.join('; ')}; no outputs or result written in ${out}; the ${u.done} answered call(s) are kept in ${journal}: run the same command again to make exactly the missing calls`,
+        );
+      }
+      const written: string[] = [];
+      for (const r of run.repeats ?? [{ repeat: 0, outputs: run.outputs }]) {
+        // repeat 0 at the reference's file names; further repeats beside them (<name>.repeat<r>.json)
+        const named = (file: string) => (r.repeat === 0 ? file : file.replace(/\.json$/, `.repeat${r.repeat}.json`));
+        if ('accuracy' in r.outputs) {
+          const [accFile, compFile] = outputFiles(out, method).map(named) as [string, string];
+          await writeFileAtomic(accFile, serializeOutputEntries(r.outputs.accuracy));
+          await writeFileAtomic(compFile, serializeOutputEntries(r.outputs.completeness));
+          written.push(accFile, compFile);
+        } else {
+          const file = named(outputFiles(out, method)[0]!);
+          await writeFileAtomic(file, serializeOutputEntries(r.outputs.outputs));
+          written.push(file);
+        }
+      }
+      const repeatStats = run.repeats ? judgeRepeatStats(run.repeats.map((r) => r.evaluation!)) : undefined;
+      const summary = {
+        method,
+        title: METHODS[method].title,
+        model: llmOptions.model,
+        input: source,
+        turns: records.length,
+        outputs: written,
+        failedCalls: run.failedCalls,
+        notRun: run.notRun,
+        llm: u,
+        options,
+        ...(repeatStats ? { repeats: repeatStats } : {}),
+        ...(warnings ? { conversionWarnings: warnings } : {}),
+      };
+      const result = { ...summary, evaluation: evaluationToJson(run.evaluation) };
+      const resultFile = join(out, `${stem}_result.json`);
+      await writeFileAtomic(resultFile, `${stringifyJson(result, 2)}\n`);
+      await writeJudgeRun({
+        flags,
+        dir: out,
+        evaluation: run.evaluation,
+        outputs: run.outputs,
+        files: written,
+        resultFile,
+        options,
+        source,
+        templates,
+        llm,
+        llmOptions,
+        digests,
+      });
+      if (flags.summary)
+        await writeJsonAtomic(flags.summary, {
+          ...summary,
+          metrics: run.evaluation.metrics,
+          evaluationSummary: { ...run.evaluation.summary, failures: run.evaluation.summary.failures.length },
+        });
+      for (const line of failureLines(run.evaluation)) warn(line);
+      if (flags.format === 'json') {
+        await emit(
+          stringifyJson(
+            {
+              method,
+              metrics: run.evaluation.metrics,
+              summary: run.evaluation.summary,
+              llm: u,
+              outputs: written,
+              result: resultFile,
+              ...(repeatStats ? { repeats: repeatStats } : {}),
+            },
+            2,
+          ),
+        );
+        return;
+      }
+      await emit(
+        [
+          formatTable(METRIC_HEADER, [metricRow(method, run.evaluation.metrics, run.evaluation.summary.skippedTurns)]),
+          ...(repeatStats ? ['', repeatTable(method, repeatStats)] : []),
+          '',
+          `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
+          `outputs: ${written.join(', ')}`,
+          `result: ${resultFile}`,
+        ].join('\n'),
+      );
+    },
+  );
 }
 
-const REPEAT_FIGURES = ['tsaGpt', 'tsaRuleMwz21', 'tsaRuleMwz24', 'coherenceMwz21', 'coherenceMwz24', 'gptJga', 'ruleJgaMwz21', 'ruleJgaMwz24'] as const;
+const REPEAT_FIGURES = [
+  'tsaGpt',
+  'tsaRuleMwz21',
+  'tsaRuleMwz24',
+  'coherenceMwz21',
+  'coherenceMwz24',
+  'gptJga',
+  'ruleJgaMwz21',
+  'ruleJgaMwz24',
+] as const;
 
 /** Each figure's mean and std across repeats, and the judge's self-agreement on the turns judged in every repeat. */
-function judgeRepeatStats(evaluations: MethodEvaluation[]): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+function judgeRepeatStats(evaluations: MethodEvaluation[]): {
+  n: number;
+  figures: Record<string, Spread>;
+  selfAgreement: SelfAgreement;
+} {
   const figures: Record<string, Spread> = {};
   for (const f of REPEAT_FIGURES) figures[f] = spread(evaluations.map((e) => e.metrics[f]));
   const flags = evaluations[0]!.records.map((r) => r.flag);
   const byRepeat = evaluations.map((e) => new Map(e.turns.map((t) => [t.flag, t.judge] as const)));
-  return { n: evaluations.length, figures, selfAgreement: selfAgreement(flags.map((flag) => byRepeat.map((m) => m.get(flag)))) };
+  return {
+    n: evaluations.length,
+    figures,
+    selfAgreement: selfAgreement(flags.map((flag) => byRepeat.map((m) => m.get(flag)))),
+  };
 }
 
 function repeatTable(method: string, stats: ReturnType<typeof judgeRepeatStats>): string {
-  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(2)} ± ${s.std === null ? '—' : s.std.toFixed(2)}`);
+  const ms = (s: Spread) =>
+    s.mean === null ? '—' : `${s.mean.toFixed(2)} ± ${s.std === null ? '—' : s.std.toFixed(2)}`;
   const a = stats.selfAgreement;
   return [
     `over ${stats.n} repeats (mean ± std):`,
@@ -325,17 +462,26 @@ async function writeJudgeRun(a: {
   );
   if (!run) return;
   for (const [role, path] of Object.entries(a.source)) if (existsSync(path)) await run.addInput(role, path, a.digests);
-  const sources = Object.values(a.templates).map((t) => t.source).filter((s) => existsSync(s));
-  if (sources.length > 0) run.addResource(await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined));
+  const sources = Object.values(a.templates)
+    .map((t) => t.source)
+    .filter((s) => existsSync(s));
+  if (sources.length > 0)
+    run.addResource(await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined));
   for (const f of a.files) run.addArtifact(f, 'llm-dst-eval-output');
   run.addArtifact(a.resultFile, 'dialeval-llm-judge-result');
   // the items keep each turn's place in the outputs written above (repeat 0's, at the reference's names)
   const [first, second] = outputFiles(a.dir, e.method);
-  const outputs: MethodOutputs = 'outputs' in a.outputs ? { ...a.outputs, file: first } : { ...a.outputs, files: { accuracy: first, completeness: second } };
+  const outputs: MethodOutputs =
+    'outputs' in a.outputs
+      ? { ...a.outputs, file: first }
+      : { ...a.outputs, files: { accuracy: first, completeness: second } };
   await run.finish({
     items: llmJudgeRunItems(e, { outputs, gptJga: a.options.gptJga, runDir: run.dir }),
     metrics: llmJudgeRunMetrics(e),
-    llm: await runLlmRecord(a.llm, { sampling: { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens }, pricesFile: flags.prices }),
+    llm: await runLlmRecord(a.llm, {
+      sampling: { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens },
+      pricesFile: flags.prices,
+    }),
   });
 }
 
@@ -348,19 +494,33 @@ async function writeReportRuns(
   options: EvaluateOptions,
   digests: FileDigests | undefined,
 ): Promise<void> {
-  if (flags.run !== undefined && evaluations.length === 0) throw new UsageError('--run records judge outputs: give output directories or --outputs METHOD=FILES');
+  if (flags.run !== undefined && evaluations.length === 0)
+    throw new UsageError('--run records judge outputs: give output directories or --outputs METHOD=FILES');
   for (const [i, e] of evaluations.entries()) {
     const files = sources[i]!.files;
     const dir = flags.run !== undefined && evaluations.length > 1 ? join(flags.run, e.method) : flags.run;
     const run = await openRun(
       { run: dir, system: flags.system },
-      { benchmark: 'llm-judge', variant: llmJudgeRunVariant(e.method, options), input: dirname(resolve(files[0]!)), options: runOptions(e.method, options) },
+      {
+        benchmark: 'llm-judge',
+        variant: llmJudgeRunVariant(e.method, options),
+        input: dirname(resolve(files[0]!)),
+        options: runOptions(e.method, options),
+      },
     );
     if (!run) continue;
-    for (const [j, f] of files.entries()) await run.addInput(files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs', f, digests);
+    for (const [j, f] of files.entries())
+      await run.addInput(
+        files.length === 2 ? (j === 0 ? 'accuracy-outputs' : 'completeness-outputs') : 'outputs',
+        f,
+        digests,
+      );
     if (flags.records) await run.addInput('records', flags.records, digests);
     // outputs[i] names its files (readOutputFiles): the items keep each turn's place in them
-    await run.finish({ items: llmJudgeRunItems(e, { outputs: outputs[i]!, gptJga: options.gptJga, runDir: run.dir }), metrics: llmJudgeRunMetrics(e) });
+    await run.finish({
+      items: llmJudgeRunItems(e, { outputs: outputs[i]!, gptJga: options.gptJga, runDir: run.dir }),
+      metrics: llmJudgeRunMetrics(e),
+    });
   }
 }
 
@@ -368,7 +528,14 @@ async function writeReportRuns(
 // import
 // ---------------------------------------------------------------------------------------------------------------
 
-const ALL_ROLES: TemplateRole[] = ['ours-accuracy', 'ours-completeness', 'twodim-cot-accuracy', 'twodim-cot-completeness', 'direct', 'cot'];
+const ALL_ROLES: TemplateRole[] = [
+  'ours-accuracy',
+  'ours-completeness',
+  'twodim-cot-accuracy',
+  'twodim-cot-completeness',
+  'direct',
+  'cot',
+];
 
 export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags): Promise<void> {
   const roles = flags.role ? [flags.role as TemplateRole] : ALL_ROLES;
@@ -389,7 +556,17 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
     [
       formatTable(
         ['file', 'role', 'entries', 'verified', 'placeholders', 'failed calls', 'written', 'unchanged', 'replaced'],
-        result.files.map((f) => [f.file, f.role, f.entries, f.verified, f.placeholders, f.failedCalls, f.written, f.unchanged, f.replaced]),
+        result.files.map((f) => [
+          f.file,
+          f.role,
+          f.entries,
+          f.verified,
+          f.placeholders,
+          f.failedCalls,
+          f.written,
+          f.unchanged,
+          f.replaced,
+        ]),
       ),
       '',
       flags.verifyOnly
@@ -407,7 +584,10 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
 function parseOutputsSpec(spec: string): { method: JudgeMethod; files: string[] } {
   const eq = spec.indexOf('=');
   const name = eq > 0 ? spec.slice(0, eq) : '';
-  if (!isJudgeMethod(name)) throw new UsageError(`--outputs expects METHOD=FILE[,FILE] with METHOD one of ${JUDGE_METHODS.join(', ')}, got "${spec}"`);
+  if (!isJudgeMethod(name))
+    throw new UsageError(
+      `--outputs expects METHOD=FILE[,FILE] with METHOD one of ${JUDGE_METHODS.join(', ')}, got "${spec}"`,
+    );
   const files = spec
     .slice(eq + 1)
     .split(',')
@@ -415,7 +595,11 @@ function parseOutputsSpec(spec: string): { method: JudgeMethod; files: string[] 
     .filter(Boolean);
   const want = METHODS[name].kind === 'two-step' ? 2 : 1;
   if (files.length !== want) {
-    throw new UsageError(want === 2 ? `--outputs ${name}= needs two files: the accuracy outputs, then the completeness outputs` : `--outputs ${name}= needs one file`);
+    throw new UsageError(
+      want === 2
+        ? `--outputs ${name}= needs two files: the accuracy outputs, then the completeness outputs`
+        : `--outputs ${name}= needs one file`,
+    );
   }
   return { method: name, files };
 }
@@ -424,7 +608,8 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   const options = evaluateOptions(flags);
   const sources: Array<{ method: JudgeMethod; files: string[] }> = [];
   for (const dir of dirs) {
-    if (!existsSync(dir) || !statSync(dir).isDirectory()) throw new UsageError(`${dir} is not a directory (give judge-output files with --outputs METHOD=FILES)`);
+    if (!existsSync(dir) || !statSync(dir).isDirectory())
+      throw new UsageError(`${dir} is not a directory (give judge-output files with --outputs METHOD=FILES)`);
     let found = 0;
     for (const method of JUDGE_METHODS) {
       const files = outputFiles(dir, method);
@@ -433,13 +618,19 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
         sources.push({ method, files });
         found++;
       } else if (present.length > 0) {
-        throw new UsageError(`${dir}: ${present[0]} is there but ${files.find((f) => !existsSync(f))} is not (a two-step method needs both files)`);
+        throw new UsageError(
+          `${dir}: ${present[0]} is there but ${files.find((f) => !existsSync(f))} is not (a two-step method needs both files)`,
+        );
       }
     }
-    if (found === 0) throw new UsageError(`${dir}: no judge outputs found (expected e.g. ours_acc_outputs.json + ours_comp_outputs.json, direct_outputs.json)`);
+    if (found === 0)
+      throw new UsageError(
+        `${dir}: no judge outputs found (expected e.g. ours_acc_outputs.json + ours_comp_outputs.json, direct_outputs.json)`,
+      );
   }
   for (const spec of flags.outputs ?? []) sources.push(parseOutputsSpec(spec));
-  if (sources.length === 0 && !flags.records) throw new UsageError('nothing to report: give output directories, --outputs METHOD=FILES or --records FILE');
+  if (sources.length === 0 && !flags.records)
+    throw new UsageError('nothing to report: give output directories, --outputs METHOD=FILES or --records FILE');
   const seen = new Set<string>();
   for (const s of sources) {
     if (seen.has(s.method)) throw new UsageError(`method ${s.method} is given twice`);
@@ -458,9 +649,15 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   }
 
   // rule-only rows: from --records, else from the turns of the first method's input
-  const ruleRecords = flags.records ? await readTurnRecords(flags.records, read) : evaluations[0] ? collectRecords(evaluations[0]) : [];
+  const ruleRecords = flags.records
+    ? await readTurnRecords(flags.records, read)
+    : evaluations[0]
+      ? collectRecords(evaluations[0])
+      : [];
 
-  const partial = evaluations.flatMap((e, i) => incompleteness(e, sources[i]!.files, flags.records ? ruleRecords : undefined));
+  const partial = evaluations.flatMap((e, i) =>
+    incompleteness(e, sources[i]!.files, flags.records ? ruleRecords : undefined),
+  );
   if (partial.length > 0) {
     if (!flags.allowPartial) {
       throw new EvalError(
@@ -486,7 +683,10 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
       judges: evaluations.map((e) => ({ name: e.method, turns: e.turns })),
       rule: m24,
     });
-    if (human.unknownFlags.length > 0) warn(`${human.unknownFlags.length} annotated flag(s) are not among the judged turns (ignored): ${human.unknownFlags.slice(0, 5).join(', ')}`);
+    if (human.unknownFlags.length > 0)
+      warn(
+        `${human.unknownFlags.length} annotated flag(s) are not among the judged turns (ignored): ${human.unknownFlags.slice(0, 5).join(', ')}`,
+      );
   }
 
   for (const e of evaluations) for (const line of failureLines(e)) warn(line);
@@ -503,9 +703,17 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
     await emit(stringifyJson(body, 2), flags.out);
     return;
   }
-  const lines: string[] = partial.length > 0 ? ['PARTIAL: the judge outputs are incomplete; these figures are not those of a complete run', ''] : [];
+  const lines: string[] =
+    partial.length > 0
+      ? ['PARTIAL: the judge outputs are incomplete; these figures are not those of a complete run', '']
+      : [];
   if (evaluations.length > 0) {
-    lines.push(formatTable(METRIC_HEADER, evaluations.map((e) => metricRow(e.method, e.metrics, e.summary.skippedTurns))));
+    lines.push(
+      formatTable(
+        METRIC_HEADER,
+        evaluations.map((e) => metricRow(e.method, e.metrics, e.summary.skippedTurns)),
+      ),
+    );
   }
   if (rules) {
     if (lines.length) lines.push('');
@@ -513,8 +721,20 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
       formatTable(
         ['rule judgement', 'turns', 'TSA (two-step norm.)', 'TSA (single-step norm.)', `rule JGA (${options.ruleJga})`],
         [
-          ['RULE-M21', String(rules.turns), pct(rules.tsa['two-step'].mwz21), pct(rules.tsa['single-step'].mwz21), pct(rules.ruleJga.mwz21)],
-          ['RULE-M24', String(rules.turns), pct(rules.tsa['two-step'].mwz24), pct(rules.tsa['single-step'].mwz24), pct(rules.ruleJga.mwz24)],
+          [
+            'RULE-M21',
+            String(rules.turns),
+            pct(rules.tsa['two-step'].mwz21),
+            pct(rules.tsa['single-step'].mwz21),
+            pct(rules.ruleJga.mwz21),
+          ],
+          [
+            'RULE-M24',
+            String(rules.turns),
+            pct(rules.tsa['two-step'].mwz24),
+            pct(rules.tsa['single-step'].mwz24),
+            pct(rules.ruleJga.mwz24),
+          ],
         ],
       ),
     );
@@ -550,15 +770,22 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
 function incompleteness(e: MethodEvaluation, files: string[], records: TurnRecord[] | undefined): string[] {
   const out: string[] = [];
   const where = `${e.method} (${files.join(', ')})`;
-  if (e.summary.llmFailures > 0) out.push(`${where}: ${e.summary.llmFailures} turn(s) whose LLM call failed (empty output)`);
+  if (e.summary.llmFailures > 0)
+    out.push(`${where}: ${e.summary.llmFailures} turn(s) whose LLM call failed (empty output)`);
   const turns = new Map<string, number[]>();
   for (const r of e.records) turns.set(r.dialogueId, [...(turns.get(r.dialogueId) ?? []), r.turnIndex]);
   const gaps = [...turns].filter(([, t]) => t.some((x, i) => x !== i)).map(([d]) => d);
-  if (gaps.length > 0) out.push(`${where}: turns missing in ${gaps.length} dialogue(s) (${gaps.slice(0, 3).join(', ')}${gaps.length > 3 ? ', ...' : ''})`);
+  if (gaps.length > 0)
+    out.push(
+      `${where}: turns missing in ${gaps.length} dialogue(s) (${gaps.slice(0, 3).join(', ')}${gaps.length > 3 ? ', ...' : ''})`,
+    );
   if (records) {
     const have = new Set(e.records.map((r) => r.flag));
     const missing = records.filter((r) => !have.has(r.flag));
-    if (missing.length > 0) out.push(`${where}: ${missing.length} of the ${records.length} turns of --records are not judged (e.g. ${missing[0]!.flag})`);
+    if (missing.length > 0)
+      out.push(
+        `${where}: ${missing.length} of the ${records.length} turns of --records are not judged (e.g. ${missing[0]!.flag})`,
+      );
   }
   return out;
 }
@@ -573,11 +800,13 @@ function collectRecords(e: MethodEvaluation): TurnRecord[] {
 // ---------------------------------------------------------------------------------------------------------------
 
 export async function llmJudgeConvert(flags: LlmJudgeConvertFlags): Promise<void> {
-  if (flags.records) throw new UsageError('convert reads predictions (--raw-predictions or --states); --records are already converted');
+  if (flags.records)
+    throw new UsageError('convert reads predictions (--raw-predictions or --states); --records are already converted');
   const { records, warnings, source } = await loadRecords(flags);
   if (warnings) warnConversion(warnings);
   await writeFileAtomic(flags.out, serializeTurnRecords(records));
   if (flags.summary) await writeJsonAtomic(flags.summary, { input: source, records: records.length, warnings });
-  await emit(`${records.length} turn record(s) of ${new Set(records.map((r) => r.dialogueId)).size} dialogue(s) written to ${resolve(flags.out)}`);
+  await emit(
+    `${records.length} turn record(s) of ${new Set(records.map((r) => r.dialogueId)).size} dialogue(s) written to ${resolve(flags.out)}`,
+  );
 }
-

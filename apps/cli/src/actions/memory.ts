@@ -1,7 +1,15 @@
 import { existsSync, statSync } from 'node:fs';
 import { basename, dirname, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { EvalError, FileDigests, InputError, type ChatModel, type ReadOptions, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import {
+  EvalError,
+  FileDigests,
+  InputError,
+  type ChatModel,
+  type ReadOptions,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from '@eval/core';
 import type { Llm } from '@eval/llm';
 import {
   ExtractRetrieveBaseline,
@@ -41,7 +49,11 @@ import { runLlmRecord } from '../run-llm';
 import { openRun, runRequested } from '../run-record';
 import { UsageError, csvLine, emit, formatTable } from '../util';
 
-function aggregateOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): AggregateOptions {
+function aggregateOptions(flags: {
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}): AggregateOptions {
   return {
     acceptBooleanIncluded: Boolean(flags.acceptBooleanIncluded),
     typeAccuracyExcludesInterference: Boolean(flags.typeAccuracyExcludesInterference),
@@ -71,7 +83,12 @@ function parseSystemOptions(list: string[] | undefined): Record<string, string> 
 
 function isMemorySystem(x: unknown): x is MemorySystem {
   const s = x as MemorySystem;
-  return Boolean(s) && typeof s.addSession === 'function' && typeof s.retrieve === 'function' && typeof s.answer === 'function';
+  return (
+    Boolean(s) &&
+    typeof s.addSession === 'function' &&
+    typeof s.retrieve === 'function' &&
+    typeof s.answer === 'function'
+  );
 }
 
 async function loadSystem(
@@ -86,32 +103,55 @@ async function loadSystem(
     const num = (key: string) => {
       if (options[key] === undefined) return undefined;
       const n = Number(options[key]);
-      if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--system-option ${key} expects a positive number, got "${options[key]}"`);
+      if (!Number.isFinite(n) || n <= 0)
+        throw new UsageError(`--system-option ${key} expects a positive number, got "${options[key]}"`);
       return n;
     };
-    const known = spec === 'full-context' ? ['extraction', 'maxContextChars'] : ['chunkTurns', 'extractFromGeneratedQa'];
+    const known =
+      spec === 'full-context' ? ['extraction', 'maxContextChars'] : ['chunkTurns', 'extractFromGeneratedQa'];
     const unknown = Object.keys(options).filter((k) => !known.includes(k));
-    if (unknown.length) throw new UsageError(`unknown --system-option for ${spec}: ${unknown.join(', ')} (known: ${known.join(', ')})`);
+    if (unknown.length)
+      throw new UsageError(`unknown --system-option for ${spec}: ${unknown.join(', ')} (known: ${known.join(', ')})`);
     if (spec === 'full-context') {
       const extraction = options.extraction ?? 'user-turns';
-      if (extraction !== 'user-turns' && extraction !== 'none') throw new UsageError('--system-option extraction must be user-turns or none');
-      return new FullContextBaseline({ model, extraction, maxContextChars: num('maxContextChars'), answerPrompt, ...chat });
+      if (extraction !== 'user-turns' && extraction !== 'none')
+        throw new UsageError('--system-option extraction must be user-turns or none');
+      return new FullContextBaseline({
+        model,
+        extraction,
+        maxContextChars: num('maxContextChars'),
+        answerPrompt,
+        ...chat,
+      });
     }
-    return new ExtractRetrieveBaseline({ model, chunkTurns: num('chunkTurns'), extractFromGeneratedQa: options.extractFromGeneratedQa === 'true', answerPrompt, ...chat });
+    return new ExtractRetrieveBaseline({
+      model,
+      chunkTurns: num('chunkTurns'),
+      extractFromGeneratedQa: options.extractFromGeneratedQa === 'true',
+      answerPrompt,
+      ...chat,
+    });
   }
-  if (answerPrompt !== undefined) throw new UsageError('--answer-prompt applies to the built-in baselines (full-context, extract-retrieve)');
+  if (answerPrompt !== undefined)
+    throw new UsageError('--answer-prompt applies to the built-in baselines (full-context, extract-retrieve)');
   const file = resolve(spec);
   let mod: Record<string, unknown>;
   try {
     mod = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
-    throw new InputError(`cannot load the memory system module (${(error as Error).message}); --system takes full-context, extract-retrieve or a module path`, {
-      file,
-      cause: error,
-    });
+    throw new InputError(
+      `cannot load the memory system module (${(error as Error).message}); --system takes full-context, extract-retrieve or a module path`,
+      {
+        file,
+        cause: error,
+      },
+    );
   }
   const exported = mod.createMemorySystem ?? mod.default;
-  const value = typeof exported === 'function' && !isMemorySystem(exported) ? await (exported as (ctx: unknown) => unknown)({ model, options }) : exported;
+  const value =
+    typeof exported === 'function' && !isMemorySystem(exported)
+      ? await (exported as (ctx: unknown) => unknown)({ model, options })
+      : exported;
   if (!isMemorySystem(value)) {
     throw new InputError(
       'the module must export createMemorySystem (or a default export): a MemorySystem { name, addSession, retrieve, answer } or a function ({ model, options }) returning one',
@@ -125,9 +165,14 @@ async function loadSystem(
  * `--answer-prompt NAME [--answer-prompts DIR]`: HaluMem's PROMPT_NAME, read from DIR or $DIALEVAL_HALUMEM_PROMPTS_DIR
  * (these CC-BY-NC-ND texts are not shipped). The baselines fill its {context} and {question} as HaluMem's adapters do.
  */
-async function haluMemAnswerPrompt(flags: MemoryRunFlags): Promise<{ name: AnswerPromptSystem; dir: string; text: string } | undefined> {
+async function haluMemAnswerPrompt(
+  flags: MemoryRunFlags,
+): Promise<{ name: AnswerPromptSystem; dir: string; text: string } | undefined> {
   if (!flags.answerPrompt) {
-    if (flags.answerPrompts) throw new UsageError('--answer-prompts needs --answer-prompt MEMZERO|ZEP|MEMOS|MEMOBASE (which of the prompts to use)');
+    if (flags.answerPrompts)
+      throw new UsageError(
+        '--answer-prompts needs --answer-prompt MEMZERO|ZEP|MEMOS|MEMOBASE (which of the prompts to use)',
+      );
     return undefined;
   }
   const name = flags.answerPrompt as AnswerPromptSystem;
@@ -136,15 +181,23 @@ async function haluMemAnswerPrompt(flags: MemoryRunFlags): Promise<{ name: Answe
 }
 
 export async function memoryRun(flags: MemoryRunFlags): Promise<void> {
-  if (flags.dryRun || flags.batch) throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
+  if (flags.dryRun || flags.batch)
+    throw new UsageError('--dry-run and --batch apply to judging; `memory run` drives the system live');
   const maxUsers = flags.maxUsers;
   const topKUpdate = flags.topKUpdate ?? 10;
   const topKQuestion = flags.topKQuestion ?? 20;
   const options = parseSystemOptions(flags.systemOption);
   const answerPrompt = await haluMemAnswerPrompt(flags);
-  if ((flags.repeats ?? 1) > 1) throw new UsageError('--repeats is not supported by memory run (a run artifact holds one answer per question); repeat the judging with `memory judge --repeats` instead');
+  if ((flags.repeats ?? 1) > 1)
+    throw new UsageError(
+      '--repeats is not supported by memory run (a run artifact holds one answer per question); repeat the judging with `memory judge --repeats` instead',
+    );
   if (flags.model) {
-    await withLlm(llmOptionsFromFlags(flags), `run the same command again: finished users are kept in ${resolve(flags.out)}.partial`, (llm) => runSystem(flags, llm, options, answerPrompt, maxUsers, topKUpdate, topKQuestion));
+    await withLlm(
+      llmOptionsFromFlags(flags),
+      `run the same command again: finished users are kept in ${resolve(flags.out)}.partial`,
+      (llm) => runSystem(flags, llm, options, answerPrompt, maxUsers, topKUpdate, topKQuestion),
+    );
   } else await runSystem(flags, undefined, options, answerPrompt, maxUsers, topKUpdate, topKQuestion);
 }
 
@@ -158,7 +211,13 @@ async function runSystem(
   topKQuestion: number,
 ): Promise<void> {
   {
-    const system = await loadSystem(flags.system, llm?.model, options, { temperature: flags.temperature, maxTokens: flags.maxTokens }, answerPrompt?.text);
+    const system = await loadSystem(
+      flags.system,
+      llm?.model,
+      options,
+      { temperature: flags.temperature, maxTokens: flags.maxTokens },
+      answerPrompt?.text,
+    );
     if (flags.fresh) await discardPartialRun(flags.out);
     const started = Date.now();
     const result = await runMemorySystem({
@@ -169,11 +228,15 @@ async function runSystem(
       topKUpdate,
       topKQuestion,
       read: readOptionsFromFlags(flags),
-      onSession: tty() ? (e) => process.stderr.write(`\r\x1b[K${e.uuid.slice(0, 8)} session ${e.index + 1}/${e.total}`) : undefined,
+      onSession: tty()
+        ? (e) => process.stderr.write(`\r\x1b[K${e.uuid.slice(0, 8)} session ${e.index + 1}/${e.total}`)
+        : undefined,
       onUser: (e) => {
         if (tty()) process.stderr.write(`\r\x1b[K`);
         if (tty() || e.status === 'resumed') {
-          process.stderr.write(`user ${e.index} ${e.name} (${e.uuid}): ${e.status === 'resumed' ? 'already done, resumed' : `${e.sessions} sessions, ${e.questions} questions`}\n`);
+          process.stderr.write(
+            `user ${e.index} ${e.name} (${e.uuid}): ${e.status === 'resumed' ? 'already done, resumed' : `${e.sessions} sessions, ${e.questions} questions`}\n`,
+          );
         }
       },
     }).catch((error: unknown) => {
@@ -236,18 +299,42 @@ function overallText(overall: OverallScore, records?: EvalRecords): string {
     '',
     formatTable(
       ['memory type', 'integrity acc', 'update acc', 'memory acc', 'points'],
-      Object.entries(overall.memory_type_accuracy).map(([type, t]) => [type, pct(t.memory_integrity_acc), pct(t.memory_update_acc), pct(t.memory_acc), t.total_num]),
+      Object.entries(overall.memory_type_accuracy).map(([type, t]) => [
+        type,
+        pct(t.memory_integrity_acc),
+        pct(t.memory_update_acc),
+        pct(t.memory_acc),
+        t.total_num,
+      ]),
     ),
   ];
   if (records && records.question_answering_records.length > 0) {
     const rows = (b: Record<string, QaGroupScore>) =>
-      Object.entries(b).map(([k, g]) => [k, g.n, pct(g.correct_ratio), pct(g.hallucination_ratio), pct(g.omission_ratio)] as Array<string | number>);
-    lines.push('', formatTable(['question type', 'n', 'correct', 'halluc.', 'omission'], rows(qaBreakdown(records.question_answering_records, 'question_type'))));
-    lines.push('', formatTable(['difficulty', 'n', 'correct', 'halluc.', 'omission'], rows(qaBreakdown(records.question_answering_records, 'difficulty'))));
+      Object.entries(b).map(
+        ([k, g]) =>
+          [k, g.n, pct(g.correct_ratio), pct(g.hallucination_ratio), pct(g.omission_ratio)] as Array<string | number>,
+      );
+    lines.push(
+      '',
+      formatTable(
+        ['question type', 'n', 'correct', 'halluc.', 'omission'],
+        rows(qaBreakdown(records.question_answering_records, 'question_type')),
+      ),
+    );
+    lines.push(
+      '',
+      formatTable(
+        ['difficulty', 'n', 'correct', 'halluc.', 'omission'],
+        rows(qaBreakdown(records.question_answering_records, 'difficulty')),
+      ),
+    );
   }
   if (overall.time_consuming) {
     const t = overall.time_consuming;
-    lines.push('', `time (minutes): add ${t.add_dialogue_duration_time.toFixed(3)}, search ${t.search_memory_duration_time.toFixed(3)}, total ${t.total_duration_time.toFixed(3)}`);
+    lines.push(
+      '',
+      `time (minutes): add ${t.add_dialogue_duration_time.toFixed(3)}, search ${t.search_memory_duration_time.toFixed(3)}, total ${t.total_duration_time.toFixed(3)}`,
+    );
   }
   return lines.join('\n');
 }
@@ -259,87 +346,130 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   const maxUsers = flags.maxUsers;
   const attempts = flags.attempts ?? 3;
   const repeats = flags.repeats ?? 1;
-  await withLlm(llmOptions, 'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked', async (llm) => {
-    const result = await judgeRunArtifact({
-      artifact,
-      llm,
-      out: flags.out,
-      workDir: flags.workDir,
-      routing,
-      maxUsers,
-      settings: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, attempts, seed: flags.seed },
-      read: readOptionsFromFlags(flags),
-      repeats,
-      aggregate: aggregateOptions(flags),
-      onUser: (e) => {
-        if (tty() || e.status !== 'judged') {
-          process.stderr.write(
-            `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} unusable judge answer(s) recorded as the reference does` : ''}${e.callFailures.length ? `, ${e.callFailures.length} judgement call(s) failed (not scored)` : ''}\n`,
-          );
-        }
-        for (const f of e.callFailures.slice(0, 5)) process.stderr.write(`error: user ${e.userName} (${e.uuid}) ${describeJudgeItem(f.id)}: ${f.error}\n`);
-        if (e.callFailures.length > 5) process.stderr.write(`error: user ${e.userName} (${e.uuid}): ${e.callFailures.length - 5} more failed judgement call(s)\n`);
-      },
-    });
-    const summary = {
-      artifact: resolve(artifact),
-      out: result.out,
-      workDir: result.workDir,
-      complete: result.complete,
-      dryRun: llm.dryRun,
-      routing,
-      users: result.users,
-      failedJudgements: result.failedJudgements,
-      callFailures: result.users.flatMap((u) => u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error }))),
-      llm: llm.usage(),
-      runs: result.summaries,
-      ...(result.overall ? { overall_score: result.overall } : {}),
-    };
-    if (flags.summary) await writeJsonAtomic(flags.summary, summary);
-    if (llm.dryRun) {
-      const sum = (which: 'realistic' | 'upper', f: 'calls' | 'promptTokens' | 'completionTokens' | 'cost') =>
-        result.summaries.reduce((a, s) => a + (s.dryRun?.estimate[which][f] ?? 0), 0);
-      const known = result.summaries.every((s) => s.dryRun?.costKnown !== false);
-      const usd = (x: number) => (known ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`);
-      const first = result.summaries.find((s) => s.dryRun)?.dryRun?.estimate;
-      process.stdout.write(
-        [
-          `dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written`,
-          `realistic: ${sum('realistic', 'calls')} calls, ~${sum('realistic', 'promptTokens')} prompt + ~${sum('realistic', 'completionTokens')} completion tokens, ${usd(sum('realistic', 'cost'))}${first ? ` (${first.realistic.explanation})` : ''}`,
-          `upper bound: ${sum('upper', 'calls')} calls, ~${sum('upper', 'promptTokens')} prompt + ~${sum('upper', 'completionTokens')} completion tokens, ${usd(sum('upper', 'cost'))}${first ? ` (${first.upper.explanation})` : ''}`,
-        ].join('\n') + '\n',
-      );
-      return;
-    }
-    if (!result.complete || !result.overall) {
-      const stopped = result.summaries.some((s) => s.stoppedByBudget)
-        ? 'stopped by --max-cost'
-        : result.callFailures > 0
-          ? `incomplete: ${result.callFailures} judgement call(s) failed after every retry (not scored)`
-          : 'interrupted';
-      throw new EvalError(
-        'judge_incomplete',
-        `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
-      );
-    }
-    const repeatStats = result.repeatOverall ? memoryRepeatStats([result.overall, ...result.repeatOverall], result.labels ?? []) : undefined;
-    if (flags.summary && repeatStats) await writeJsonAtomic(flags.summary, { ...summary, repeats: repeatStats });
-    if (repeatStats) process.stderr.write(`${memoryRepeatText(repeatStats)}\n`);
-    if (result.records) await writeJudgeRun(artifact, flags, { routing, maxUsers, attempts }, result.out, result.records, result.overall, llm);
-    if (flags.format === 'json') await emit(overallJson(result.overall));
-    else {
-      await emit(
-        `judged ${result.users.length} user(s) (${result.users.filter((u) => u.status === 'cached').length} cached), ` +
-          `${result.failedJudgements} failed judgement(s) recorded as the reference does\nwrote ${result.out}\n\n${overallText(result.overall, result.records)}`,
-      );
-    }
-  });
+  await withLlm(
+    llmOptions,
+    'run the same command again: judged users are cached in the work directory, judged calls in its journals; exactly the failed and missing judgements are asked',
+    async (llm) => {
+      const result = await judgeRunArtifact({
+        artifact,
+        llm,
+        out: flags.out,
+        workDir: flags.workDir,
+        routing,
+        maxUsers,
+        settings: {
+          temperature: flags.temperature ?? 0,
+          maxTokens: flags.maxTokens ?? 16384,
+          attempts,
+          seed: flags.seed,
+        },
+        read: readOptionsFromFlags(flags),
+        repeats,
+        aggregate: aggregateOptions(flags),
+        onUser: (e) => {
+          if (tty() || e.status !== 'judged') {
+            process.stderr.write(
+              `user ${e.index} ${e.userName} (${e.uuid}): ${e.status === 'cached' ? 'cached result found, skipped' : e.status}${e.failed ? `, ${e.failed} unusable judge answer(s) recorded as the reference does` : ''}${e.callFailures.length ? `, ${e.callFailures.length} judgement call(s) failed (not scored)` : ''}\n`,
+            );
+          }
+          for (const f of e.callFailures.slice(0, 5))
+            process.stderr.write(`error: user ${e.userName} (${e.uuid}) ${describeJudgeItem(f.id)}: ${f.error}\n`);
+          if (e.callFailures.length > 5)
+            process.stderr.write(
+              `error: user ${e.userName} (${e.uuid}): ${e.callFailures.length - 5} more failed judgement call(s)\n`,
+            );
+        },
+      });
+      const summary = {
+        artifact: resolve(artifact),
+        out: result.out,
+        workDir: result.workDir,
+        complete: result.complete,
+        dryRun: llm.dryRun,
+        routing,
+        users: result.users,
+        failedJudgements: result.failedJudgements,
+        callFailures: result.users.flatMap((u) =>
+          u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error })),
+        ),
+        llm: llm.usage(),
+        runs: result.summaries,
+        ...(result.overall ? { overall_score: result.overall } : {}),
+      };
+      if (flags.summary) await writeJsonAtomic(flags.summary, summary);
+      if (llm.dryRun) {
+        const sum = (which: 'realistic' | 'upper', f: 'calls' | 'promptTokens' | 'completionTokens' | 'cost') =>
+          result.summaries.reduce((a, s) => a + (s.dryRun?.estimate[which][f] ?? 0), 0);
+        const known = result.summaries.every((s) => s.dryRun?.costKnown !== false);
+        const usd = (x: number) =>
+          known ? `$${x.toFixed(4)}` : `unknown (no price for ${llmOptions.model}; pass --prices FILE)`;
+        const first = result.summaries.find((s) => s.dryRun)?.dryRun?.estimate;
+        process.stdout.write(
+          `${[
+            `dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written`,
+            `realistic: ${sum('realistic', 'calls')} calls, ~${sum('realistic', 'promptTokens')} prompt + ~${sum('realistic', 'completionTokens')} completion tokens, ${usd(sum('realistic', 'cost'))}${first ? ` (${first.realistic.explanation})` : ''}`,
+            `upper bound: ${sum('upper', 'calls')} calls, ~${sum('upper', 'promptTokens')} prompt + ~${sum('upper', 'completionTokens')} completion tokens, ${usd(sum('upper', 'cost'))}${first ? ` (${first.upper.explanation})` : ''}`,
+          ].join('\n')}\n`,
+        );
+        return;
+      }
+      if (!result.complete || !result.overall) {
+        const stopped = result.summaries.some((s) => s.stoppedByBudget)
+          ? 'stopped by --max-cost'
+          : result.callFailures > 0
+            ? `incomplete: ${result.callFailures} judgement call(s) failed after every retry (not scored)`
+            : 'interrupted';
+        throw new EvalError(
+          'judge_incomplete',
+          `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
+        );
+      }
+      const repeatStats = result.repeatOverall
+        ? memoryRepeatStats([result.overall, ...result.repeatOverall], result.labels ?? [])
+        : undefined;
+      if (flags.summary && repeatStats) await writeJsonAtomic(flags.summary, { ...summary, repeats: repeatStats });
+      if (repeatStats) process.stderr.write(`${memoryRepeatText(repeatStats)}\n`);
+      if (result.records)
+        await writeJudgeRun(
+          artifact,
+          flags,
+          { routing, maxUsers, attempts },
+          result.out,
+          result.records,
+          result.overall,
+          llm,
+        );
+      if (flags.format === 'json') await emit(overallJson(result.overall));
+      else {
+        await emit(
+          `judged ${result.users.length} user(s) (${result.users.filter((u) => u.status === 'cached').length} cached), ` +
+            `${result.failedJudgements} failed judgement(s) recorded as the reference does\nwrote ${result.out}\n\n${overallText(result.overall, result.records)}`,
+        );
+      }
+    },
+  );
 }
 
-const REPEAT_COLUMNS = ['R', 'weightedR', 'targetP', 'acc', 'FMR', 'F1', 'updateC', 'updateH', 'updateO', 'qaC', 'qaH', 'qaO'] as const;
+const REPEAT_COLUMNS = [
+  'R',
+  'weightedR',
+  'targetP',
+  'acc',
+  'FMR',
+  'F1',
+  'updateC',
+  'updateH',
+  'updateO',
+  'qaC',
+  'qaH',
+  'qaO',
+] as const;
 
 /** The leaderboard figures' mean and std across repeats, and the judges' self-agreement over every judgement. */
-function memoryRepeatStats(overall: OverallScore[], labels: Array<Array<string | undefined>>): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
+function memoryRepeatStats(
+  overall: OverallScore[],
+  labels: Array<Array<string | undefined>>,
+): { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement } {
   const rows = overall.map((o) => leaderboardRow('repeat', o) as unknown as Record<string, number | null>);
   const figures: Record<string, Spread> = {};
   for (const c of REPEAT_COLUMNS) figures[c] = spread(rows.map((r) => (typeof r[c] === 'number' ? r[c] : null)));
@@ -347,11 +477,15 @@ function memoryRepeatStats(overall: OverallScore[], labels: Array<Array<string |
 }
 
 function memoryRepeatText(stats: ReturnType<typeof memoryRepeatStats>): string {
-  const ms = (s: Spread) => (s.mean === null ? '—' : `${s.mean.toFixed(4)} ± ${s.std === null ? '—' : s.std.toFixed(4)}`);
+  const ms = (s: Spread) =>
+    s.mean === null ? '—' : `${s.mean.toFixed(4)} ± ${s.std === null ? '—' : s.std.toFixed(4)}`;
   const a = stats.selfAgreement;
   return [
     `over ${stats.n} repeats (mean ± std; leaderboard columns):`,
-    formatTable(['figure', 'mean ± std'], REPEAT_COLUMNS.map((c) => [c, ms(stats.figures[c]!)])),
+    formatTable(
+      ['figure', 'mean ± std'],
+      REPEAT_COLUMNS.map((c) => [c, ms(stats.figures[c]!)]),
+    ),
     `judge self-agreement: ${a.agreement === null ? '—' : `${(a.agreement * 100).toFixed(2)}%`} of ${a.items} judgement(s) alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
   ].join('\n');
 }
@@ -365,7 +499,11 @@ function describeJudgeItem(id: string): string {
 }
 
 /** The aggregation options that change a number, for the run record (defaults included). */
-function aggregationRunOptions(flags: { acceptBooleanIncluded?: boolean; typeAccuracyExcludesInterference?: boolean; onEmpty?: string }): Record<string, unknown> {
+function aggregationRunOptions(flags: {
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: string;
+}): Record<string, unknown> {
   return {
     acceptBooleanIncluded: Boolean(flags.acceptBooleanIncluded),
     typeAccuracyExcludesInterference: Boolean(flags.typeAccuracyExcludesInterference),
@@ -385,7 +523,11 @@ async function writeJudgeRun(
 ): Promise<void> {
   const run = await openRun(flags, {
     benchmark: 'memory',
-    variant: memoryRunVariant({ routing: settings.routing, acceptBooleanIncluded: flags.acceptBooleanIncluded, typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference }),
+    variant: memoryRunVariant({
+      routing: settings.routing,
+      acceptBooleanIncluded: flags.acceptBooleanIncluded,
+      typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference,
+    }),
     input: artifact.replace(/_eval_results\.jsonl$/, ''),
     options: {
       routing: settings.routing,
@@ -405,7 +547,10 @@ async function writeJudgeRun(
   await run.finish({
     items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }),
     metrics: memoryRunMetrics(overall),
-    llm: await runLlmRecord(llm, { sampling: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, seed: flags.seed }, pricesFile: flags.prices }),
+    llm: await runLlmRecord(llm, {
+      sampling: { temperature: flags.temperature ?? 0, maxTokens: flags.maxTokens ?? 16384, seed: flags.seed },
+      pricesFile: flags.prices,
+    }),
   });
 }
 
@@ -423,7 +568,10 @@ async function writeAggregateRun(
 ): Promise<void> {
   const run = await openRun(flags, {
     benchmark: 'memory',
-    variant: memoryRunVariant({ acceptBooleanIncluded: flags.acceptBooleanIncluded, typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference }),
+    variant: memoryRunVariant({
+      acceptBooleanIncluded: flags.acceptBooleanIncluded,
+      typeAccuracyExcludesInterference: flags.typeAccuracyExcludesInterference,
+    }),
     input: paths.length === 1 ? paths[0]!.replace(/_eval_stat_result\.json$/, '') : undefined,
     options: aggregationRunOptions(flags),
   });
@@ -431,14 +579,20 @@ async function writeAggregateRun(
   for (const file of files) await run.addInput('judged-records', file, digests);
   if (flags.artifact) await run.addInput('run-artifact', flags.artifact);
   if (flags.writeStat) run.addArtifact(flags.writeStat, 'halumem-eval-stat-result');
-  await run.finish({ items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }), metrics: memoryRunMetrics(overall) });
+  await run.finish({
+    items: memoryRunItems(records, { acceptBooleanIncluded: flags.acceptBooleanIncluded }),
+    metrics: memoryRunMetrics(overall),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // memory aggregate / leaderboard
 // ---------------------------------------------------------------------------------------------------------------
 
-async function loadPooled(paths: string[], read?: ReadOptions): Promise<{ records: EvalRecords; stored?: TimeConsuming; files: string[] }> {
+async function loadPooled(
+  paths: string[],
+  read?: ReadOptions,
+): Promise<{ records: EvalRecords; stored?: TimeConsuming; files: string[] }> {
   const records = emptyRecords();
   let stored: TimeConsuming | undefined;
   const files: string[] = [];
@@ -465,7 +619,9 @@ async function checkComplete(paths: string[], allowPartial: boolean | undefined,
         `refusing to ${what} an incomplete judge run (some users are not judged yet): ${partial.join(' | ')}; run \`dialeval memory judge\` again to finish it, or pass --allow-partial for partial figures`,
       );
     }
-    process.stderr.write(`PARTIAL: these figures leave out users whose judging is not finished: ${partial.join(' | ')}\n`);
+    process.stderr.write(
+      `PARTIAL: these figures leave out users whose judging is not finished: ${partial.join(' | ')}\n`,
+    );
   }
   return partial;
 }
@@ -491,7 +647,10 @@ export async function memoryAggregate(paths: string[], flags: MemoryAggregateFla
     };
     return emit(JSON.stringify(report, null, 2), flags.out);
   }
-  return emit(`${partial.length > 0 ? 'PARTIAL: judging is not finished; these figures leave out unjudged users\n\n' : ''}${overallText(overall, records)}`, flags.out);
+  return emit(
+    `${partial.length > 0 ? 'PARTIAL: judging is not finished; these figures leave out unjudged users\n\n' : ''}${overallText(overall, records)}`,
+    flags.out,
+  );
 }
 
 function systemName(path: string): string {
@@ -502,7 +661,8 @@ function systemName(path: string): string {
 
 export async function memoryLeaderboard(paths: string[], flags: MemoryLeaderboardFlags): Promise<void> {
   const names = flags.names ? flags.names.split(',').map((s) => s.trim()) : paths.map(systemName);
-  if (names.length !== paths.length) throw new UsageError(`--names lists ${names.length} name(s) for ${paths.length} input(s)`);
+  if (names.length !== paths.length)
+    throw new UsageError(`--names lists ${names.length} name(s) for ${paths.length} input(s)`);
   await checkComplete(paths, flags.allowPartial, 'compare');
   const rows = [];
   for (let i = 0; i < paths.length; i++) {
@@ -518,13 +678,57 @@ export async function memoryLeaderboard(paths: string[], flags: MemoryLeaderboar
   if (format === 'json') return emit(JSON.stringify(rows, null, 2), flags.out);
   const { header, cells } = leaderboardTable(rows);
   if (format === 'csv') {
-    const csvHeader = ['system', 'R', 'weighted_R', 'target_P', 'target_n', 'acc', 'acc_n', 'FMR', 'F1', 'update_C', 'update_H', 'update_O', 'qa_C', 'qa_H', 'qa_O'];
-    const lines = [csvLine(csvHeader), ...rows.map((r) => csvLine([r.system, r.R, r.weightedR, r.targetP, r.targetN, r.acc, r.accN, r.FMR, r.F1, r.updateC, r.updateH, r.updateO, r.qaC, r.qaH, r.qaO]))];
+    const csvHeader = [
+      'system',
+      'R',
+      'weighted_R',
+      'target_P',
+      'target_n',
+      'acc',
+      'acc_n',
+      'FMR',
+      'F1',
+      'update_C',
+      'update_H',
+      'update_O',
+      'qa_C',
+      'qa_H',
+      'qa_O',
+    ];
+    const lines = [
+      csvLine(csvHeader),
+      ...rows.map((r) =>
+        csvLine([
+          r.system,
+          r.R,
+          r.weightedR,
+          r.targetP,
+          r.targetN,
+          r.acc,
+          r.accN,
+          r.FMR,
+          r.F1,
+          r.updateC,
+          r.updateH,
+          r.updateO,
+          r.qaC,
+          r.qaH,
+          r.qaO,
+        ]),
+      ),
+    ];
     return emit(lines.join('\n'), flags.out);
   }
   if (format === 'markdown') {
-    const lines = [`| ${header.join(' | ')} |`, `|${header.map(() => '---').join('|')}|`, ...cells.map((c) => `| ${c.join(' | ')} |`)];
+    const lines = [
+      `| ${header.join(' | ')} |`,
+      `|${header.map(() => '---').join('|')}|`,
+      ...cells.map((c) => `| ${c.join(' | ')} |`),
+    ];
     return emit(lines.join('\n'), flags.out);
   }
-  return emit(`${formatTable(header, cells)}\n(percent; all metrics are the (all) variants, as the HaluMem leaderboard)`, flags.out);
+  return emit(
+    `${formatTable(header, cells)}\n(percent; all metrics are the (all) variants, as the HaluMem leaderboard)`,
+    flags.out,
+  );
 }

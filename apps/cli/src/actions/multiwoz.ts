@@ -1,7 +1,15 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type ConfidenceInterval, FileDigests, type RunResource, getResourceSet, resourceFileListSha256, writeFileAtomic, writeJsonAtomic } from '@eval/core';
+import {
+  type ConfidenceInterval,
+  FileDigests,
+  type RunResource,
+  getResourceSet,
+  resourceFileListSha256,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from '@eval/core';
 import {
   DATA_FILES,
   DB_DOMAINS,
@@ -35,22 +43,35 @@ const warn = (message: string) => process.stderr.write(`dialeval: warning: ${mes
 const f1 = (x: number) => x.toFixed(1);
 const f2 = (x: number) => x.toFixed(2);
 const f4 = (x: number) => x.toFixed(4);
-const ci = (c?: ConfidenceInterval, fmt = f2) => (c ? `[${Math.round(c.confidence * 100)}% CI ${fmt(c.lower)}, ${fmt(c.upper)}]` : '');
+const ci = (c?: ConfidenceInterval, fmt = f2) =>
+  c ? `[${Math.round(c.confidence * 100)}% CI ${fmt(c.lower)}, ${fmt(c.upper)}]` : '';
 
 function table(file: string, r: MultiwozReport, intervals: ReturnType<typeof bootstrapMultiwoz> | undefined): string {
   const d = r.details;
-  const out: string[] = [`MultiWOZ evaluation of ${file}: ${d.dialogues} dialogues, ${d.turns} turns, mwzeval v${d.normalization}`];
+  const out: string[] = [
+    `MultiWOZ evaluation of ${file}: ${d.dialogues} dialogues, ${d.turns} turns, mwzeval v${d.normalization}`,
+  ];
   if (r.bleu) {
     out.push('');
-    for (const [name, score] of Object.entries(r.bleu)) out.push(`BLEU (${name})  ${f2(score)}  ${ci(intervals?.bleu?.[name])}`.trimEnd());
+    for (const [name, score] of Object.entries(r.bleu))
+      out.push(`BLEU (${name})  ${f2(score)}  ${ci(intervals?.bleu?.[name])}`.trimEnd());
   }
   if (r.success) {
-    out.push('', `Inform ${f1(r.success.inform.total!)}  ${ci(intervals?.inform, f1)}`.trimEnd(), `Success ${f1(r.success.success.total!)}  ${ci(intervals?.success, f1)}`.trimEnd());
+    out.push(
+      '',
+      `Inform ${f1(r.success.inform.total!)}  ${ci(intervals?.inform, f1)}`.trimEnd(),
+      `Success ${f1(r.success.success.total!)}  ${ci(intervals?.success, f1)}`.trimEnd(),
+    );
     out.push(`(states: ${d.stateSource}; active domains: ${d.domainSource?.replace(/_/g, ' ')})`, '');
     const domains = Object.keys(r.success.inform)
       .filter((k) => k !== 'total')
       .sort();
-    out.push(formatTable(['domain', 'inform', 'success'], [...domains, 'total'].map((k) => [k, f1(r.success!.inform[k]!), f1(r.success!.success[k] ?? 0)])));
+    out.push(
+      formatTable(
+        ['domain', 'inform', 'success'],
+        [...domains, 'total'].map((k) => [k, f1(r.success!.inform[k]!), f1(r.success!.success[k] ?? 0)]),
+      ),
+    );
     const failed = d.perDialogue.filter((x) => x.inform === false).length;
     const unsuccessful = d.perDialogue.filter((x) => x.inform === true && x.success === false).length;
     out.push(`${failed} dialogue(s) fail Inform, ${unsuccessful} more fail Success (--per-dialogue FILE says why)`);
@@ -86,7 +107,12 @@ function table(file: string, r: MultiwozReport, intervals: ReturnType<typeof boo
 export async function runMultiwoz(predictions: string, opts: MultiwozCommandOptions): Promise<void> {
   const any = opts.bleu || opts.success || opts.richness || opts.dst;
   const metrics = any
-    ? { bleu: Boolean(opts.bleu), success: Boolean(opts.success), richness: Boolean(opts.richness), dst: Boolean(opts.dst) }
+    ? {
+        bleu: Boolean(opts.bleu),
+        success: Boolean(opts.success),
+        richness: Boolean(opts.richness),
+        dst: Boolean(opts.dst),
+      }
     : { bleu: true, success: true, richness: true, dst: false };
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
@@ -110,7 +136,8 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
     strictDst: Boolean(opts.strictDst),
     onWarning: warn,
   });
-  const intervals = opts.ci && (report.bleu || report.success) ? bootstrapMultiwoz(report, { samples, seed, confidence }) : undefined;
+  const intervals =
+    opts.ci && (report.bleu || report.success) ? bootstrapMultiwoz(report, { samples, seed, confidence }) : undefined;
   if (opts.perDialogue) {
     const lines = report.details.perDialogue.map((d) =>
       JSON.stringify({
@@ -135,7 +162,12 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
       results: mwzevalResults(report),
       intervals: intervals ?? null,
       details,
-      options: { ...metrics, normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains), strictDst: Boolean(opts.strictDst) },
+      options: {
+        ...metrics,
+        normalization: report.details.normalization,
+        addSlotDomains: Boolean(opts.addSlotDomains),
+        strictDst: Boolean(opts.strictDst),
+      },
     });
   }
   // mwzeval's output JSON: what --format json prints, and the run's native output (formatted once)
@@ -166,18 +198,31 @@ function dataFilesUsed(dir: string, report: MultiwozReport, references: string[]
     }
     files.push(DATA_FILES.goals, DATA_FILES.bookedDomains);
   }
-  const gold = report.details.stateSource === 'gold' || report.details.dstSource === 'predicted' || report.details.dstSource === 'gold_copied_by_success';
-  if (gold) files.push(!v2022 && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates);
+  const gold =
+    report.details.stateSource === 'gold' ||
+    report.details.dstSource === 'predicted' ||
+    report.details.dstSource === 'gold_copied_by_success';
+  if (gold)
+    files.push(
+      !v2022 && existsSync(join(dir, DATA_FILES.goldStatesV2023)) ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates,
+    );
   return files;
 }
 
 /** The resource set as the run records it: where it came from, its pinned commit (fetched set) and the sha256 of the files used. */
-async function multiwozResource(dataFlag: string | undefined, report: MultiwozReport, references: string[], digests: FileDigests): Promise<RunResource | undefined> {
+async function multiwozResource(
+  dataFlag: string | undefined,
+  report: MultiwozReport,
+  references: string[],
+  digests: FileDigests,
+): Promise<RunResource | undefined> {
   const source = dataFlag ? 'option' : process.env[getResourceSet(MULTIWOZ_RESOURCE).envVar] ? 'env' : 'cache';
   const dir = await resolveMultiwozDataDir({ dir: dataFlag, flag: '--data' });
   const files = dataFilesUsed(dir, report, references);
   if (files.length === 0) return undefined;
-  const hashed = await Promise.all(files.map(async (path) => ({ path, sha256: (await digests.get(join(dir, path))).sha256 })));
+  const hashed = await Promise.all(
+    files.map(async (path) => ({ path, sha256: (await digests.get(join(dir, path))).sha256 })),
+  );
   return {
     name: MULTIWOZ_RESOURCE,
     ...(source === 'cache' ? { commit: getResourceSet(MULTIWOZ_RESOURCE).commit } : {}),
@@ -199,7 +244,16 @@ async function writeMultiwozRun(
   intervals: ReturnType<typeof bootstrapMultiwoz> | undefined,
   mwzevalJson: string | undefined,
   digests: FileDigests,
-  settings: { bleu: boolean; success: boolean; richness: boolean; dst: boolean; references?: string[]; samples: number; seed: number; confidence: number },
+  settings: {
+    bleu: boolean;
+    success: boolean;
+    richness: boolean;
+    dst: boolean;
+    references?: string[];
+    samples: number;
+    seed: number;
+    confidence: number;
+  },
 ): Promise<void> {
   const references = settings.bleu ? (settings.references ?? Object.keys(report.bleu ?? {})) : [];
   const options: Record<string, unknown> = {
@@ -219,13 +273,19 @@ async function writeMultiwozRun(
   };
   const run = await openRun(opts, {
     benchmark: MULTIWOZ_BENCHMARK,
-    variant: multiwozVariant({ normalization: report.details.normalization, addSlotDomains: Boolean(opts.addSlotDomains) }),
+    variant: multiwozVariant({
+      normalization: report.details.normalization,
+      addSlotDomains: Boolean(opts.addSlotDomains),
+    }),
     input: predictions,
     options,
   });
   if (!run) return;
   // the digests were taken as the evaluation read the files
-  const [, resource] = await Promise.all([run.addInput('predictions', predictions, digests), multiwozResource(opts.data, report, references, digests)]);
+  const [, resource] = await Promise.all([
+    run.addInput('predictions', predictions, digests),
+    multiwozResource(opts.data, report, references, digests),
+  ]);
   if (resource) run.addResource(resource);
   // the native output, written by finish with the run's own files
   run.addArtifact(join(run.dir, 'mwzeval.json'), 'mwzeval-json', `${mwzevalJson ?? formatMwzevalJson(report)}\n`);
@@ -249,18 +309,27 @@ async function writeMultiwozRun(
   await run.finish({ items, metrics });
 }
 
-const isDirectory = (path: string) => stat(path).then((s) => s.isDirectory(), () => false);
+const isDirectory = (path: string) =>
+  stat(path).then(
+    (s) => s.isDirectory(),
+    () => false,
+  );
 
 export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCompareOptions): Promise<void> {
   // Two run directories: the old spelling of `dialeval compare A B` (R from --samples, default 1000 here).
   const [dirA, dirB] = await Promise.all([isDirectory(a), isDirectory(b)]);
   if (dirA || dirB) {
-    if (!(dirA && dirB)) throw new UsageError('multiwoz compare takes two prediction files or two run directories, not one of each');
-    if (opts.bleu || opts.success) throw new UsageError('--bleu/--success select metrics of prediction files; for run directories use `dialeval compare --metric NAME`');
+    if (!(dirA && dirB))
+      throw new UsageError('multiwoz compare takes two prediction files or two run directories, not one of each');
+    if (opts.bleu || opts.success)
+      throw new UsageError(
+        '--bleu/--success select metrics of prediction files; for run directories use `dialeval compare --metric NAME`',
+      );
     if ((opts.confidence ?? 0.95) !== 0.95) throw new UsageError('--confidence: run comparisons report 95% intervals');
     const { runCompare } = await import('./compare');
     const format = opts.format ?? 'table';
-    if (!(['table', 'json', 'csv', 'markdown'] as const).includes(format as 'table')) throw new UsageError(`--format must be table, json, csv or markdown, got "${format}"`);
+    if (!(['table', 'json', 'csv', 'markdown'] as const).includes(format as 'table'))
+      throw new UsageError(`--format must be table, json, csv or markdown, got "${format}"`);
     await runCompare([a, b], { format: format as 'table', resamples: opts.samples, seed: opts.seed, out: opts.out });
     return;
   }
@@ -269,7 +338,13 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
   const format = opts.format ?? 'table';
   if (format !== 'table' && format !== 'json') throw new UsageError(`--format must be table or json, got "${format}"`);
   const options = { samples: opts.samples ?? 1000, seed: opts.seed ?? 0, confidence: opts.confidence ?? 0.95 };
-  const common = { ...metrics, dir: opts.data, flag: '--data', normalization: version(opts.normalization), addSlotDomains: Boolean(opts.addSlotDomains) };
+  const common = {
+    ...metrics,
+    dir: opts.data,
+    flag: '--data',
+    normalization: version(opts.normalization),
+    addSlotDomains: Boolean(opts.addSlotDomains),
+  };
   const warnings: string[] = [];
   const ra = await evaluateMultiwozFile(a, { ...common, onWarning: (w) => warnings.push(`A: ${w}`) });
   const rb = await evaluateMultiwozFile(b, { ...common, onWarning: (w) => warnings.push(`B: ${w}`) });
@@ -282,7 +357,14 @@ export async function runMultiwozCompare(a: string, b: string, opts: MultiwozCom
   const rows: Array<Array<string>> = [];
   const row = (name: string, m: NonNullable<typeof c.inform>, fmt: (x: number) => string) => {
     const iv = m.comparison.interval;
-    rows.push([name, fmt(m.a), fmt(m.b), fmt(m.comparison.difference), `[${fmt(iv.lower)}, ${fmt(iv.upper)}]`, m.comparison.pValue.toFixed(3)]);
+    rows.push([
+      name,
+      fmt(m.a),
+      fmt(m.b),
+      fmt(m.comparison.difference),
+      `[${fmt(iv.lower)}, ${fmt(iv.upper)}]`,
+      m.comparison.pValue.toFixed(3),
+    ]);
   };
   for (const [name, m] of Object.entries(c.bleu ?? {})) row(`BLEU (${name})`, m, f2);
   if (c.inform) row('Inform', c.inform, f2);

@@ -39,10 +39,31 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
   const shown = (r: RunListing) => relative(dir, r.dir) || '.';
   const names = metricNames(rows);
   if (format === 'csv') {
-    const header = ['dir', 'benchmark', 'variant', 'system', 'created_at', 'status', 'evaluated', 'failed', 'skipped', 'cost_usd', ...names];
+    const header = [
+      'dir',
+      'benchmark',
+      'variant',
+      'system',
+      'created_at',
+      'status',
+      'evaluated',
+      'failed',
+      'skipped',
+      'cost_usd',
+      ...names,
+    ];
     const lines = rows.map((r) =>
       csvLine([
-        r.dir, r.benchmark, r.variant, r.system, r.createdAt, r.status, r.counts?.evaluated, r.counts?.failed, r.counts?.skipped, r.costUsd,
+        r.dir,
+        r.benchmark,
+        r.variant,
+        r.system,
+        r.createdAt,
+        r.status,
+        r.counts?.evaluated,
+        r.counts?.failed,
+        r.counts?.skipped,
+        r.costUsd,
         ...names.map((n) => r.metrics[n]?.value),
       ]),
     );
@@ -56,22 +77,43 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
     const v = r.metrics[n]?.value;
     return v === null || v === undefined ? '' : formatNumber(v);
   };
-  const header = ['benchmark', 'variant', 'system', 'date', 'status', ...(single ? columns : ['metrics']), 'cost', 'dir'];
+  const header = [
+    'benchmark',
+    'variant',
+    'system',
+    'date',
+    'status',
+    ...(single ? columns : ['metrics']),
+    'cost',
+    'dir',
+  ];
   const body = rows.map((r) => [
     r.benchmark ?? '',
     r.variant ?? '',
     r.system ?? '',
     date(r.createdAt),
     statusText(r),
-    ...(single ? columns.map((n) => value(r, n)) : [Object.keys(r.metrics).slice(0, MAX_METRIC_COLUMNS).map((n) => `${n} ${value(r, n)}`).join(', ')]),
+    ...(single
+      ? columns.map((n) => value(r, n))
+      : [
+          Object.keys(r.metrics)
+            .slice(0, MAX_METRIC_COLUMNS)
+            .map((n) => `${n} ${value(r, n)}`)
+            .join(', '),
+        ]),
     r.costUsd === undefined ? '' : `$${r.costUsd.toFixed(4)}`,
     shown(r),
   ]);
   const invalid = rows.filter((r) => r.status === 'invalid');
   const notes = invalid.map((r) => `invalid: ${r.error}`);
-  const summary = `${rows.length} run(s) under ${dir}` +
-    (rows.some((r) => r.status === 'unfinished') ? `, ${rows.filter((r) => r.status === 'unfinished').length} unfinished (no run.json)` : '') +
-    (single && names.length > columns.length ? `; ${names.length - columns.length} more metric(s) in --format json/csv` : '');
+  const summary =
+    `${rows.length} run(s) under ${dir}` +
+    (rows.some((r) => r.status === 'unfinished')
+      ? `, ${rows.filter((r) => r.status === 'unfinished').length} unfinished (no run.json)`
+      : '') +
+    (single && names.length > columns.length
+      ? `; ${names.length - columns.length} more metric(s) in --format json/csv`
+      : '');
   const table = format === 'markdown' ? formatMarkdownTable(header, body) : formatTable(header, body);
   await emit([table, '', summary, ...notes].join('\n'), opts.out);
 }

@@ -12,8 +12,18 @@ export function registerReport(program: Command): void {
     .argument('<runs...>', 'one or more run directories (run.json + items.jsonl; an unfinished run is shown as such)')
     .option('--out <file>', 'the HTML file to write (atomically)', 'report.html')
     .option('--title <text>', 'the report title (default: benchmark and systems)')
-    .option('--resamples <n>', 'several runs: R for the comparison (as dialeval compare)', integer('--resamples', { min: 1 }), 10_000)
-    .option('--seed <n>', 'several runs: seed of the comparison (as dialeval compare)', integer('--seed', { min: 0 }), 0)
+    .option(
+      '--resamples <n>',
+      'several runs: R for the comparison (as dialeval compare)',
+      integer('--resamples', { min: 1 }),
+      10_000,
+    )
+    .option(
+      '--seed <n>',
+      'several runs: seed of the comparison (as dialeval compare)',
+      integer('--seed', { min: 0 }),
+      0,
+    )
     .option('--all-pairs', 'several runs: compare every pair, not only each run against the first')
     .option('--force', 'several runs: compare runs of different variants anyway (the mismatch is shown)')
     .action(async (runs: string[], opts: ReportCommandOptions) => {

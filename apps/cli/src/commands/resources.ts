@@ -3,7 +3,9 @@ import { type Command, Option } from 'commander';
 export function registerResources(program: Command): void {
   const resources = program
     .command('resources')
-    .description('List, fetch and locate the reference data and method texts that packages read (never shipped in packages)');
+    .description(
+      'List, fetch and locate the reference data and method texts that packages read (never shipped in packages)',
+    );
   resources
     .command('list')
     .description('list the known resource sets and whether each is installed')

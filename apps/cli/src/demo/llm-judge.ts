@@ -19,11 +19,21 @@ const DIALOGUES: Array<{ id: string; turns: DemoTurn[] }> = [
   {
     id: 'DEMO01.json',
     turns: [
-      { system: '', user: 'i need a cheap hotel in the north .', gold: { 'hotel-pricerange': 'cheap', 'hotel-area': 'north' }, label: { 'hotel-pricerange': 'cheap', 'hotel-area': 'north' } },
+      {
+        system: '',
+        user: 'i need a cheap hotel in the north .',
+        gold: { 'hotel-pricerange': 'cheap', 'hotel-area': 'north' },
+        label: { 'hotel-pricerange': 'cheap', 'hotel-area': 'north' },
+      },
       {
         system: 'the acorn guest house is cheap and in the north . shall i book it ?',
         user: 'yes please , for 2 people from friday , 3 nights .',
-        gold: { 'hotel-name': 'acorn guest house', 'hotel-book people': '2', 'hotel-book day': 'friday', 'hotel-book stay': '3' },
+        gold: {
+          'hotel-name': 'acorn guest house',
+          'hotel-book people': '2',
+          'hotel-book day': 'friday',
+          'hotel-book stay': '3',
+        },
         label: { 'hotel-book people': '2', 'hotel-book day': 'friday', 'hotel-book stay': '3' },
       },
       {
@@ -37,7 +47,12 @@ const DIALOGUES: Array<{ id: string; turns: DemoTurn[] }> = [
   {
     id: 'DEMO02.json',
     turns: [
-      { system: '', user: 'find me an italian restaurant in the centre .', gold: { 'restaurant-food': 'italian', 'restaurant-area': 'centre' }, label: { 'restaurant-food': 'italian', 'restaurant-area': 'center' } },
+      {
+        system: '',
+        user: 'find me an italian restaurant in the centre .',
+        gold: { 'restaurant-food': 'italian', 'restaurant-area': 'centre' },
+        label: { 'restaurant-food': 'italian', 'restaurant-area': 'center' },
+      },
       { system: 'zizzi is a nice italian place in the centre .', user: 'thanks , that is all .', gold: {}, label: {} },
     ],
   },
@@ -64,7 +79,9 @@ const DEMO_TEMPLATES = {
 function standInJudge(prompt: string): string {
   const user = /\nUser: (.*)\n/.exec(prompt)?.[1] ?? '';
   const verdict = VERDICTS[user] ?? {};
-  const body = prompt.includes('QUESTION accuracy') ? { incorrect_domain_slot: verdict.incorrect ?? {} } : { missed_domain_slot: verdict.missed ?? {} };
+  const body = prompt.includes('QUESTION accuracy')
+    ? { incorrect_domain_slot: verdict.incorrect ?? {} }
+    : { missed_domain_slot: verdict.missed ?? {} };
   return `Looking at the user's words.\n\`\`\`json\n${JSON.stringify(body)}\n\`\`\``;
 }
 
@@ -72,7 +89,8 @@ const pct = (x: number | null) => (x === null ? '—' : `${x.toFixed(1)}%`);
 
 export const llmJudgeDemo: DemoEntry = {
   name: 'llm-judge',
-  title: 'LLM judge of dialogue state tracking: rule judgements and a two-dimensional judge run (made-up dialogues, stand-in judge on 127.0.0.1)',
+  title:
+    'LLM judge of dialogue state tracking: rule judgements and a two-dimensional judge run (made-up dialogues, stand-in judge on 127.0.0.1)',
   async run() {
     const judge = await import('@eval/llm-judge');
     const { createLlm } = await import('@eval/llm');
@@ -100,12 +118,21 @@ export const llmJudgeDemo: DemoEntry = {
     });
     const rules = judge.ruleMetrics(records);
     const dir = await mkdtemp(join(tmpdir(), 'dialeval-llm-judge-demo-'));
-    const server = await startTestServer({ respond: (req) => standInJudge(req.messages[req.messages.length - 1]!.content) });
+    const server = await startTestServer({
+      respond: (req) => standInJudge(req.messages[req.messages.length - 1]!.content),
+    });
     try {
       const templates = await judge.loadTemplates(['ours-accuracy', 'ours-completeness'], {
         texts: { 'ours-accuracy': DEMO_TEMPLATES.accuracy, 'ours-completeness': DEMO_TEMPLATES.completeness },
       });
-      const llm = createLlm({ model: 'demo-judge', baseURL: server.baseURL, apiKeyEnv: 'DIALEVAL_DEMO_KEY', env: { DIALEVAL_DEMO_KEY: 'demo' }, cacheDir: join(dir, 'llm-cache'), progress: false });
+      const llm = createLlm({
+        model: 'demo-judge',
+        baseURL: server.baseURL,
+        apiKeyEnv: 'DIALEVAL_DEMO_KEY',
+        env: { DIALEVAL_DEMO_KEY: 'demo' },
+        cacheDir: join(dir, 'llm-cache'),
+        progress: false,
+      });
       let run;
       try {
         run = await judge.runJudge({ method: 'ours', records, templates, llm });
@@ -123,7 +150,14 @@ export const llmJudgeDemo: DemoEntry = {
             `  ${t.flag.padEnd(14)} judge ${t.judge} rule ${t.ruleMwz21}${t.missed.length ? `  missed: ${t.missed.join(', ')}` : ''}${t.incorrect.length ? `  incorrect: ${t.incorrect.join(', ')}` : ''}`,
         ),
       ];
-      return { lines, data: { rules, ours: e.metrics, turns: e.turns.map((t) => ({ flag: t.flag, judge: t.judge, rule: t.ruleMwz21, missed: t.missed })) } };
+      return {
+        lines,
+        data: {
+          rules,
+          ours: e.metrics,
+          turns: e.turns.map((t) => ({ flag: t.flag, judge: t.judge, rule: t.ruleMwz21, missed: t.missed })),
+        },
+      };
     } finally {
       await server.close();
       await rm(dir, { recursive: true, force: true });

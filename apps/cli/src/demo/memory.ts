@@ -10,7 +10,13 @@ import type { DemoEntry } from './index';
  */
 const T0 = 'Mar 02, 2025, 09:00:00';
 const T1 = 'Apr 20, 2025, 18:30:00';
-const point = (memory_content: string, memory_type: string, memory_source: string, timestamp: string, extra: Record<string, unknown> = {}) => ({
+const point = (
+  memory_content: string,
+  memory_type: string,
+  memory_source: string,
+  timestamp: string,
+  extra: Record<string, unknown> = {},
+) => ({
   memory_content,
   memory_type,
   memory_source,
@@ -20,7 +26,12 @@ const point = (memory_content: string, memory_type: string, memory_source: strin
   importance: memory_source === 'interference' ? 1.0 : 0.75,
   ...extra,
 });
-const turn = (role: 'user' | 'assistant', content: string, timestamp: string, dialogue_turn: number) => ({ role, content, timestamp, dialogue_turn });
+const turn = (role: 'user' | 'assistant', content: string, timestamp: string, dialogue_turn: number) => ({
+  role,
+  content,
+  timestamp,
+  dialogue_turn,
+});
 
 export const MEMORY_DEMO_USER = {
   uuid: 'demo-0000-lena-ortiz',
@@ -42,14 +53,23 @@ export const MEMORY_DEMO_USER = {
         turn('assistant', 'Congratulations on the half marathon!', T0, 1),
       ],
       questions: [
-        { question: 'Where does Lena Ortiz live?', answer: 'Porto', evidence: [{ memory_content: 'Lena Ortiz lives in Porto.', memory_type: 'Persona Memory' }], difficulty: 'easy', question_type: 'Basic Fact Recall' },
+        {
+          question: 'Where does Lena Ortiz live?',
+          answer: 'Porto',
+          evidence: [{ memory_content: 'Lena Ortiz lives in Porto.', memory_type: 'Persona Memory' }],
+          difficulty: 'easy',
+          question_type: 'Basic Fact Recall',
+        },
       ],
     },
     {
       start_time: T1,
       end_time: T1,
       memory_points: [
-        point('Lena Ortiz lives in Lisbon.', 'Persona Memory', 'secondary', T1, { is_update: 'True', original_memories: ['Lena Ortiz lives in Porto.'] }),
+        point('Lena Ortiz lives in Lisbon.', 'Persona Memory', 'secondary', T1, {
+          is_update: 'True',
+          original_memories: ['Lena Ortiz lives in Porto.'],
+        }),
         point('Lena Ortiz has a sister named Marta.', 'Relationship Memory', 'system', T1),
       ],
       dialogue: [
@@ -59,17 +79,41 @@ export const MEMORY_DEMO_USER = {
         turn('assistant', 'Lovely to have your sister Marta close.', T1, 1),
       ],
       questions: [
-        { question: 'Which city does Lena Ortiz live in now?', answer: 'Lisbon', evidence: [{ memory_content: 'Lena Ortiz lives in Lisbon.', memory_type: 'Persona Memory' }], difficulty: 'medium', question_type: 'Dynamic Update' },
-        { question: 'What is the name of Lena Ortiz\'s sister?', answer: 'Marta', evidence: [{ memory_content: 'Lena Ortiz has a sister named Marta.', memory_type: 'Relationship Memory' }], difficulty: 'easy', question_type: 'Basic Fact Recall' },
-        { question: 'What is Lena Ortiz\'s blood type?', answer: 'Unknown; never mentioned.', evidence: [], difficulty: 'easy', question_type: 'Memory Boundary' },
+        {
+          question: 'Which city does Lena Ortiz live in now?',
+          answer: 'Lisbon',
+          evidence: [{ memory_content: 'Lena Ortiz lives in Lisbon.', memory_type: 'Persona Memory' }],
+          difficulty: 'medium',
+          question_type: 'Dynamic Update',
+        },
+        {
+          question: "What is the name of Lena Ortiz's sister?",
+          answer: 'Marta',
+          evidence: [{ memory_content: 'Lena Ortiz has a sister named Marta.', memory_type: 'Relationship Memory' }],
+          difficulty: 'easy',
+          question_type: 'Basic Fact Recall',
+        },
+        {
+          question: "What is Lena Ortiz's blood type?",
+          answer: 'Unknown; never mentioned.',
+          evidence: [],
+          difficulty: 'easy',
+          question_type: 'Memory Boundary',
+        },
       ],
     },
   ],
 };
 
-const STOP = new Set('a an and the is are was in of to on for with i my me you your it at as now does do what which who where how has have'.split(' '));
+const STOP = new Set(
+  'a an and the is are was in of to on for with i my me you your it at as now does do what which who where how has have'.split(
+    ' ',
+  ),
+);
 function words(text: string): string[] {
-  return [...text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)].map((m) => m[0]).filter((w) => !STOP.has(w) && w.length > 1);
+  return [...text.toLowerCase().matchAll(/[\p{L}\p{N}]+/gu)]
+    .map((m) => m[0])
+    .filter((w) => !STOP.has(w) && w.length > 1);
 }
 /** Share of `a`'s content words found in `b`. */
 function coverage(a: string, b: string): number {
@@ -122,14 +166,26 @@ const fence = (obj: unknown) => `\`\`\`json\n${JSON.stringify(obj, null, 2)}\n\`
  */
 function demoJudge(prompt: string): string {
   if (prompt.startsWith('You are a strict **"Memory Integrity" evaluator**')) {
-    const expected = between(prompt, 'The key memory point that *should* have been extracted.\n   ', '\n\n# Evaluation Instructions');
+    const expected = between(
+      prompt,
+      'The key memory point that *should* have been extracted.\n   ',
+      '\n\n# Evaluation Instructions',
+    );
     const memories = between(prompt, 'actually extracted by the memory system.\n   ', '\n\n2. **Expected Memory Point');
     const c = coverage(expected, memories);
     return fence({ reasoning: `word coverage ${c.toFixed(2)}`, score: c >= 0.8 ? '2' : c >= 0.6 ? '1' : '0' });
   }
   if (prompt.startsWith('You are a **Dialogue Memory Accuracy Evaluator.**')) {
-    const candidate = between(prompt, 'The memory extracted by the system to be evaluated.\n  ', '\n\n# Evaluation Principles');
-    const golden = between(prompt, 'pre-annotated for this dialogue in the evaluation dataset.\n  ', '\n\n* **Candidate Memory');
+    const candidate = between(
+      prompt,
+      'The memory extracted by the system to be evaluated.\n  ',
+      '\n\n# Evaluation Principles',
+    );
+    const golden = between(
+      prompt,
+      'pre-annotated for this dialogue in the evaluation dataset.\n  ',
+      '\n\n* **Candidate Memory',
+    );
     const dialogue = between(prompt, '* **Dialogue:**\n  ', '\n\n* **Golden Memories');
     const support = coverage(candidate, `${dialogue}\n${golden}`);
     return fence({
@@ -139,9 +195,16 @@ function demoJudge(prompt: string): string {
     });
   }
   if (prompt.startsWith('Your task is to **evaluate the update accuracy**')) {
-    const updated = between(prompt, 'the one we focus on in this evaluation.\n   ', '\n\n3. **Original Memory Content:**');
+    const updated = between(
+      prompt,
+      'the one we focus on in this evaluation.\n   ',
+      '\n\n3. **Original Memory Content:**',
+    );
     const memories = between(prompt, 'after the current dialogue.\n   ', '\n\n2. **Target Memory');
-    return fence({ reason: 'word coverage', evaluation_result: coverage(updated, memories) >= 0.8 ? 'Correct' : 'Omission' });
+    return fence({
+      reason: 'word coverage',
+      evaluation_result: coverage(updated, memories) >= 0.8 ? 'Correct' : 'Omission',
+    });
   }
   const reference = between(prompt, '* **Reference Answer:**\n  ', '\n\n* **Key Memory Points');
   const response = between(prompt, '* **Memory System Response:**\n  ', '\n\n# Output Requirements');
@@ -166,7 +229,9 @@ export const memoryDemo: DemoEntry = {
     const { createLlm } = await import('@eval/llm');
     const { startTestServer } = await import('@eval/llm/testing');
     const dir = await mkdtemp(join(tmpdir(), 'dialeval-memory-demo-'));
-    const server = await startTestServer({ respond: (req) => demoJudge(req.messages[req.messages.length - 1]!.content) });
+    const server = await startTestServer({
+      respond: (req) => demoJudge(req.messages[req.messages.length - 1]!.content),
+    });
     try {
       const dataset = join(dir, 'dataset.jsonl');
       await writeFile(dataset, `${JSON.stringify(MEMORY_DEMO_USER)}\n`);
@@ -198,7 +263,11 @@ export const memoryDemo: DemoEntry = {
       }
       const { header, cells } = memory.leaderboardTable(rows);
       const widths = header.map((h, j) => Math.max(h.length, ...cells.map((c) => c[j]!.length)));
-      const line = (r: string[]) => r.map((c, j) => c.padEnd(widths[j]!)).join('  ').trimEnd();
+      const line = (r: string[]) =>
+        r
+          .map((c, j) => c.padEnd(widths[j]!))
+          .join('  ')
+          .trimEnd();
       const lines = [
         `1 made-up user, 2 sessions, 6 memory points (1 interference, 1 update), 4 questions`,
         `memory systems answered by a programmatic model; ${judgeCalls} judge calls through @eval/llm to a word-overlap stand-in judge`,

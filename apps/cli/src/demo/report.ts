@@ -20,12 +20,22 @@ export async function writeDemoReport(results: Record<string, unknown>, out?: st
   if (!data?.turns) return undefined;
   const file = resolve(out ?? join(await mkdtemp(join(tmpdir(), 'dialeval-demo-')), 'report.html'));
   const runDir = join(dirname(file), 'dialeval-demo-run');
-  const run = await startRun(runDir, { benchmark: 'llm-judge', variant: 'ours (demo templates)', system: 'demo-judge', command: ['dialeval', 'demo'] });
+  const run = await startRun(runDir, {
+    benchmark: 'llm-judge',
+    variant: 'ours (demo templates)',
+    system: 'demo-judge',
+    command: ['dialeval', 'demo'],
+  });
   const items: RunItem[] = data.turns.map((t) => ({
     id: t.flag,
     group: t.flag.slice(0, t.flag.lastIndexOf('-')),
     values: { judge: t.judge === 1, M21: t.rule === 1 },
-    detail: { judge: { accurate: t.judge === 1 }, rules: { M21: t.rule === 1 }, disagree: t.judge !== t.rule, missed: t.missed },
+    detail: {
+      judge: { accurate: t.judge === 1 },
+      rules: { M21: t.rule === 1 },
+      disagree: t.judge !== t.rule,
+      missed: t.missed,
+    },
   }));
   const n = data.ours.turns;
   const pct = (value: number | null) => ({ value, n, unit: '%' });
@@ -40,6 +50,9 @@ export async function writeDemoReport(results: Record<string, unknown>, out?: st
   });
   const loaded = await readRun(runDir);
   const { writeReport } = await import('@eval/report');
-  await writeReport(file, { runs: [{ path: runDir, manifest: loaded.manifest, items: loaded.items }], title: 'dialeval demo: LLM judge of dialogue state tracking' });
+  await writeReport(file, {
+    runs: [{ path: runDir, manifest: loaded.manifest, items: loaded.items }],
+    title: 'dialeval demo: LLM judge of dialogue state tracking',
+  });
   return file;
 }

@@ -7,8 +7,19 @@ export const scorekeepingDemo: DemoEntry = {
   name: 'scorekeeping',
   title: 'Scorekeeping (clembench private/shared): a perfect vs the mock Answerer on the built-in default experiments',
   async run() {
-    const { chatModelAnswerer, defaultResources, EXPERIMENTS, generateInstances, mockModel, numpyRound, pandasMean, pandasStd, perfectModel, playEpisode, scoreEpisode } =
-      await import('@eval/scorekeeping');
+    const {
+      chatModelAnswerer,
+      defaultResources,
+      EXPERIMENTS,
+      generateInstances,
+      mockModel,
+      numpyRound,
+      pandasMean,
+      pandasStd,
+      perfectModel,
+      playEpisode,
+      scoreEpisode,
+    } = await import('@eval/scorekeeping');
     // The package's own default texts (not clembench's), instances from seed 42; no network.
     const resources = defaultResources();
     const instances = generateInstances(resources, { seed: 42, instancesPerExperiment: EPISODES_PER_EXPERIMENT });
@@ -43,7 +54,9 @@ export const scorekeepingDemo: DemoEntry = {
       };
       data[p.name] = figures;
       const q = Number.isNaN(figures.quality) ? 'n/a (every episode aborted)' : figures.quality.toFixed(2);
-      lines.push(`${p.name.padEnd(8)} % Played ${figures.played.toFixed(2).padStart(6)}   Quality Score ${q}   (${calls} model calls)`);
+      lines.push(
+        `${p.name.padEnd(8)} % Played ${figures.played.toFixed(2).padStart(6)}   Quality Score ${q}   (${calls} model calls)`,
+      );
     }
     lines.push('the mock answers with random tags/yes/no and invalid continuations, so most of its episodes abort');
     return { lines, data };

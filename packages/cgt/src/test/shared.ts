@@ -2,7 +2,12 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type CgtSetting, readSettingDir } from '../data';
 import { type SettingResult, evaluateSetting } from '../evaluate';
-import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
+import {
+  describeWithReferenceData,
+  hasReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../../test-support/reference-data';
 
 /** Reference data of the project (never copied into the repo): ../shared/cgt; guard tests that read it. */
 export const CGT = referencePath('cgt');
@@ -55,7 +60,10 @@ export const expectedText = (): string => readFileSync(join(CGT, 'expected.json'
 export const expected = (): Expected => JSON.parse(expectedText());
 
 /** Reads and evaluates every shared setting (default options) into the given maps, keyed by setting name. */
-export async function loadSettings(settings: Map<string, CgtSetting>, results: Map<string, SettingResult>): Promise<void> {
+export async function loadSettings(
+  settings: Map<string, CgtSetting>,
+  results: Map<string, SettingResult>,
+): Promise<void> {
   for (const name of SETTINGS) {
     const s = await readSettingDir(join(PREDICTIONS, name));
     settings.set(name, s);

@@ -51,7 +51,11 @@ interface Cases {
   format: Array<{ in: [string, unknown[] | Record<string, unknown>]; out: Outcome }>;
   repr: Array<{ in: string; repr: string; str: string }>;
   json_loads: Array<{ in: string; out: Outcome & { msg?: string; pos?: number; lineno?: number; colno?: number } }>;
-  json_dumps: Array<{ in: string; options: { indent?: number | string; separators?: [string, string]; ensure_ascii?: boolean; sort_keys?: boolean }; out: string }>;
+  json_dumps: Array<{
+    in: string;
+    options: { indent?: number | string; separators?: [string, string]; ensure_ascii?: boolean; sort_keys?: boolean };
+    out: string;
+  }>;
   literal_eval: Array<{ in: string; out: Outcome }>;
   random: Array<{ seed: { int?: string; str?: string }; out: Record<string, unknown> }>;
 }
@@ -76,7 +80,8 @@ describe(`CPython ${cases.python} recorded outputs`, () => {
   });
 
   it('round(x, n): exact binary value, ties to even (round(2.675, 2) == 2.67)', () => {
-    for (const c of cases.round) expect(pythonFloatRepr(pythonRound(float(c.in[0]), c.in[1])), JSON.stringify(c.in)).toBe(c.out);
+    for (const c of cases.round)
+      expect(pythonFloatRepr(pythonRound(float(c.in[0]), c.in[1])), JSON.stringify(c.in)).toBe(c.out);
   });
 
   it('statistics.mean of floats', () => {
@@ -98,7 +103,8 @@ describe(`CPython ${cases.python} recorded outputs`, () => {
       if (cp >= 0xd800 && cp <= 0xdfff) continue;
       if (pyIsDigit(String.fromCodePoint(cp)) !== inRanges(cp, cases.isdigit)) wrong.push(cp);
     }
-    for (const [lo, hi] of cases.isdigit) for (let cp = lo; cp <= hi; cp++) if (!pyIsDigit(String.fromCodePoint(cp))) wrong.push(cp);
+    for (const [lo, hi] of cases.isdigit)
+      for (let cp = lo; cp <= hi; cp++) if (!pyIsDigit(String.fromCodePoint(cp))) wrong.push(cp);
     expect(wrong).toEqual([]);
   });
 
@@ -170,7 +176,12 @@ describe(`CPython ${cases.python} recorded outputs`, () => {
         }
         expect(error, JSON.stringify(c.in)).toBeInstanceOf(PythonJsonError);
         const e = error as PythonJsonError;
-        expect([e.msg, e.position, e.lineno, e.colno], JSON.stringify(c.in)).toEqual([c.out.msg, c.out.pos, c.out.lineno, c.out.colno]);
+        expect([e.msg, e.position, e.lineno, e.colno], JSON.stringify(c.in)).toEqual([
+          c.out.msg,
+          c.out.pos,
+          c.out.lineno,
+          c.out.colno,
+        ]);
       } else expect(pythonRepr(parsePythonJson(c.in)), c.in).toBe(c.out.value);
     }
   });
@@ -178,7 +189,12 @@ describe(`CPython ${cases.python} recorded outputs`, () => {
   it('json.dumps: indent, separators, ensure_ascii, sort_keys, float repr and escapes', () => {
     for (const c of cases.json_dumps) {
       const o = c.options;
-      const got = pythonJsonDumps(parsePythonJson(c.in), { indent: o.indent, separators: o.separators, ensureAscii: o.ensure_ascii, sortKeys: o.sort_keys });
+      const got = pythonJsonDumps(parsePythonJson(c.in), {
+        indent: o.indent,
+        separators: o.separators,
+        ensureAscii: o.ensure_ascii,
+        sortKeys: o.sort_keys,
+      });
       expect(got, `${c.in} ${JSON.stringify(o)}`).toBe(c.out);
     }
   });

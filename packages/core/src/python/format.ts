@@ -59,17 +59,25 @@ export function parseFormatString(template: string): FormatPiece[] {
       else if (template[j] === '}') depth--;
       if (depth > 0) j++;
     }
-    if (depth > 0) throw new FormatError(i + 1 === n ? "Single '{' encountered in format string" : "expected '}' before end of string");
+    if (depth > 0)
+      throw new FormatError(
+        i + 1 === n ? "Single '{' encountered in format string" : "expected '}' before end of string",
+      );
     const body = template.slice(i + 1, j);
     const m = /^([^!:]*)(?:!([^:]*))?(?::([\s\S]*))?$/.exec(body)!;
     const name = m[1]!;
     const conversion = m[2];
     const spec = m[3];
     if (conversion !== undefined && !['r', 's', 'a'].includes(conversion)) {
-      throw new FormatError(conversion.length === 1 ? `Unknown conversion specifier ${conversion}` : 'expected \':\' after conversion specifier');
+      throw new FormatError(
+        conversion.length === 1
+          ? `Unknown conversion specifier ${conversion}`
+          : "expected ':' after conversion specifier",
+      );
     }
     if (spec) throw new FormatError(`format spec ":${spec}" in field {${body}} is not supported by this port`);
-    if (/[.[]/.test(name)) throw new FormatError(`attribute or index access in field {${body}} is not supported by this port`);
+    if (/[.[]/.test(name))
+      throw new FormatError(`attribute or index access in field {${body}} is not supported by this port`);
     pieces.push({ literal, field: { name, conversion: conversion as 'r' | 's' | 'a' | undefined } });
     literal = '';
     i = j + 1;
@@ -95,9 +103,15 @@ function asciiRepr(value: unknown, options: PythonReprOptions): string {
  * missing positional argument `Replacement index 1 out of range for positional args tuple`, mixing `{}` and `{0}`
  * `cannot switch from automatic field numbering to manual field specification`.
  */
-export function pythonFormat(template: string, args: readonly unknown[] | Readonly<Record<string, unknown>>, options: PythonReprOptions = {}): string {
+export function pythonFormat(
+  template: string,
+  args: readonly unknown[] | Readonly<Record<string, unknown>>,
+  options: PythonReprOptions = {},
+): string {
   const positional: readonly unknown[] = Array.isArray(args) ? args : [];
-  const named: Readonly<Record<string, unknown>> = Array.isArray(args) ? {} : (args as Readonly<Record<string, unknown>>);
+  const named: Readonly<Record<string, unknown>> = Array.isArray(args)
+    ? {}
+    : (args as Readonly<Record<string, unknown>>);
   let out = '';
   let auto: number | undefined;
   let manual = false;
@@ -113,17 +127,24 @@ export function pythonFormat(template: string, args: readonly unknown[] | Readon
         auto = (auto ?? -1) + 1;
         index = auto;
       } else {
-        if (auto !== undefined) throw new FormatError('cannot switch from automatic field numbering to manual field specification');
+        if (auto !== undefined)
+          throw new FormatError('cannot switch from automatic field numbering to manual field specification');
         manual = true;
         index = Number(name);
       }
-      if (index >= positional.length) throw new FormatError(`Replacement index ${index} out of range for positional args tuple`);
+      if (index >= positional.length)
+        throw new FormatError(`Replacement index ${index} out of range for positional args tuple`);
       value = positional[index];
     } else {
-      if (!Object.prototype.hasOwnProperty.call(named, name)) throw new FormatError(`KeyError: '${name}'`);
+      if (!Object.hasOwn(named, name)) throw new FormatError(`KeyError: '${name}'`);
       value = named[name];
     }
-    out += conversion === 'r' ? pythonRepr(value, options) : conversion === 'a' ? asciiRepr(value, options) : pythonStr(value, options);
+    out +=
+      conversion === 'r'
+        ? pythonRepr(value, options)
+        : conversion === 'a'
+          ? asciiRepr(value, options)
+          : pythonStr(value, options);
   }
   return out;
 }

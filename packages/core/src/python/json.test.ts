@@ -98,7 +98,10 @@ describe('parsePythonJson (json.loads)', () => {
 
   it('options: ints as numbers, plain objects (with __proto__ as a key), object_pairs_hook, BOM skipping', () => {
     expect(parsePythonJson('[1, 2.5]', { ints: 'number' })).toEqual([1, 2.5]);
-    const obj = parsePythonJson('{"b": 1, "__proto__": {"x": 1}}', { objects: 'object', ints: 'number' }) as Record<string, unknown>;
+    const obj = parsePythonJson('{"b": 1, "__proto__": {"x": 1}}', { objects: 'object', ints: 'number' }) as Record<
+      string,
+      unknown
+    >;
     expect(Object.keys(obj)).toEqual(['b', '__proto__']);
     expect(Object.getPrototypeOf(obj)).toBe(Object.prototype);
     const pairs = parsePythonJson('{"a": 1, "a": 2}', { objects: (p) => p, ints: 'number' });
@@ -134,7 +137,9 @@ describe('pythonJsonDumps (json.dumps)', () => {
       ['e', '\x7f"\\'],
     ]);
     // json.dumps({"a": 1.0, "b": [1, "é", []], "c": {}, "d": float("nan"), "e": '\x7f"\\'}, indent=1)
-    expect(pythonJsonDumps(v, { indent: 1 })).toBe('{\n "a": 1.0,\n "b": [\n  1,\n  "\\u00e9",\n  []\n ],\n "c": {},\n "d": NaN,\n "e": "\\u007f\\"\\\\"\n}');
+    expect(pythonJsonDumps(v, { indent: 1 })).toBe(
+      '{\n "a": 1.0,\n "b": [\n  1,\n  "\\u00e9",\n  []\n ],\n "c": {},\n "d": NaN,\n "e": "\\u007f\\"\\\\"\n}',
+    );
     // json.dumps([0, 0.0, 0.5]) — plain numbers are floats by default; PyInt is an int
     expect(pythonJsonDumps([new PyInt(0), 0, 0.5])).toBe('[0, 0.0, 0.5]');
   });
@@ -149,10 +154,14 @@ describe('pythonJsonDumps (json.dumps)', () => {
     expect(pythonJsonDumps(nums, { numbers: 'guess' })).toBe('[1, -0.0, 0.5, 1e+16, 1e-07, 12345678901234]');
     // integral doubles beyond 2**53 as ints keep their exact value (int(2.0**64), not JS's shortest 18446744073709552000):
     // json.dumps([18446744073709551616, 9007199254740994, -9007199254740991])
-    expect(pythonJsonDumps([2 ** 64, 2 ** 53 + 2, -(2 ** 53 - 1)], { numbers: 'int' })).toBe('[18446744073709551616, 9007199254740994, -9007199254740991]');
+    expect(pythonJsonDumps([2 ** 64, 2 ** 53 + 2, -(2 ** 53 - 1)], { numbers: 'int' })).toBe(
+      '[18446744073709551616, 9007199254740994, -9007199254740991]',
+    );
     expect(pythonRepr([2 ** 64, -0], { numbers: 'int' })).toBe('[18446744073709551616, 0]');
     // markers win over the policy: json.dumps([1.0, 2, 3, -inf])
-    expect(pythonJsonDumps([new PyFloat(1), new PyInt(2), 3n, new PyFloat(-Infinity)], { numbers: 'int' })).toBe('[1.0, 2, 3, -Infinity]');
+    expect(pythonJsonDumps([new PyFloat(1), new PyInt(2), 3n, new PyFloat(-Infinity)], { numbers: 'int' })).toBe(
+      '[1.0, 2, 3, -Infinity]',
+    );
     // a function of the key path: json.dumps({"n": 2, "x": [1.0]})
     const byPath = (_: number, path: ReadonlyArray<string | number>) => (path[0] === 'n' ? 'int' : 'float');
     expect(pythonJsonDumps({ n: 2, x: [1] }, { numbers: byPath })).toBe('{"n": 2, "x": [1.0]}');
@@ -160,7 +169,9 @@ describe('pythonJsonDumps (json.dumps)', () => {
 
   it('ensure_ascii on and off', () => {
     // json.dumps('a"b\\c\n\t\r\b\f\x01\x7f é € 😀')
-    expect(pythonJsonDumps('a"b\\c\n\t\r\b\f\u0001\u007f é € 😀')).toBe('"a\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u007f \\u00e9 \\u20ac \\ud83d\\ude00"');
+    expect(pythonJsonDumps('a"b\\c\n\t\r\b\f\u0001\u007f é € 😀')).toBe(
+      '"a\\"b\\\\c\\n\\t\\r\\b\\f\\u0001\\u007f \\u00e9 \\u20ac \\ud83d\\ude00"',
+    );
     // json.dumps('é\u2028\x7f\x00😀', ensure_ascii=False) == '"é\u2028\x7f\\u0000😀"'
     expect(pythonJsonString('é\u2028\x7f\x00😀', false)).toBe('"é\u2028\x7f\\u0000😀"');
     // deviation: a lone surrogate is escaped (Python keeps it raw, then cannot encode it as UTF-8)
@@ -171,11 +182,15 @@ describe('pythonJsonDumps (json.dumps)', () => {
   it('indent as a number, 0 or a string; separators; layout', () => {
     const v = { a: [new PyInt(1), { b: 2 }], c: [] };
     // json.dumps({"a": [1, {"b": 2.0}], "c": []}, indent=2)
-    expect(pythonJsonDumps(v, { indent: 2 })).toBe('{\n  "a": [\n    1,\n    {\n      "b": 2.0\n    }\n  ],\n  "c": []\n}');
+    expect(pythonJsonDumps(v, { indent: 2 })).toBe(
+      '{\n  "a": [\n    1,\n    {\n      "b": 2.0\n    }\n  ],\n  "c": []\n}',
+    );
     // indent=0: newlines, no indentation
     expect(pythonJsonDumps(v, { indent: 0 })).toBe('{\n"a": [\n1,\n{\n"b": 2.0\n}\n],\n"c": []\n}');
     // indent="\t"
-    expect(pythonJsonDumps(v, { indent: '\t' })).toBe('{\n\t"a": [\n\t\t1,\n\t\t{\n\t\t\t"b": 2.0\n\t\t}\n\t],\n\t"c": []\n}');
+    expect(pythonJsonDumps(v, { indent: '\t' })).toBe(
+      '{\n\t"a": [\n\t\t1,\n\t\t{\n\t\t\t"b": 2.0\n\t\t}\n\t],\n\t"c": []\n}',
+    );
     // json.dumps([1, 2], separators=(",", ":"))
     expect(pythonJsonDumps([new PyInt(1), new PyInt(2)], { separators: [',', ':'] })).toBe('[1,2]');
     // json.dumps({"a": [1, 2], "b": {"c": None, "d": True, "e": False}})
@@ -224,11 +239,23 @@ describe('pythonRepr / pythonStr / pythonStrRepr', () => {
     // str([10, 2.5, True, None, "a"])
     expect(pythonStr(parsePythonJson('[10, 2.5, true, null, "a"]'))).toBe("[10, 2.5, True, None, 'a']");
     // str({"x": "it's", "y": [1.0, 1e-05]})
-    expect(pythonStr(parsePythonJson('{"x": "it\'s", "y": [1.0, 1e-05]}'))).toBe('{\'x\': "it\'s", \'y\': [1.0, 1e-05]}');
+    expect(pythonStr(parsePythonJson('{"x": "it\'s", "y": [1.0, 1e-05]}'))).toBe("{'x': \"it's\", 'y': [1.0, 1e-05]}");
     expect(pythonStr('plain')).toBe('plain');
     // repr of a plain object in JS key order, of {} and of nested Maps
     expect(pythonRepr({})).toBe('{}');
-    expect(pythonRepr(new Map([['Turn1', new Map([['Agent', ''], ['user', "i'm"]])]]))).toBe(`{'Turn1': {'Agent': '', 'user': "i'm"}}`);
+    expect(
+      pythonRepr(
+        new Map([
+          [
+            'Turn1',
+            new Map([
+              ['Agent', ''],
+              ['user', "i'm"],
+            ]),
+          ],
+        ]),
+      ),
+    ).toBe(`{'Turn1': {'Agent': '', 'user': "i'm"}}`);
   });
 
   it('number policies: float (default), int, guess; markers', () => {
@@ -240,7 +267,9 @@ describe('pythonRepr / pythonStr / pythonStrRepr', () => {
     // repr([1, -0.0, 1.5, 1e16, 1e-05])
     expect(pythonRepr(nums, { numbers: 'guess' })).toBe('[1, -0.0, 1.5, 1e+16, 1e-05]');
     // repr([1.0, 7, 8, nan, inf])
-    expect(pythonRepr([new PyFloat(1), new PyInt(7), 8n, Number.NaN, Infinity], { numbers: 'int' })).toBe('[1.0, 7, 8, nan, inf]');
+    expect(pythonRepr([new PyFloat(1), new PyInt(7), 8n, Number.NaN, Infinity], { numbers: 'int' })).toBe(
+      '[1.0, 7, 8, nan, inf]',
+    );
     expect(pythonRepr(undefined)).toBe('None');
   });
 
@@ -266,7 +295,9 @@ describe('pythonRepr / pythonStr / pythonStrRepr', () => {
       }
     }
     // repr({"t": (1,), "u": (1, "a")})
-    expect(pythonRepr({ t: new Tuple([1]), u: new Tuple([1, 'a']) }, { numbers: 'guess' })).toBe("{'t': (1,), 'u': (1, 'a')}");
+    expect(pythonRepr({ t: new Tuple([1]), u: new Tuple([1, 'a']) }, { numbers: 'guess' })).toBe(
+      "{'t': (1,), 'u': (1, 'a')}",
+    );
     expect(() => pythonRepr(new Date(0))).toThrow(/unsupported value/);
   });
 });
@@ -275,10 +306,14 @@ const hasPython = spawnSync('python3', ['-c', 'import json'], { encoding: 'utf8'
 
 describe.skipIf(!hasPython)('against the local CPython', () => {
   it('loads -> dumps (compact, indent=2, ensure_ascii=False) and repr agree on a mixed document', () => {
-    const text = '{"s": "x\\u00e9\\n\\"\\u2028\\ud83d\\ude00\\u0000\'", "n": [0, -3, 12345678901234567890, 0.1, 1e22, 1e16, 123456.789, 5e-324, -0.0, 1.0], "z": NaN, "2": {}, "1": [], "t": [true, false, null]}';
+    const text =
+      '{"s": "x\\u00e9\\n\\"\\u2028\\ud83d\\ude00\\u0000\'", "n": [0, -3, 12345678901234567890, 0.1, 1e22, 1e16, 123456.789, 5e-324, -0.0, 1.0], "z": NaN, "2": {}, "1": [], "t": [true, false, null]}';
     const py = spawnSync(
       'python3',
-      ['-c', 'import json,sys; d=json.loads(sys.stdin.read()); print(json.dumps(d)); print(json.dumps(d, indent=2, ensure_ascii=False)); print(repr(d))'],
+      [
+        '-c',
+        'import json,sys; d=json.loads(sys.stdin.read()); print(json.dumps(d)); print(json.dumps(d, indent=2, ensure_ascii=False)); print(repr(d))',
+      ],
       { input: text, encoding: 'utf8' },
     );
     expect(py.status).toBe(0);

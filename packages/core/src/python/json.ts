@@ -15,7 +15,8 @@ import { pythonFloatRepr } from './number';
 export class PyInt {
   readonly value: bigint;
   constructor(value: bigint | number) {
-    if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new RangeError(`PyInt: not a safe integer: ${value}`);
+    if (typeof value === 'number' && !Number.isSafeInteger(value))
+      throw new RangeError(`PyInt: not a safe integer: ${value}`);
     this.value = BigInt(value);
   }
   toJSON(): number {
@@ -49,7 +50,11 @@ export function isPyDict(value: unknown): value is PyDict {
  *   read without the int/float distinction (e.g. by `JSON.parse`);
  * - a function of the value and its key path (dict keys and list indexes from the root).
  */
-export type PyNumberPolicy = 'float' | 'int' | 'guess' | ((value: number, path: ReadonlyArray<string | number>) => 'int' | 'float');
+export type PyNumberPolicy =
+  | 'float'
+  | 'int'
+  | 'guess'
+  | ((value: number, path: ReadonlyArray<string | number>) => 'int' | 'float');
 
 // ---------------------------------------------------------------------------
 // json.loads
@@ -178,7 +183,8 @@ export function parsePythonJson(text: string, options: PythonJsonParseOptions = 
     if (objects === 'map') return new Map(pairs);
     const obj: Record<string, unknown> = {};
     for (const [k, v] of pairs) {
-      if (k === '__proto__') Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(obj, k, { value: v, enumerable: true, writable: true, configurable: true });
       else obj[k] = v;
     }
     return obj;
@@ -305,7 +311,15 @@ export interface PythonJsonDumpsOptions {
   sortKeys?: boolean;
 }
 
-const ESCAPE_NAMED: Record<number, string> = { 0x22: '\\"', 0x5c: '\\\\', 0x0a: '\\n', 0x0d: '\\r', 0x09: '\\t', 0x08: '\\b', 0x0c: '\\f' };
+const ESCAPE_NAMED: Record<number, string> = {
+  34: '\\"',
+  92: '\\\\',
+  10: '\\n',
+  13: '\\r',
+  9: '\\t',
+  8: '\\b',
+  12: '\\f',
+};
 
 /** Printable ASCII without `"` and `\`: written as it is, with either `ensureAscii`. */
 const PLAIN_JSON_STRING = /^[\x20\x21\x23-\x5b\x5d-\x7e]*$/;
@@ -395,7 +409,12 @@ function sortedEntries<T>(entries: Array<[unknown, T]>): Array<[unknown, T]> {
  */
 export function pythonJsonDumps(value: unknown, options: PythonJsonDumpsOptions = {}): string {
   const { ensureAscii = true, allowNan = true, numbers = 'float' } = options;
-  const indent = options.indent === undefined ? undefined : typeof options.indent === 'number' ? ' '.repeat(Math.max(0, options.indent)) : options.indent;
+  const indent =
+    options.indent === undefined
+      ? undefined
+      : typeof options.indent === 'number'
+        ? ' '.repeat(Math.max(0, options.indent))
+        : options.indent;
   const [itemSep, keySep] = options.separators ?? (indent === undefined ? [', ', ': '] : [',', ': ']);
   const path: Array<string | number> = [];
   const ancestors = new Set<object>();
@@ -582,7 +601,8 @@ export function toPlainJson(value: PyValue): unknown {
   if (value instanceof Map) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of value) {
-      if (k === '__proto__') Object.defineProperty(out, k, { value: toPlainJson(v), enumerable: true, writable: true, configurable: true });
+      if (k === '__proto__')
+        Object.defineProperty(out, k, { value: toPlainJson(v), enumerable: true, writable: true, configurable: true });
       else out[k] = toPlainJson(v);
     }
     return out;

@@ -44,7 +44,8 @@ const SIMPLE_ESCAPES: Record<string, string> = {
 };
 
 const IDENT_START = /[\p{L}\p{Nl}_\u1885\u1886\u2118\u212e\u309b\u309c]/u;
-const IDENT_CONT = /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_\u00b7\u0387\u1369-\u1371\u19da\u1885\u1886\u2118\u212e\u309b\u309c]/u;
+const IDENT_CONT =
+  /[\p{L}\p{Nl}\p{Mn}\p{Mc}\p{Nd}\p{Pc}_\u00b7\u0387\u1369-\u1371\u19da\u1885\u1886\u2118\u212e\u309b\u309c]/u;
 
 /**
  * Tokenises like CPython's tokenizer for `eval` input: leading spaces/tabs of the source are stripped,
@@ -328,7 +329,7 @@ export function evalPythonLiteral(text: string, options: PythonLiteralOptions = 
     }
     if (t.t === 'name') {
       p++;
-      if (!Object.prototype.hasOwnProperty.call(names, t.v)) fail(`NameError: name '${t.v}' is not defined`, t);
+      if (!Object.hasOwn(names, t.v)) fail(`NameError: name '${t.v}' is not defined`, t);
       return names[t.v]!;
     }
     if (t.t === 'op') {

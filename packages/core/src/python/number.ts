@@ -21,7 +21,8 @@ export function pythonRound(x: number, ndigits = 0): number {
   const r = num % den;
   if (2n * r > den || (2n * r === den && (q & 1n) === 1n)) q += 1n;
   if (negative) q = -q;
-  const result = ndigits >= 0 ? ratioToDouble(q, 10n ** BigInt(ndigits)) : ratioToDouble(q * 10n ** BigInt(-ndigits), 1n);
+  const result =
+    ndigits >= 0 ? ratioToDouble(q, 10n ** BigInt(ndigits)) : ratioToDouble(q * 10n ** BigInt(-ndigits), 1n);
   return result === 0 && negative ? -0 : result;
 }
 

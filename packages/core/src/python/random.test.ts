@@ -80,8 +80,14 @@ print(json.dumps(out))
         r.randbelow(1),
         r.randbelow(1000003),
         r.randbelow(7),
-        r.sample(Array.from({ length: 15 }, (_, i) => i), 15),
-        r.sample(Array.from({ length: 100 }, (_, i) => i), 5),
+        r.sample(
+          Array.from({ length: 15 }, (_, i) => i),
+          15,
+        ),
+        r.sample(
+          Array.from({ length: 100 }, (_, i) => i),
+          5,
+        ),
         r.getrandbits(45),
       ];
       const big = r.getrandbitsBig(64);

@@ -31,11 +31,15 @@ export class PythonRandom {
    * big-endian bytes are `a.encode()` followed by its SHA-512 digest).
    */
   seed(a: number | bigint | string): void {
-    if (typeof a === 'number' && !Number.isInteger(a)) throw new RangeError(`PythonRandom.seed expects an integer, got ${a}`);
+    if (typeof a === 'number' && !Number.isInteger(a))
+      throw new RangeError(`PythonRandom.seed expects an integer, got ${a}`);
     let n: bigint;
     if (typeof a === 'string') {
       const bytes = Buffer.from(a, 'utf8');
-      const all = Buffer.concat([bytes, process.getBuiltinModule('node:crypto').createHash('sha512').update(bytes).digest()]);
+      const all = Buffer.concat([
+        bytes,
+        process.getBuiltinModule('node:crypto').createHash('sha512').update(bytes).digest(),
+      ]);
       n = BigInt(`0x${all.toString('hex')}`);
     } else n = typeof a === 'bigint' ? a : BigInt(a);
     if (n < 0n) n = -n;
@@ -162,7 +166,8 @@ export class PythonRandom {
 
   /** `random.randint(a, b)`: `a + _randbelow(b - a + 1)`, both ends included. */
   randint(a: number, b: number): number {
-    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || b < a) throw new RangeError(`empty range for randint(${a}, ${b})`);
+    if (!Number.isSafeInteger(a) || !Number.isSafeInteger(b) || b < a)
+      throw new RangeError(`empty range for randint(${a}, ${b})`);
     return a + this.randbelow(b - a + 1);
   }
 

@@ -10,7 +10,8 @@ import { pythonStrRepr } from './json';
  * Body of a regex character class matching Python's whitespace (`str.isspace()`, and `\s` of `re` on str patterns):
  * unlike JavaScript's `\s` it includes U+001C..U+001F and U+0085 and excludes U+FEFF.
  */
-export const PY_WHITESPACE = '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
+export const PY_WHITESPACE =
+  '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 
 const WS_RUN = new RegExp(`[${PY_WHITESPACE}]+`, 'gu');
 const LEADING_WS = new RegExp(`^[${PY_WHITESPACE}]+`, 'u');
@@ -73,7 +74,8 @@ export function pySplit(s: string): string[] {
 
 /** Replaces every run of Python whitespace with `repl`: `re.sub(r"\s+", repl, s)` on a str pattern. */
 export function pyCollapseWhitespace(s: string, repl = ' '): string {
-  if (!NOT_SIMPLE.test(s)) return repl === ' ' ? (s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s) : s.replace(/ +/g, repl);
+  if (!NOT_SIMPLE.test(s))
+    return repl === ' ' ? (s.includes('  ') ? s.replace(/ {2,}/g, ' ') : s) : s.replace(/ +/g, repl);
   return s.replace(WS_RUN, repl);
 }
 
@@ -112,9 +114,25 @@ export function pySlice(s: string, start: number, end?: number): string {
 // Characters for which Python's str.isdigit() is true but str.isdecimal() is false (Numeric_Type=Digit), from
 // Python 3.11 (Unicode 14.0): superscripts, subscripts, circled digits, ...
 const DIGIT_NOT_DECIMAL: ReadonlyArray<readonly [number, number]> = [
-  [0xb2, 0xb3], [0xb9, 0xb9], [0x1369, 0x1371], [0x19da, 0x19da], [0x2070, 0x2070], [0x2074, 0x2079], [0x2080, 0x2089],
-  [0x2460, 0x2468], [0x2474, 0x247c], [0x2488, 0x2490], [0x24ea, 0x24ea], [0x24f5, 0x24fd], [0x24ff, 0x24ff],
-  [0x2776, 0x277e], [0x2780, 0x2788], [0x278a, 0x2792], [0x10a40, 0x10a43], [0x10e60, 0x10e68], [0x11052, 0x1105a],
+  [0xb2, 0xb3],
+  [0xb9, 0xb9],
+  [0x1369, 0x1371],
+  [0x19da, 0x19da],
+  [0x2070, 0x2070],
+  [0x2074, 0x2079],
+  [0x2080, 0x2089],
+  [0x2460, 0x2468],
+  [0x2474, 0x247c],
+  [0x2488, 0x2490],
+  [0x24ea, 0x24ea],
+  [0x24f5, 0x24fd],
+  [0x24ff, 0x24ff],
+  [0x2776, 0x277e],
+  [0x2780, 0x2788],
+  [0x278a, 0x2792],
+  [0x10a40, 0x10a43],
+  [0x10e60, 0x10e68],
+  [0x11052, 0x1105a],
   [0x1f100, 0x1f10a],
 ];
 
@@ -185,7 +203,8 @@ export function pyInt(s: string): bigint {
     digits += String(decimalValue(ch));
     prevUnderscore = false;
   }
-  if (digits === '' || prevUnderscore) throw new PythonValueError(`invalid literal for int() with base 10: ${pythonStrRepr(s)}`);
+  if (digits === '' || prevUnderscore)
+    throw new PythonValueError(`invalid literal for int() with base 10: ${pythonStrRepr(s)}`);
   const v = BigInt(digits);
   return negative ? -v : v;
 }
@@ -214,4 +233,3 @@ export function pyZfill(s: string, width: number): string {
   if (s.startsWith('+') || s.startsWith('-')) return s[0] + pad + s.slice(1);
   return pad + s;
 }
-

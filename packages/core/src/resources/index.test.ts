@@ -6,7 +6,14 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { ChecksumError, ResourceMissingError } from '../errors';
-import { fetchResourceSet, getResourceSet, registerResourceSet, resolveResourceDir, resourceStatus, sha256Hex } from './index';
+import {
+  fetchResourceSet,
+  getResourceSet,
+  registerResourceSet,
+  resolveResourceDir,
+  resourceStatus,
+  sha256Hex,
+} from './index';
 
 /** The CGA files of ../shared/cgt (or of a fetched `cgt` set): the mirror's content. */
 const cga = (rel: string) => referencePath(`cgt/${rel}`);
@@ -26,7 +33,9 @@ beforeAll(async () => {
   server = createServer((req, res) => {
     const url = decodeURIComponent(req.url ?? '');
     requests.push(url);
-    const m = /^\/([^/]+\/[^/]+)\/([0-9a-f]{40})\/source-data\/(cga_originals|cga_new)\/(Group_\d\d_CGA\.csv)$/.exec(url);
+    const m = /^\/([^/]+\/[^/]+)\/([0-9a-f]{40})\/source-data\/(cga_originals|cga_new)\/(Group_\d\d_CGA\.csv)$/.exec(
+      url,
+    );
     if (!m || m[1] !== cgt.repo) {
       res.writeHead(404).end('not found');
       return;
@@ -81,7 +90,12 @@ describe('resource sets', () => {
 
   itWithCga('rejects a corrupted download and leaves nothing half-installed', async () => {
     const home = tempHome();
-    registerResourceSet({ ...cgt, name: 'cgt-corrupt-test', commit: CORRUPT_COMMIT, envVar: 'DIALEVAL_CGT_CORRUPT_TEST' });
+    registerResourceSet({
+      ...cgt,
+      name: 'cgt-corrupt-test',
+      commit: CORRUPT_COMMIT,
+      envVar: 'DIALEVAL_CGT_CORRUPT_TEST',
+    });
     const error = await fetchResourceSet('cgt-corrupt-test', { home, env: {}, mirror }).catch((e) => e);
     expect(error).toBeInstanceOf(ChecksumError);
     expect(String(error.message)).toMatch(/checksum mismatch for cga_originals\/Group_05_CGA.csv/);
@@ -95,12 +109,16 @@ describe('resource sets', () => {
     await fetchResourceSet('cgt', { home, env: {}, mirror });
     registerResourceSet({ ...cgt, commit: CORRUPT_COMMIT });
     try {
-      await expect(fetchResourceSet('cgt', { home, env: {}, mirror, force: true })).rejects.toBeInstanceOf(ChecksumError);
+      await expect(fetchResourceSet('cgt', { home, env: {}, mirror, force: true })).rejects.toBeInstanceOf(
+        ChecksumError,
+      );
     } finally {
       registerResourceSet(cgt);
     }
     const dir = await resolveResourceDir('cgt', { home, env: {} });
-    expect(readFileSync(join(dir, 'cga_originals/Group_05_CGA.csv'))).toEqual(readFileSync(cga('cga_originals/Group_05_CGA.csv')));
+    expect(readFileSync(join(dir, 'cga_originals/Group_05_CGA.csv'))).toEqual(
+      readFileSync(cga('cga_originals/Group_05_CGA.csv')),
+    );
   });
 
   it('resolves explicit option, then environment variable, then cache', async () => {
@@ -113,8 +131,12 @@ describe('resource sets', () => {
     const env = { DIALEVAL_CGT_DIR: fromEnv };
     expect(await resolveResourceDir('cgt', { dir: explicit, env, home })).toBe(explicit);
     expect(await resolveResourceDir('cgt', { env, home })).toBe(fromEnv);
-    await expect(resolveResourceDir('cgt', { env, home, required: ['missing.csv'] })).rejects.toBeInstanceOf(ResourceMissingError);
-    await expect(resolveResourceDir('cgt', { dir: join(home, 'nope'), env, home })).rejects.toThrow(/is not a directory/);
+    await expect(resolveResourceDir('cgt', { env, home, required: ['missing.csv'] })).rejects.toBeInstanceOf(
+      ResourceMissingError,
+    );
+    await expect(resolveResourceDir('cgt', { dir: join(home, 'nope'), env, home })).rejects.toThrow(
+      /is not a directory/,
+    );
   });
 
   it('reports an unreachable file clearly', async () => {

@@ -30,7 +30,10 @@ export function listResourceSets(): ResourceSet[] {
 export function getResourceSet(name: string): ResourceSet {
   const set = registry.get(name);
   if (!set) {
-    throw new EvalError('unknown_resource', `unknown resource set "${name}" (known: ${[...registry.keys()].join(', ')})`);
+    throw new EvalError(
+      'unknown_resource',
+      `unknown resource set "${name}" (known: ${[...registry.keys()].join(', ')})`,
+    );
   }
   return set;
 }
@@ -76,10 +79,14 @@ export async function resolveResourceDir(name: string, options: ResolveResourceO
   const check = async (dir: string, origin: string): Promise<string> => {
     const abs = resolve(dir);
     const st = await stat(abs).catch(() => undefined);
-    if (!st?.isDirectory()) throw new ResourceMissingError(name, `${origin} ${abs} is not a directory (resource set "${name}"); ${howTo()}`);
+    if (!st?.isDirectory())
+      throw new ResourceMissingError(name, `${origin} ${abs} is not a directory (resource set "${name}"); ${howTo()}`);
     const missing = (options.required ?? []).filter((f) => !existsSync(join(abs, f)));
     if (missing.length > 0) {
-      throw new ResourceMissingError(name, `${origin} ${abs} lacks ${missing.join(', ')} (resource set "${name}"); ${howTo()}`);
+      throw new ResourceMissingError(
+        name,
+        `${origin} ${abs} lacks ${missing.join(', ')} (resource set "${name}"); ${howTo()}`,
+      );
     }
     return abs;
   };
@@ -119,7 +126,9 @@ export function sha256Hex(data: Uint8Array): string {
   const crypto = process.getBuiltinModule('node:crypto') as typeof import('node:crypto') & {
     hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string;
   };
-  return typeof crypto.hash === 'function' ? crypto.hash('sha256', data, 'hex') : crypto.createHash('sha256').update(data).digest('hex');
+  return typeof crypto.hash === 'function'
+    ? crypto.hash('sha256', data, 'hex')
+    : crypto.createHash('sha256').update(data).digest('hex');
 }
 
 export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = DEFAULT_RESOURCE_MIRROR): string {
@@ -130,7 +139,12 @@ export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = D
 
 /** Git blob id of `data` (sha1 of `"blob <size>\0" + data`, as `git hash-object` computes it). */
 export function gitBlobSha1(data: Uint8Array): string {
-  return process.getBuiltinModule('node:crypto').createHash('sha1').update(`blob ${data.byteLength}\0`).update(data).digest('hex');
+  return process
+    .getBuiltinModule('node:crypto')
+    .createHash('sha1')
+    .update(`blob ${data.byteLength}\0`)
+    .update(data)
+    .digest('hex');
 }
 
 /** Throws when a file of the set has no checksum to verify it against (nothing is downloaded then). */
@@ -142,7 +156,11 @@ function assertPinned(set: ResourceSet): void {
     );
   }
   const orphan = set.files.filter((f) => (f.repo === undefined) !== (f.commit === undefined)).map((f) => f.path);
-  if (orphan.length > 0) throw new EvalError('invalid_resource', `resource set "${set.name}": ${orphan.join(', ')} must give both repo and commit`);
+  if (orphan.length > 0)
+    throw new EvalError(
+      'invalid_resource',
+      `resource set "${set.name}": ${orphan.join(', ')} must give both repo and commit`,
+    );
 }
 
 async function download(url: string, timeoutMs: number, fetchImpl: typeof fetch): Promise<Uint8Array> {
@@ -159,7 +177,9 @@ async function download(url: string, timeoutMs: number, fetchImpl: typeof fetch)
       await new Promise((r) => setTimeout(r, 200 * 2 ** attempt));
     }
   }
-  throw new EvalError('download_failed', `${url}: ${(lastError as Error)?.message ?? String(lastError)}`, { cause: lastError });
+  throw new EvalError('download_failed', `${url}: ${(lastError as Error)?.message ?? String(lastError)}`, {
+    cause: lastError,
+  });
 }
 
 /**
@@ -189,7 +209,9 @@ export async function fetchResourceSet(name: string, options: FetchResourceOptio
       const bytes = await download(url, options.timeoutMs ?? 60_000, fetchImpl);
       const digest = sha256Hex(bytes);
       if (file.sha256 ? digest !== file.sha256 : gitBlobSha1(bytes) !== file.gitBlobSha1) {
-        const [kind, expected, got] = file.sha256 ? ['sha256', file.sha256, digest] : ['git blob sha1', file.gitBlobSha1, gitBlobSha1(bytes)];
+        const [kind, expected, got] = file.sha256
+          ? ['sha256', file.sha256, digest]
+          : ['git blob sha1', file.gitBlobSha1, gitBlobSha1(bytes)];
         throw new ChecksumError(
           `checksum mismatch for ${file.path} of resource set "${name}" (from ${url}): expected ${kind} ${expected}, got ${got}`,
         );

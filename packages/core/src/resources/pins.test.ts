@@ -50,7 +50,11 @@ function set(name: string, b: Partial<ResourceSet['files'][number]>): ResourceSe
 describe('resource files pinned per repository and by git blob id', () => {
   it('gitBlobSha1 is git hash-object (hand-checked: sha1 of "blob <n>\\0" + bytes; "" -> e69de29...)', () => {
     expect(gitBlobSha1(new Uint8Array())).toBe('e69de29bb2d1d6434b8b29ae775ad8c2e48c5391');
-    expect(gitBlobSha1(B)).toBe(createHash('sha1').update(Buffer.concat([Buffer.from(`blob ${B.length}\0`), B])).digest('hex'));
+    expect(gitBlobSha1(B)).toBe(
+      createHash('sha1')
+        .update(Buffer.concat([Buffer.from(`blob ${B.length}\0`), B]))
+        .digest('hex'),
+    );
   });
 
   it('a file may come from another repository and commit', () => {
@@ -65,7 +69,9 @@ describe('resource files pinned per repository and by git blob id', () => {
     const home = mkdtempSync(join(tmpdir(), 'dialeval-pins-'));
     const r = await fetchResourceSet(s.name, { home, env: {}, mirror });
     expect(readFileSync(join(r.dir, 'b.txt'))).toEqual(B);
-    const manifest = JSON.parse(readFileSync(join(r.dir, '.dialeval-resource.json'), 'utf8')) as { files: Array<{ path: string; sha256: string }> };
+    const manifest = JSON.parse(readFileSync(join(r.dir, '.dialeval-resource.json'), 'utf8')) as {
+      files: Array<{ path: string; sha256: string }>;
+    };
     expect(manifest.files).toEqual([
       { path: 'a.txt', sha256: sha256Hex(A) },
       { path: 'b.txt', sha256: sha256Hex(B) },
@@ -76,7 +82,9 @@ describe('resource files pinned per repository and by git blob id', () => {
     const s = set('pins-badblob', { gitBlobSha1: gitBlobSha1(A) });
     registerResourceSet(s);
     const home = mkdtempSync(join(tmpdir(), 'dialeval-pins-'));
-    await expect(fetchResourceSet(s.name, { home, env: {}, mirror })).rejects.toThrow(/checksum mismatch for b\.txt .*expected git blob sha1/);
+    await expect(fetchResourceSet(s.name, { home, env: {}, mirror })).rejects.toThrow(
+      /checksum mismatch for b\.txt .*expected git blob sha1/,
+    );
     expect(existsSync(join(home, 'resources', s.name))).toBe(false);
   });
 

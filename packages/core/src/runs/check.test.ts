@@ -31,13 +31,40 @@ const valid: RunManifest = {
     batch: false,
     cache: 'c',
   },
-  metrics: { Success: { value: 70.3, n: 1000, ci: [67.5, 73.1], ciMethod: 'bootstrap', unit: '%' }, BLEU: { value: null, n: 0 } },
+  metrics: {
+    Success: { value: 70.3, n: 1000, ci: [67.5, 73.1], ciMethod: 'bootstrap', unit: '%' },
+    BLEU: { value: null, n: 0 },
+  },
   counts: { items: 1000, evaluated: 1000, failed: 0, skipped: 0 },
   failures: [{ id: 'x', reason: 'y' }],
   artifacts: [{ path: 'out.json', format: 'mwzeval-json' }],
 };
 
-const candidates: unknown[] = [undefined, null, '', 'x', 'complete', 'a'.repeat(64), 'A'.repeat(64), 0, 1, -1, 1.5, 2 ** 53, -(2 ** 60), 1e300, Number.NaN, Number.POSITIVE_INFINITY, true, [], [1, 2], ['s'], {}, { a: 1 }, { a: 's' }];
+const candidates: unknown[] = [
+  undefined,
+  null,
+  '',
+  'x',
+  'complete',
+  'a'.repeat(64),
+  'A'.repeat(64),
+  0,
+  1,
+  -1,
+  1.5,
+  2 ** 53,
+  -(2 ** 60),
+  1e300,
+  Number.NaN,
+  Number.POSITIVE_INFINITY,
+  true,
+  [],
+  [1, 2],
+  ['s'],
+  {},
+  { a: 1 },
+  { a: 's' },
+];
 
 /** Every path of `value` (objects and arrays), with its parent and key. */
 function* paths(value: unknown, path: string[] = []): Generator<string[]> {
@@ -75,7 +102,9 @@ describe('checkRunManifest', () => {
         const zod = runManifestSchema.safeParse(manifest);
         const hand = checkRunManifest(manifest as RunManifest);
         checked++;
-        expect(hand === undefined, `${path.join('.')} = ${String(candidate)}: zod says ${zod.success}`).toBe(zod.success);
+        expect(hand === undefined, `${path.join('.')} = ${String(candidate)}: zod says ${zod.success}`).toBe(
+          zod.success,
+        );
         if (!zod.success) {
           rejected++;
           expect(zod.error.issues.map((i) => i.path.join('.'))).toContain(hand!.path === '(root)' ? '' : hand!.path);
@@ -89,6 +118,7 @@ describe('checkRunManifest', () => {
   });
 
   it('rejects what is not an object', () => {
-    for (const v of [null, 1, 'x', []]) expect(checkRunManifest(v as unknown as RunManifest)).toEqual({ path: '(root)', message: 'expected an object' });
+    for (const v of [null, 1, 'x', []])
+      expect(checkRunManifest(v as unknown as RunManifest)).toEqual({ path: '(root)', message: 'expected an object' });
   });
 });

@@ -10,7 +10,8 @@ import { RUN_SCHEMA_VERSION } from './version';
 export function checkRunManifest(m: RunManifest): { path: string; message: string } | undefined {
   const problems: Array<{ path: string; message: string }> = [];
   const at = (path: string, message: string) => problems.push({ path, message });
-  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === 'object' && v !== null && !Array.isArray(v);
   const str = (v: unknown, path: string, min = 0) => {
     if (typeof v !== 'string') at(path, 'expected a string');
     else if (v.length < min) at(path, `expected at least ${min} character`);
@@ -46,7 +47,8 @@ export function checkRunManifest(m: RunManifest): { path: string; message: strin
   str(m.system, 'system');
   str(m.createdAt, 'createdAt');
   str(m.finishedAt, 'finishedAt');
-  if (!['complete', 'partial', 'failed'].includes(m.status as string)) at('status', 'expected "complete", "partial" or "failed"');
+  if (!['complete', 'partial', 'failed'].includes(m.status as string))
+    at('status', 'expected "complete", "partial" or "failed"');
   obj(m.tool, 'tool', (t) => {
     optStr(t.cli, 'tool.cli');
     record(t.packages, 'tool.packages', str);
@@ -59,7 +61,8 @@ export function checkRunManifest(m: RunManifest): { path: string; message: strin
       str(i.role, `${p}.role`);
       str(i.path, `${p}.path`);
       count(i.size, `${p}.size`);
-      if (typeof i.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(i.sha256)) at(`${p}.sha256`, 'expected 64 lowercase hex digits');
+      if (typeof i.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(i.sha256))
+        at(`${p}.sha256`, 'expected 64 lowercase hex digits');
     }),
   );
   array(m.resources, 'resources', (x, p) =>
@@ -67,7 +70,11 @@ export function checkRunManifest(m: RunManifest): { path: string; message: strin
       str(r.name, `${p}.name`);
       optStr(r.commit, `${p}.commit`);
       optStr(r.sha256, `${p}.sha256`);
-      if (r.source !== undefined && !['option', 'env', 'cache', 'default texts', 'directory'].includes(r.source as string)) at(`${p}.source`, 'expected a known source');
+      if (
+        r.source !== undefined &&
+        !['option', 'env', 'cache', 'default texts', 'directory'].includes(r.source as string)
+      )
+        at(`${p}.source`, 'expected a known source');
     }),
   );
   record(m.options, 'options', () => {});

@@ -30,7 +30,8 @@ function run(dir: string, items: RunItem[], extra: Partial<RunManifest> = {}): L
 }
 
 const scores = (values: number[]): RunItem[] => values.map((score, i) => ({ id: `u${i}`, values: { score } }));
-const outcomes = (values: Array<0 | 1>): RunItem[] => values.map((v, i) => ({ id: `u${i}`, values: { correct: v === 1 } }));
+const outcomes = (values: Array<0 | 1>): RunItem[] =>
+  values.map((v, i) => ({ id: `u${i}`, values: { correct: v === 1 } }));
 
 /** Standard error of a Monte Carlo proportion p estimated from R draws. */
 const se = (p: number, R: number) => Math.sqrt((p * (1 - p)) / R);
@@ -93,10 +94,14 @@ describe('compareRuns: paired bootstrap against the enumerated distribution', ()
       for (let k = 0, y = x; k < 5; k++, y = Math.floor(y / 5)) s += d[y % 5]!;
       sums.push(s);
     }
-    const cdf = (q: number, strict: boolean) => sums.filter((s) => (strict ? s / 5 < q - 1e-12 : s / 5 <= q + 1e-12)).length / sums.length;
+    const cdf = (q: number, strict: boolean) =>
+      sums.filter((s) => (strict ? s / 5 < q - 1e-12 : s / 5 <= q + 1e-12)).length / sums.length;
     // The sample quantile at level alpha has F(q) >= alpha and F(q-) <= alpha, up to the Monte Carlo error of the
     // empirical CDF (4 binomial standard errors) plus one draw.
-    for (const [q, alpha] of [[m.ci![0], 0.025], [m.ci![1], 0.975]] as const) {
+    for (const [q, alpha] of [
+      [m.ci![0], 0.025],
+      [m.ci![1], 0.975],
+    ] as const) {
       const tol = 4 * se(alpha, R) + 1 / R;
       expect(cdf(q, false)).toBeGreaterThanOrEqual(alpha - tol);
       expect(cdf(q, true)).toBeLessThanOrEqual(alpha + tol);
@@ -187,8 +192,17 @@ describe('compareRuns: binary outcomes, pairing, partial runs', () => {
 
   it('every run against the first, or all pairs', () => {
     const runs = ['a', 'b', 'c'].map((x, i) => run(x, scores([i, i + 1, 2 * i])));
-    expect(compareRuns(runs, meanOfValues('toy'), { resamples: 50 }).pairs.map((p) => [p.a, p.b])).toEqual([[0, 1], [0, 2]]);
-    expect(compareRuns(runs, meanOfValues('toy'), { resamples: 50, allPairs: true }).pairs.map((p) => [p.a, p.b])).toEqual([[0, 1], [0, 2], [1, 2]]);
+    expect(compareRuns(runs, meanOfValues('toy'), { resamples: 50 }).pairs.map((p) => [p.a, p.b])).toEqual([
+      [0, 1],
+      [0, 2],
+    ]);
+    expect(
+      compareRuns(runs, meanOfValues('toy'), { resamples: 50, allPairs: true }).pairs.map((p) => [p.a, p.b]),
+    ).toEqual([
+      [0, 1],
+      [0, 2],
+      [1, 2],
+    ]);
   });
 });
 
@@ -220,7 +234,9 @@ describe('compareRuns refuses what cannot be compared', () => {
   it('no common item, an unknown metric, fewer than two runs', () => {
     const b: LoadedRun = run('b', [{ id: 'other', values: { score: 1 } }]);
     expect(() => compareRuns([a, b], meanOfValues('toy'))).toThrow(/no item evaluated in both/);
-    expect(() => compareRuns([a, run('c', scores([1, 1]))], meanOfValues('toy'), { metrics: ['bleu'] })).toThrow(/unknown metric "bleu"/);
+    expect(() => compareRuns([a, run('c', scores([1, 1]))], meanOfValues('toy'), { metrics: ['bleu'] })).toThrow(
+      /unknown metric "bleu"/,
+    );
     expect(() => compareRuns([a], meanOfValues('toy'))).toThrow(/at least two runs/);
   });
 });

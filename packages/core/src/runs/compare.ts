@@ -37,7 +37,10 @@ export function mcnemarExact(b: number, c: number): number {
  */
 export function holmAdjust(pValues: number[]): number[] {
   const m = pValues.length;
-  const order = pValues.map((p, i) => ({ p, i })).filter((x) => !Number.isNaN(x.p)).sort((x, y) => x.p - y.p || x.i - y.i);
+  const order = pValues
+    .map((p, i) => ({ p, i }))
+    .filter((x) => !Number.isNaN(x.p))
+    .sort((x, y) => x.p - y.p || x.i - y.i);
   const out = pValues.map(() => Number.NaN);
   let running = 0;
   order.forEach(({ p, i }, j) => {
@@ -87,7 +90,10 @@ export const meanOfValues = (benchmark: string): RunBenchmark => {
       return out;
     },
     prepare(items) {
-      const cols = names(items).map((name) => ({ name, values: Float64Array.from(items, (item) => numeric(item.values[name])) }));
+      const cols = names(items).map((name) => ({
+        name,
+        values: Float64Array.from(items, (item) => numeric(item.values[name])),
+      }));
       return (indices) => {
         const out: Record<string, number | null> = {};
         for (const { name, values } of cols) {
@@ -323,7 +329,11 @@ function comparePair(
   const pooled = [...itemsA, ...itemsB];
   const recomputeAt: (indices: ArrayLike<number>) => Record<string, number | null> = benchmark.prepare
     ? benchmark.prepare(pooled, variant)
-    : (indices) => benchmark.recompute(Array.from(indices, (i) => pooled[i]!), variant);
+    : (indices) =>
+        benchmark.recompute(
+          Array.from(indices, (i) => pooled[i]!),
+          variant,
+        );
   const k = names.length;
   const diff = (ia: Uint32Array, ib: Uint32Array, out: Float64Array) => {
     const xa = recomputeAt(ia);
@@ -376,7 +386,9 @@ function comparePair(
   progress(2 * resamples);
 
   const metrics: MetricComparison[] = names.map((name, j) => {
-    const sorted = Array.from(boot[j]!).filter((x) => !Number.isNaN(x)).sort((x, y) => x - y);
+    const sorted = Array.from(boot[j]!)
+      .filter((x) => !Number.isNaN(x))
+      .sort((x, y) => x - y);
     const alpha = (1 - CONFIDENCE) / 2;
     const delta = Number.isNaN(observed[j]!) ? null : observed[j]!;
     const pRandomization = delta === null ? null : (1 + atLeast[j]!) / (resamples + 1);
@@ -391,7 +403,12 @@ function comparePair(
         if (a === 1 && b === 0) flipped.oneToZero.push(itemsA[i]!.id);
         else if (a === 0 && b === 1) flipped.zeroToOne.push(itemsA[i]!.id);
       }
-      mcnemar = { outcome: value, b: flipped.oneToZero.length, c: flipped.zeroToOne.length, p: mcnemarExact(flipped.oneToZero.length, flipped.zeroToOne.length) };
+      mcnemar = {
+        outcome: value,
+        b: flipped.oneToZero.length,
+        c: flipped.zeroToOne.length,
+        p: mcnemarExact(flipped.oneToZero.length, flipped.zeroToOne.length),
+      };
     }
     return {
       name,
@@ -427,12 +444,19 @@ function comparePair(
  * or all pairs. Refuses (an {@link InputError}, code `input_mismatch`) different benchmarks or variants unless
  * `force`. Seeded: the same runs, seed and R give the same result.
  */
-export function compareRuns(runs: LoadedRun[], benchmark: RunBenchmark, options: CompareRunsOptions = {}): RunComparison {
-  if (runs.length < 2) throw new InputError(`compare needs at least two runs, got ${runs.length}`, { code: 'input_too_few_runs' });
+export function compareRuns(
+  runs: LoadedRun[],
+  benchmark: RunBenchmark,
+  options: CompareRunsOptions = {},
+): RunComparison {
+  if (runs.length < 2)
+    throw new InputError(`compare needs at least two runs, got ${runs.length}`, { code: 'input_too_few_runs' });
   const resamples = options.resamples ?? 10_000;
   const seed = options.seed ?? 0;
-  if (!Number.isInteger(resamples) || resamples < 1) throw new InputError(`resamples must be a positive integer, got ${resamples}`, { code: 'input_error' });
-  if (!Number.isInteger(seed) || seed < 0) throw new InputError(`seed must be a non-negative integer, got ${seed}`, { code: 'input_error' });
+  if (!Number.isInteger(resamples) || resamples < 1)
+    throw new InputError(`resamples must be a positive integer, got ${resamples}`, { code: 'input_error' });
+  if (!Number.isInteger(seed) || seed < 0)
+    throw new InputError(`seed must be a non-negative integer, got ${seed}`, { code: 'input_error' });
   const forced = checkComparable(runs, benchmark, Boolean(options.force));
   const pairs: Array<[number, number]> = [];
   for (let i = 0; i < runs.length; i++) {

@@ -6,7 +6,11 @@ import { separator, serializeItems } from './items-text';
 const oneByOne = (items: readonly RunItem[]) => items.map((item) => `${JSON.stringify(item)}\n`).join('');
 
 const items: RunItem[] = [
-  { id: 'a', values: { correct: true, score: 0.5 }, detail: { why: 'ok', nested: [{ a: 1 }, { b: [1, 2, { c: 'x' }] }] } },
+  {
+    id: 'a',
+    values: { correct: true, score: 0.5 },
+    detail: { why: 'ok', nested: [{ a: 1 }, { b: [1, 2, { c: 'x' }] }] },
+  },
   { id: 'b,"c"', group: 'g', values: { n: -0, big: 1e21, small: 5e-324 }, error: 'call failed: 500' },
   { id: 'ü ✓ 🎉', values: {}, detail: { text: 'line\nbreak\ttab "quoted" \\ back', lone: '\ud800x', nul: '\u0000' } },
   { id: 'd', values: { x: null }, detail: { list: ['a', 'b', '', ','] } },
@@ -15,7 +19,11 @@ const items: RunItem[] = [
 describe('serializeItems (the text of items.jsonl)', () => {
   it('gives the text of one JSON.stringify per item, for every batch size', () => {
     for (let n = 1; n <= items.length; n++) expect(serializeItems(items.slice(0, n))).toBe(oneByOne(items.slice(0, n)));
-    const many = Array.from({ length: 600 }, (_, i) => ({ id: `i${i}`, values: { v: i % 3 === 0 }, detail: { k: [String(i), i] } }));
+    const many = Array.from({ length: 600 }, (_, i) => ({
+      id: `i${i}`,
+      values: { v: i % 3 === 0 },
+      detail: { k: [String(i), i] },
+    }));
     expect(serializeItems(many)).toBe(oneByOne(many));
   });
 

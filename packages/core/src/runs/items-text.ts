@@ -21,7 +21,11 @@ export interface ItemSeparator {
  * array element, the replacements outnumber the separators and the text is shorter than it must be: then the batch is
  * serialised item by item.
  */
-export function serializeItems(items: readonly RunItem[], sep: ItemSeparator = (itemSeparator ??= separator())): string {
+export function serializeItems(
+  items: readonly RunItem[],
+  sep: ItemSeparator = (itemSeparator ??=
+    separator()),
+): string {
   if (items.length === 1) return `${JSON.stringify(items[0])}\n`;
   const parts: unknown[] = [];
   for (let i = 0; i < items.length; i++) {

@@ -22,7 +22,12 @@ export interface LoadedRun {
 async function parseManifest(text: string, file: string): Promise<RunManifest> {
   const value = parseJson(text, file);
   const version = (value as { schemaVersion?: unknown } | null)?.schemaVersion;
-  if (typeof value === 'object' && value !== null && version !== undefined && !KNOWN_RUN_SCHEMA_VERSIONS.includes(version as number)) {
+  if (
+    typeof value === 'object' &&
+    value !== null &&
+    version !== undefined &&
+    !KNOWN_RUN_SCHEMA_VERSIONS.includes(version as number)
+  ) {
     throw new InputError(
       `unknown run schema version ${JSON.stringify(version)} (this reader knows ${KNOWN_RUN_SCHEMA_VERSIONS.join(', ')}; a newer dialeval may read it)`,
       { file, field: ['schemaVersion'], code: 'input_schema_version' },
@@ -41,11 +46,14 @@ export async function readRunManifest(dir: string): Promise<RunManifest> {
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
     if (code === 'ENOENT' || code === 'ENOTDIR') {
-      throw new InputError(`no ${RUN_FILES.manifest}: not a run directory, or an unfinished run (run.json is written last)`, {
-        file,
-        code: 'input_unfinished_run',
-        cause: error,
-      });
+      throw new InputError(
+        `no ${RUN_FILES.manifest}: not a run directory, or an unfinished run (run.json is written last)`,
+        {
+          file,
+          code: 'input_unfinished_run',
+          cause: error,
+        },
+      );
     }
     throw new InputError(`cannot read file (${code ?? String(error)})`, { file, cause: error });
   }
@@ -131,10 +139,13 @@ async function findRunDirs(root: string): Promise<Array<{ dir: string; finished:
     } catch (error) {
       if (dir === root) {
         const code = (error as NodeJS.ErrnoException).code;
-        throw new InputError(code === 'ENOENT' ? 'directory not found' : `cannot list directory (${code ?? String(error)})`, {
-          file: dir,
-          code: code === 'ENOENT' ? 'file_not_found' : 'input_error',
-        });
+        throw new InputError(
+          code === 'ENOENT' ? 'directory not found' : `cannot list directory (${code ?? String(error)})`,
+          {
+            file: dir,
+            code: code === 'ENOENT' ? 'file_not_found' : 'input_error',
+          },
+        );
       }
       return;
     }
@@ -236,8 +247,10 @@ export async function listRuns(dir: string, options: ListRunsOptions = {}): Prom
     rows.sort(
       (a, b) =>
         (desc ? -1 : 1) *
-          (cmp(a.benchmark, b.benchmark) || cmp(a.variant, b.variant) || cmp(a.system, b.system) || cmp(a.createdAt, b.createdAt)) ||
-        cmp(a.dir, b.dir),
+          (cmp(a.benchmark, b.benchmark) ||
+            cmp(a.variant, b.variant) ||
+            cmp(a.system, b.system) ||
+            cmp(a.createdAt, b.createdAt)) || cmp(a.dir, b.dir),
     );
   } else {
     const desc = options.descending ?? !['system', 'benchmark', 'variant', 'status'].includes(by);

@@ -11,7 +11,7 @@ function example(): string {
   const text = readFileSync(README, 'utf8');
   const section = text.slice(text.indexOf("## Write your own benchmark's runs"));
   const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!code) throw new Error("README: no ```ts block in \"Write your own benchmark's runs\"");
+  if (!code) throw new Error('README: no ```ts block in "Write your own benchmark\'s runs"');
   return code.replace("from '@eval/core'", `from ${JSON.stringify(join(__dirname, '..', 'index.ts'))}`);
 }
 

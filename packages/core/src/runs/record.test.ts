@@ -42,7 +42,10 @@ async function caught(promise: Promise<unknown>): Promise<InputError> {
   throw new Error('expected an InputError');
 }
 
-async function writeRun(dir: string, opts: { benchmark?: string; system?: string; score?: number; error?: boolean; skipped?: number } = {}) {
+async function writeRun(
+  dir: string,
+  opts: { benchmark?: string; system?: string; score?: number; error?: boolean; skipped?: number } = {},
+) {
   const w = await startRun(dir, { benchmark: opts.benchmark ?? 'toy', variant: 'v1', system: opts.system ?? 'sys' });
   const items: RunItem[] = [
     { id: 'q1', values: { correct: true } },
@@ -56,17 +59,33 @@ describe('RunWriter', () => {
     const dir = fresh();
     const input = join(work, 'input.txt');
     writeFileSync(input, 'abc');
-    const w = await startRun(dir, { benchmark: 'toy', variant: 'v1', system: 'sys', command: ['toy', 'input.txt'], options: { k: 1 } });
+    const w = await startRun(dir, {
+      benchmark: 'toy',
+      variant: 'v1',
+      system: 'sys',
+      command: ['toy', 'input.txt'],
+      options: { k: 1 },
+    });
     expect(existsSync(join(dir, RUN_FILES.started))).toBe(true);
     await w.addInput('predictions', input);
     w.addResource({ name: 'toy-data', commit: 'abc123', sha256: resourceFileListSha256([{ path: 'a', sha256: 'x' }]) });
     w.addArtifact(join(dir, 'native', 'out.json'), 'toy-json');
     w.addArtifact('/elsewhere/out.json', 'toy-json');
     w.setOption('threshold', 0.5);
-    const m = await w.finish({ items: [{ id: 'q1', values: { correct: true }, detail: { why: 'ok' } }], metrics: { accuracy: { value: 1, n: 1 } } });
+    const m = await w.finish({
+      items: [{ id: 'q1', values: { correct: true }, detail: { why: 'ok' } }],
+      metrics: { accuracy: { value: 1, n: 1 } },
+    });
     expect(m.status).toBe('complete');
     // sha256("abc") is the FIPS 180-2 test vector
-    expect(m.inputs).toEqual([{ role: 'predictions', path: input, size: 3, sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad' }]);
+    expect(m.inputs).toEqual([
+      {
+        role: 'predictions',
+        path: input,
+        size: 3,
+        sha256: 'ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad',
+      },
+    ]);
     expect(m.artifacts).toEqual([
       { path: 'native/out.json', format: 'toy-json' },
       { path: '/elsewhere/out.json', format: 'toy-json' },
@@ -78,7 +97,9 @@ describe('RunWriter', () => {
     const loaded = await readRun(dir);
     expect(loaded.manifest).toEqual(m);
     expect(loaded.items).toEqual([{ id: 'q1', values: { correct: true }, detail: { why: 'ok' } }]);
-    expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe('{"id":"q1","values":{"correct":true},"detail":{"why":"ok"}}\n');
+    expect(readFileSync(join(dir, 'items.jsonl'), 'utf8')).toBe(
+      '{"id":"q1","values":{"correct":true},"detail":{"why":"ok"}}\n',
+    );
   });
 
   it('is partial when an item failed or units were skipped, with the failures listed', async () => {
@@ -89,11 +110,13 @@ describe('RunWriter', () => {
     expect((await writeRun(fresh(), { skipped: 3 })).status).toBe('partial');
   });
 
-  it("a run written into an existing directory sweeps the temporary files dead processes left there (a new directory has none)", async () => {
+  it('a run written into an existing directory sweeps the temporary files dead processes left there (a new directory has none)', async () => {
     const dir = fresh();
     mkdirSync(dir, { recursive: true });
     // a pid that surely belongs to no process any more: a child that has exited
-    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], {
+      encoding: 'utf8',
+    }).stdout;
     const stale = `.items.jsonl.${dead}.1764000000000.0.tmp`;
     writeFileSync(join(dir, stale), 'half an items file');
     await writeRun(dir);
@@ -123,9 +146,22 @@ describe('RunWriter', () => {
     };
     const run = join(work, 'loc-cmp', 'run');
     const files = [
-      join(run, 'items.jsonl'), join(run, 'a', 'b', 'c.json'), join(run, '..foo'), join(run, '.hidden'), `${run}/x/../y.json`,
-      run, `${run}/`, join(work, 'loc-cmp'), join(work, 'loc-cmp', 'run-2', 'x'), join(work, 'loc-cmp', 'ru'), join(work, 'loc-cmp', 'run.json'),
-      '/', '/etc/passwd', 'relative/file.json', '.', '..',
+      join(run, 'items.jsonl'),
+      join(run, 'a', 'b', 'c.json'),
+      join(run, '..foo'),
+      join(run, '.hidden'),
+      `${run}/x/../y.json`,
+      run,
+      `${run}/`,
+      join(work, 'loc-cmp'),
+      join(work, 'loc-cmp', 'run-2', 'x'),
+      join(work, 'loc-cmp', 'ru'),
+      join(work, 'loc-cmp', 'run.json'),
+      '/',
+      '/etc/passwd',
+      'relative/file.json',
+      '.',
+      '..',
     ];
     for (const dir of [run, `${run}/`, `${run}/sub/..`, '/', 'relative-run', '.']) {
       for (const file of files) expect(runLocation(dir, file), `${dir} ${file}`).toBe(byRelative(dir, file));
@@ -143,7 +179,10 @@ describe('RunWriter', () => {
     const again = fresh();
     await startRun(again, { benchmark: 'toy', variant: 'v1', system: 'old' });
     expect(readdirSync(again)).toEqual(['.run-started.json']);
-    await (await startRun(again, { benchmark: 'toy', variant: 'v1', system: 'sys' }, { marker: false })).finish({ items: [], metrics: {} });
+    await (await startRun(again, { benchmark: 'toy', variant: 'v1', system: 'sys' }, { marker: false })).finish({
+      items: [],
+      metrics: {},
+    });
     expect(readdirSync(again).sort()).toEqual(['items.jsonl', 'run.json']);
   });
 
@@ -165,9 +204,19 @@ describe('RunWriter', () => {
     syncBuiltinESMExports();
     const write = async (durable?: boolean) => {
       const dir = fresh();
-      const w = await startRun(dir, { benchmark: 'toy', variant: 'v1', system: 'sys', id: 'fixed' }, { marker: false, ...(durable === undefined ? {} : { durable }) });
+      const w = await startRun(
+        dir,
+        { benchmark: 'toy', variant: 'v1', system: 'sys', id: 'fixed' },
+        { marker: false, ...(durable === undefined ? {} : { durable }) },
+      );
       w.addArtifact(join(dir, 'native.txt'), 'text', 'native output\n');
-      await w.finish({ items: [{ id: 'q1', values: { correct: true } }, { id: 'q2', values: { correct: false } }], metrics: { accuracy: { value: 0.5, n: 2 } } });
+      await w.finish({
+        items: [
+          { id: 'q1', values: { correct: true } },
+          { id: 'q2', values: { correct: false } },
+        ],
+        metrics: { accuracy: { value: 0.5, n: 2 } },
+      });
       return dir;
     };
     let durable: string;
@@ -187,8 +236,10 @@ describe('RunWriter', () => {
     expect(seen[0]).toEqual(['fsync', 'fsync', 'fsync', ...renames]);
     expect(seen[1]).toEqual(renames);
     // the same files, the same contents but for the timestamps
-    for (const dir of [durable, quick]) expect(readdirSync(dir).sort()).toEqual(['items.jsonl', 'native.txt', 'run.json']);
-    for (const file of ['items.jsonl', 'native.txt']) expect(readFileSync(join(quick, file), 'utf8')).toBe(readFileSync(join(durable, file), 'utf8'));
+    for (const dir of [durable, quick])
+      expect(readdirSync(dir).sort()).toEqual(['items.jsonl', 'native.txt', 'run.json']);
+    for (const file of ['items.jsonl', 'native.txt'])
+      expect(readFileSync(join(quick, file), 'utf8')).toBe(readFileSync(join(durable, file), 'utf8'));
     const a = await readRun(durable);
     const b = await readRun(quick);
     expect(b.items).toEqual(a.items);
@@ -207,7 +258,15 @@ describe('RunWriter', () => {
 
   it('refuses to write duplicate item ids', async () => {
     const w = await startRun(fresh(), { benchmark: 'toy', variant: '', system: 's' });
-    await expect(w.finish({ items: [{ id: 'x', values: {} }, { id: 'x', values: {} }], metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
+    await expect(
+      w.finish({
+        items: [
+          { id: 'x', values: {} },
+          { id: 'x', values: {} },
+        ],
+        metrics: {},
+      }),
+    ).rejects.toThrow(/items 1 and 2 share the id "x"/);
   });
 
   it('takes the items from any iterable, read once: a generator gives the same files as the array', async () => {
@@ -238,7 +297,9 @@ describe('RunWriter', () => {
       yield { id: 'x', values: {} };
       yield { id: 'x', values: {} };
     })();
-    await expect((await startRun(c, init)).finish({ items: dup, metrics: {} })).rejects.toThrow(/items 1 and 2 share the id "x"/);
+    await expect((await startRun(c, init)).finish({ items: dup, metrics: {} })).rejects.toThrow(
+      /items 1 and 2 share the id "x"/,
+    );
     expect(existsSync(join(c, 'items.jsonl'))).toBe(false);
     expect(existsSync(join(c, 'run.json'))).toBe(false);
     // items are written to a temporary file as they are serialised: a duplicate after the first chunk (and a native
@@ -254,7 +315,11 @@ describe('RunWriter', () => {
     expect(readdirSync(e)).toEqual(['.run-started.json']);
     // many items (written in several chunks): the same lines, in order, as one text
     const f = fresh();
-    const many: RunItem[] = Array.from({ length: 3000 }, (_, i) => ({ id: `i${i}`, values: { v: i, ok: i % 3 === 0 }, detail: { text: `é${'y'.repeat(i % 300)}` } }));
+    const many: RunItem[] = Array.from({ length: 3000 }, (_, i) => ({
+      id: `i${i}`,
+      values: { v: i, ok: i % 3 === 0 },
+      detail: { text: `é${'y'.repeat(i % 300)}` },
+    }));
     await (await startRun(f, init)).finish({ items: many, metrics: {} });
     expect(readFileSync(join(f, 'items.jsonl'), 'utf8')).toBe(`${many.map((i) => JSON.stringify(i)).join('\n')}\n`);
     // no item at all: an empty items.jsonl
@@ -267,8 +332,12 @@ describe('RunWriter', () => {
     const dir = fresh();
     const w = await startRun(dir, { benchmark: 'toy', variant: '', system: 's' });
     const items = [{ id: 'x', values: { ok: true } }];
-    await expect(w.finish({ items, metrics: { Acc: { value: Number.NaN, n: 1 } } })).rejects.toThrow(/invalid manifest at metrics\.Acc\.value: expected a finite number/);
-    await expect(w.finish({ items, metrics: { Acc: { value: 1, n: -1 } } })).rejects.toThrow(/invalid manifest at metrics\.Acc\.n: expected a non-negative number/);
+    await expect(w.finish({ items, metrics: { Acc: { value: Number.NaN, n: 1 } } })).rejects.toThrow(
+      /invalid manifest at metrics\.Acc\.value: expected a finite number/,
+    );
+    await expect(w.finish({ items, metrics: { Acc: { value: 1, n: -1 } } })).rejects.toThrow(
+      /invalid manifest at metrics\.Acc\.n: expected a non-negative number/,
+    );
     expect(existsSync(join(dir, 'run.json'))).toBe(false);
     expect(existsSync(join(dir, 'items.jsonl'))).toBe(false);
   });
@@ -283,7 +352,12 @@ describe('RunWriter', () => {
 describe('resourceFileListSha256', () => {
   it('hashes the sorted "path sha256" lines, independent of listing order', () => {
     const expected = createHash('sha256').update('a.json 11\nb/c.json 22\n').digest('hex');
-    expect(resourceFileListSha256([{ path: 'b/c.json', sha256: '22' }, { path: 'a.json', sha256: '11' }])).toBe(expected);
+    expect(
+      resourceFileListSha256([
+        { path: 'b/c.json', sha256: '22' },
+        { path: 'a.json', sha256: '11' },
+      ]),
+    ).toBe(expected);
   });
 });
 
@@ -341,12 +415,18 @@ describe('readRun: a damaged run (items.jsonl cut short, or edited) is refused, 
     const file = join(dir, 'items.jsonl');
     const [first, second] = readFileSync(file, 'utf8').split('\n');
     // what a power loss can leave of a run written without fsync: run.json on disk, items.jsonl not (all of it)
-    for (const [text, n] of [['', 0], [`${first}\n`, 1], [`${first}\n${second}\n{"id":"q3","values":{}}\n`, 3]] as const) {
+    for (const [text, n] of [
+      ['', 0],
+      [`${first}\n`, 1],
+      [`${first}\n${second}\n{"id":"q3","values":{}}\n`, 3],
+    ] as const) {
       writeFileSync(file, text);
       const error = await caught(readRun(dir));
       expect(error.file).toBe(file);
       expect(error.code).toBe('input_damaged_run');
-      expect(error.message).toBe(`${file}: has ${n} item line(s) where run.json's counts.items is 2: the run is damaged (cut short or edited); write it again`);
+      expect(error.message).toBe(
+        `${file}: has ${n} item line(s) where run.json's counts.items is 2: the run is damaged (cut short or edited); write it again`,
+      );
     }
     writeFileSync(file, `${first}\n${second}\n`);
     expect((await readRun(dir)).items.map((i) => i.id)).toEqual(['q1', 'q2']);
@@ -426,7 +506,10 @@ describe('FileDigests: inputs hashed from the bytes the command read', () => {
 
   it('hashes small files on the next turn of the event loop, not in the read hook (at once when asked before, or over 1 MiB)', async () => {
     const crypto = process.getBuiltinModule('node:crypto') as typeof import('node:crypto') & { hash?: unknown };
-    const hasher = typeof crypto.hash === 'function' ? vi.spyOn(crypto as { hash: (...args: unknown[]) => string }, 'hash') : vi.spyOn(crypto, 'createHash');
+    const hasher =
+      typeof crypto.hash === 'function'
+        ? vi.spyOn(crypto as { hash: (...args: unknown[]) => string }, 'hash')
+        : vi.spyOn(crypto, 'createHash');
     try {
       const digests = new FileDigests();
       digests.onRead(join(work, 'digest-later-a.txt'), Buffer.from('first'));
@@ -462,7 +545,7 @@ describe('FileDigests: inputs hashed from the bytes the command read', () => {
   });
 });
 
-describe('RunWriter.addArtifact with content: written by finish, with the run\'s own files', () => {
+describe("RunWriter.addArtifact with content: written by finish, with the run's own files", () => {
   it('writes the artifacts byte for byte (text and bytes, inside and outside the run), lists them in order, leaves no temporary file', async () => {
     const dir = fresh();
     const outside = join(work, 'artifact-outside', 'native.bin');
@@ -512,14 +595,23 @@ describe('RunWriter: the manifest check refuses what runManifestSchema refuses',
   };
   const cases: Case[] = [
     { name: 'valid' },
-    { name: 'valid llm, ci, unit, null value', finish: { llm, metrics: { a: { value: null, n: 0 }, b: { value: 1, n: 3, ci: [0.5, 1.5], ciMethod: 'bootstrap', unit: '%' } } } },
+    {
+      name: 'valid llm, ci, unit, null value',
+      finish: {
+        llm,
+        metrics: { a: { value: null, n: 0 }, b: { value: 1, n: 3, ci: [0.5, 1.5], ciMethod: 'bootstrap', unit: '%' } },
+      },
+    },
     { name: 'metric value NaN', finish: { metrics: { a: { value: Number.NaN, n: 1 } } } },
     { name: 'metric value Infinity', finish: { metrics: { a: { value: Number.POSITIVE_INFINITY, n: 1 } } } },
     { name: 'metric value a string', finish: { metrics: { a: { value: '1' as unknown as number, n: 1 } } } },
     { name: 'metric n negative', finish: { metrics: { a: { value: 1, n: -1 } } } },
     { name: 'metric n fractional', finish: { metrics: { a: { value: 1, n: 1.5 } } } },
     { name: 'metric ci with NaN', finish: { metrics: { a: { value: 1, n: 1, ci: [0, Number.NaN] } } } },
-    { name: 'metric ci of one number', finish: { metrics: { a: { value: 1, n: 1, ci: [0] as unknown as [number, number] } } } },
+    {
+      name: 'metric ci of one number',
+      finish: { metrics: { a: { value: 1, n: 1, ci: [0] as unknown as [number, number] } } },
+    },
     { name: 'metric unit a number', finish: { metrics: { a: { value: 1, n: 1, unit: 5 as unknown as string } } } },
     { name: 'empty id', init: { id: '' } },
     { name: 'empty benchmark', init: { benchmark: '' } },
@@ -540,7 +632,11 @@ describe('RunWriter: the manifest check refuses what runManifestSchema refuses',
     const base = { benchmark: 'toy', variant: 'v', system: 's' };
     const w = await startRun(fresh(), { ...base, ...c.init });
     if (c.resource) w.addResource(c.resource);
-    const finish: RunFinish = { items: [{ id: 'q1', values: { correct: true } }], metrics: { accuracy: { value: 1, n: 1 } }, ...c.finish };
+    const finish: RunFinish = {
+      items: [{ id: 'q1', values: { correct: true } }],
+      metrics: { accuracy: { value: 1, n: 1 } },
+      ...c.finish,
+    };
     let written: RunManifest | undefined;
     let refused: unknown;
     try {
@@ -576,7 +672,12 @@ describe('RunWriter: the manifest check refuses what runManifestSchema refuses',
     const w = await startRun(fresh(), { benchmark: 'toy', variant: 'v', system: 's' });
     w.addResource({ name: 'r', extra: 1 } as RunResource);
     const metric = { unit: '%', n: 1, value: 1, note: 'x' } as RunMetric;
-    const m = await w.finish({ items: [], metrics: { a: metric }, llm: { ...llm, secret: 'no' } as RunLlm, failures: [{ id: 'q', reason: 'r', at: 3 } as RunFailure] });
+    const m = await w.finish({
+      items: [],
+      metrics: { a: metric },
+      llm: { ...llm, secret: 'no' } as RunLlm,
+      failures: [{ id: 'q', reason: 'r', at: 3 } as RunFailure],
+    });
     const text = readFileSync(join(w.dir, 'run.json'), 'utf8');
     expect(text).not.toMatch(/extra|note|secret|"at"/);
     expect(Object.keys(m.metrics.a!)).toEqual(['value', 'n', 'unit']);
@@ -587,7 +688,11 @@ describe('startRun', () => {
   it('a run directory that is a file (or under one) is an InputError', async () => {
     const file = join(work, 'a-file');
     writeFileSync(file, '');
-    expect((await caught(startRun(file, { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(/a-file: run directory is a file/);
-    expect((await caught(startRun(join(file, 'sub'), { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(/run directory is a file/);
+    expect((await caught(startRun(file, { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(
+      /a-file: run directory is a file/,
+    );
+    expect((await caught(startRun(join(file, 'sub'), { benchmark: 'toy', variant: '', system: 's' }))).message).toMatch(
+      /run directory is a file/,
+    );
   });
 });

@@ -150,7 +150,10 @@ export interface RunBenchmark {
    * typed arrays, sum them over `indices`, compute BLEU from the sums. Without it, resampling calls `recompute` on
    * each resample (correct, slower). `items` never contain an item with `error`.
    */
-  prepare?(items: ReadonlyArray<RunItem>, variant?: string): (indices: ArrayLike<number>) => Record<string, number | null>;
+  prepare?(
+    items: ReadonlyArray<RunItem>,
+    variant?: string,
+  ): (indices: ArrayLike<number>) => Record<string, number | null>;
   /**
    * Optional, for looking at items (`dialeval report`): a run may keep bulky display-only detail by location (an
    * episode's transcript as the path of its `interactions.json`, a turn's context as its place in a native output

@@ -1,4 +1,14 @@
-import { closeSync, createReadStream, fsync, mkdirSync, openSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import {
+  closeSync,
+  createReadStream,
+  fsync,
+  mkdirSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { EvalError, FileSystemError, InputError } from '../errors';
@@ -72,7 +82,9 @@ const WHOLE_FILE_HASH_LIMIT = 64 * 1024 * 1024;
  * the bytes when it is called, so the caller's buffer is not held until the digest is done.
  */
 export function sha256OffThread(data: Uint8Array): Promise<string> {
-  return nodeCrypto().webcrypto.subtle.digest('SHA-256', data).then((digest) => Buffer.from(digest).toString('hex'));
+  return nodeCrypto()
+    .webcrypto.subtle.digest('SHA-256', data)
+    .then((digest) => Buffer.from(digest).toString('hex'));
 }
 
 /** Size and sha256 (hex) of a file's bytes. */
@@ -198,8 +210,13 @@ export function resolveRunLocation(runDir: string, location: string): string {
 function defaultRunId(now: Date): string {
   // the suffix only has to differ between runs started in the same second: Math.random (seeded from the OS by V8)
   // does that without starting the CSPRNG, which costs a run ~1 ms the first time
-  const suffix = Math.floor(Math.random() * 0x1_0000_0000).toString(16).padStart(8, '0');
-  return `${now.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z')}-${suffix}`;
+  const suffix = Math.floor(Math.random() * 0x1_0000_0000)
+    .toString(16)
+    .padStart(8, '0');
+  return `${now
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d+Z$/, 'Z')}-${suffix}`;
 }
 
 /**
@@ -284,7 +301,11 @@ export class RunWriter {
       let batch: RunItem[] = [];
       for (const item of r.items) {
         const first = seen.get(item.id);
-        if (first !== undefined) throw new EvalError('duplicate_item', `run ${this.dir}: items ${first + 1} and ${count + 1} share the id "${item.id}"`);
+        if (first !== undefined)
+          throw new EvalError(
+            'duplicate_item',
+            `run ${this.dir}: items ${first + 1} and ${count + 1} share the id "${item.id}"`,
+          );
         seen.set(item.id, count++);
         if (item.error !== undefined) failed.push(item);
         if (batch.push(item) === ITEM_BATCH) {
@@ -320,20 +341,30 @@ export class RunWriter {
         ...(r.llm ? { llm: pickLlm(r.llm) } : {}),
         metrics: Object.fromEntries(Object.entries(r.metrics).map(([name, x]) => [name, pick(x, METRIC_KEYS)])),
         counts: { items: count, evaluated: count - failed.length, failed: failed.length, skipped },
-        failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) => pick(x, FAILURE_KEYS)),
+        failures: (r.failures ?? failed.slice(0, MAX_FAILURES).map((i) => ({ id: i.id, reason: i.error! }))).map((x) =>
+          pick(x, FAILURE_KEYS),
+        ),
         artifacts: this.artifacts,
       };
       // the schema's rules, checked by hand (check.ts): writing a run loads no zod; the readers validate with the schema
       const problem = checkRunManifest(manifest);
-      if (problem) throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
+      if (problem)
+        throw new EvalError('invalid_run', `run ${this.dir}: invalid manifest at ${problem.path}: ${problem.message}`);
       written = manifest;
       return `${JSON.stringify(manifest, null, 2)}\n`;
     };
-    await writeInOrder([...this.pending, [join(this.dir, RUN_FILES.items), { chunks: writeItems }], [join(this.dir, RUN_FILES.manifest), { later: manifestText }]], {
-      made: [resolve(this.dir)],
-      unswept: this.fresh ? [resolve(this.dir)] : [],
-      sync: this.durable,
-    });
+    await writeInOrder(
+      [
+        ...this.pending,
+        [join(this.dir, RUN_FILES.items), { chunks: writeItems }],
+        [join(this.dir, RUN_FILES.manifest), { later: manifestText }],
+      ],
+      {
+        made: [resolve(this.dir)],
+        unswept: this.fresh ? [resolve(this.dir)] : [],
+        sync: this.durable,
+      },
+    );
     // (a new directory started without a marker has none to remove)
     if (!this.fresh || this.marker) removeIfPresent(join(this.dir, RUN_FILES.started));
     this.finished = true;
@@ -345,7 +376,18 @@ export class RunWriter {
 const METRIC_KEYS = ['value', 'n', 'ci', 'ciMethod', 'unit'] as const;
 const RESOURCE_KEYS = ['name', 'commit', 'sha256', 'source'] as const;
 const FAILURE_KEYS = ['id', 'reason'] as const;
-const LLM_KEYS = ['endpointHost', 'model', 'modelReported', 'sampling', 'calls', 'tokens', 'costUsd', 'prices', 'batch', 'cache'] as const;
+const LLM_KEYS = [
+  'endpointHost',
+  'model',
+  'modelReported',
+  'sampling',
+  'calls',
+  'tokens',
+  'costUsd',
+  'prices',
+  'batch',
+  'cache',
+] as const;
 
 function pick<T extends object>(x: T, keys: ReadonlyArray<keyof T>): T {
   if (x === null || typeof x !== 'object') return x;
@@ -361,10 +403,10 @@ function pickLlm(l: RunLlm): RunLlm {
   return out;
 }
 
-
 let tmpCounter = 0;
 
-const fsyncAsync = (fd: number) => new Promise<void>((done, fail) => fsync(fd, (error) => (error ? fail(error) : done())));
+const fsyncAsync = (fd: number) =>
+  new Promise<void>((done, fail) => fsync(fd, (error) => (error ? fail(error) : done())));
 
 /**
  * What {@link writeInOrder} writes to a file: bytes, a text, a text made when its turn comes (`later`: after the files
@@ -384,7 +426,11 @@ type FileContent = string | Uint8Array | { later: () => string } | { chunks: (wr
  */
 async function writeInOrder(
   files: Array<[file: string, content: FileContent]>,
-  { made = [], unswept = [], sync = true }: { made?: ReadonlyArray<string>; unswept?: ReadonlyArray<string>; sync?: boolean } = {},
+  {
+    made = [],
+    unswept = [],
+    sync = true,
+  }: { made?: ReadonlyArray<string>; unswept?: ReadonlyArray<string>; sync?: boolean } = {},
 ): Promise<void> {
   const open: Array<{ file: string; tmp: string; fd?: number }> = [];
   // The fsyncs start together once every file is written: one started while later files are still being created
@@ -415,12 +461,16 @@ async function writeInOrder(
     }
     for (const [file, content] of files) {
       current = file;
-      const f: { file: string; tmp: string; fd?: number } = { file, tmp: join(resolve(file, '..'), `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`) };
+      const f: { file: string; tmp: string; fd?: number } = {
+        file,
+        tmp: join(resolve(file, '..'), `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`),
+      };
       open.push(f);
       const fd = openSync(f.tmp, 'w');
       f.fd = fd;
       if (typeof content === 'string') writeText(fd, content);
-      else if (content instanceof Uint8Array) for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
+      else if (content instanceof Uint8Array)
+        for (let at = 0; at < content.length; ) at += writeSync(fd, content, at, content.length - at);
       else if ('chunks' in content) content.chunks((chunk) => writeText(fd, chunk));
       else writeText(fd, content.later());
     }
@@ -498,17 +548,30 @@ export async function startRun(dir: string, init: RunWriterInit, options: StartR
   } catch (error) {
     // EEXIST: `dir` is a file; ENOTDIR: a parent is
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EEXIST' || code === 'ENOTDIR') throw new InputError('run directory is a file', { file: dir, cause: error });
+    if (code === 'EEXIST' || code === 'ENOTDIR')
+      throw new InputError('run directory is a file', { file: dir, cause: error });
     throw FileSystemError.from(error, dir, 'cannot create directory');
   }
   // a directory made just now holds no run.json (and no temporary files to sweep at the end)
   if (created === undefined) removeIfPresent(join(dir, RUN_FILES.manifest));
   const now = new Date();
-  const writer = new RunWriter(dir, init, now, created !== undefined, options.marker !== false, options.durable !== false);
+  const writer = new RunWriter(
+    dir,
+    init,
+    now,
+    created !== undefined,
+    options.marker !== false,
+    options.durable !== false,
+  );
   if (options.marker === false) return writer;
   // A plain write: the marker is a hint for `listRuns` (a torn one only loses the row's labels), so it is not worth a
   // temporary file and an fsync on every run; `run.json` is what is written atomically (durably unless told not to).
-  const marker = { benchmark: init.benchmark, variant: init.variant, system: init.system, createdAt: now.toISOString() };
+  const marker = {
+    benchmark: init.benchmark,
+    variant: init.variant,
+    system: init.system,
+    createdAt: now.toISOString(),
+  };
   try {
     writeFileSync(join(dir, RUN_FILES.started), `${JSON.stringify(marker, null, 2)}\n`);
   } catch (error) {

@@ -1,2 +1,11 @@
 export { defaultUsage, refusedBaseURL, startTestServer } from './server';
-export type { LoggedRequest, RespondContext, TestReply, TestReplyObject, TestRequest, TestRule, TestServer, TestServerOptions } from './server';
+export type {
+  LoggedRequest,
+  RespondContext,
+  TestReply,
+  TestReplyObject,
+  TestRequest,
+  TestRule,
+  TestServer,
+  TestServerOptions,
+} from './server';

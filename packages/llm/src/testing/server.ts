@@ -127,7 +127,10 @@ export async function refusedBaseURL(): Promise<string> {
 }
 
 /** Default usage: ceil(chars / 4) per message plus 3, and ceil(chars / 4) for the answer. */
-export function defaultUsage(messages: ChatMessage[], content: string): { promptTokens: number; completionTokens: number } {
+export function defaultUsage(
+  messages: ChatMessage[],
+  content: string,
+): { promptTokens: number; completionTokens: number } {
   let prompt = 3;
   for (const m of messages) prompt += 3 + Math.ceil((m.content?.length ?? 0) / 4);
   return { promptTokens: prompt, completionTokens: Math.ceil(content.length / 4) };
@@ -231,13 +234,25 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       object: 'chat.completion',
       created: Math.floor(Date.now() / 1000),
       model: req.model,
-      choices: [{ index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: reply.finishReason ?? 'stop', logprobs: null }],
+      choices: [
+        {
+          index: 0,
+          message: { role: 'assistant', content, refusal: null },
+          finish_reason: reply.finishReason ?? 'stop',
+          logprobs: null,
+        },
+      ],
     };
     if (reply.usage !== null) {
       const d = defaultUsage(req.messages, content);
       const p = reply.usage?.promptTokens ?? d.promptTokens;
       const c = reply.usage?.completionTokens ?? d.completionTokens;
-      body.usage = { prompt_tokens: p, completion_tokens: c, total_tokens: p + c, prompt_tokens_details: { cached_tokens: reply.usage?.cachedTokens ?? 0 } };
+      body.usage = {
+        prompt_tokens: p,
+        completion_tokens: c,
+        total_tokens: p + c,
+        prompt_tokens_details: { cached_tokens: reply.usage?.cachedTokens ?? 0 },
+      };
     }
     return body;
   }
@@ -247,7 +262,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return { error: { message: message ?? `scripted ${status}`, type, code: type, param: null } };
   }
 
-  function send(res: ServerResponse, log: LoggedRequest, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  function send(
+    res: ServerResponse,
+    log: LoggedRequest,
+    status: number,
+    body: unknown,
+    headers: Record<string, string> = {},
+  ): void {
     if (res.destroyed || res.writableEnded) return;
     log.status = status;
     const text = typeof body === 'string' ? body : JSON.stringify(body);
@@ -272,7 +293,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         const full = Buffer.from(JSON.stringify(completionBody(req, reply)));
         const cut = typeof reply.truncate === 'number' ? reply.truncate : Math.floor(full.length / 2);
         log.status = status;
-        res.writeHead(status, { 'content-type': 'application/json', 'content-length': String(full.length), ...reply.headers });
+        res.writeHead(status, {
+          'content-type': 'application/json',
+          'content-length': String(full.length),
+          ...reply.headers,
+        });
         res.write(full.subarray(0, cut), () => res.destroy());
         return;
       }
@@ -301,7 +326,14 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       try {
         parsed = JSON.parse(line);
       } catch {
-        err.push(JSON.stringify({ id: newId('batch_req'), custom_id: null, response: null, error: { code: 'invalid_json', message: 'line is not JSON' } }));
+        err.push(
+          JSON.stringify({
+            id: newId('batch_req'),
+            custom_id: null,
+            response: null,
+            error: { code: 'invalid_json', message: 'line is not JSON' },
+          }),
+        );
         continue;
       }
       const body = parsed.body ?? {};
@@ -310,17 +342,41 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       const attempt = seen.get(fingerprint) ?? 0;
       seen.set(fingerprint, attempt + 1);
       const failed = options.batch?.failLine?.(req, { customId: String(parsed.custom_id), line: lineNo });
-      const reply: TestReplyObject = failed ? { status: typeof failed === 'number' ? failed : 500, error: 'scripted batch line failure' } : await decide(req, { index: chatIndex++, attempt, batch: true });
+      const reply: TestReplyObject = failed
+        ? { status: typeof failed === 'number' ? failed : 500, error: 'scripted batch line failure' }
+        : await decide(req, { index: chatIndex++, attempt, batch: true });
       const status = reply.hang ? 500 : (reply.status ?? 200);
       if (status >= 400 || reply.raw !== undefined) {
-        err.push(JSON.stringify({ id: newId('batch_req'), custom_id: parsed.custom_id, response: { status_code: status >= 400 ? status : 500, request_id: newId('req'), body: errorBody(status, reply.error) }, error: null }));
+        err.push(
+          JSON.stringify({
+            id: newId('batch_req'),
+            custom_id: parsed.custom_id,
+            response: {
+              status_code: status >= 400 ? status : 500,
+              request_id: newId('req'),
+              body: errorBody(status, reply.error),
+            },
+            error: null,
+          }),
+        );
       } else {
-        out.push(JSON.stringify({ id: newId('batch_req'), custom_id: parsed.custom_id, response: { status_code: 200, request_id: newId('req'), body: completionBody(req, reply) }, error: null }));
+        out.push(
+          JSON.stringify({
+            id: newId('batch_req'),
+            custom_id: parsed.custom_id,
+            response: { status_code: 200, request_id: newId('req'), body: completionBody(req, reply) },
+            error: null,
+          }),
+        );
       }
     }
     const put = (lines: string[], name: string) => {
       const id = newId('file');
-      files.set(id, { filename: name, purpose: 'batch_output', bytes: Buffer.from(lines.length ? `${lines.join('\n')}\n` : '') });
+      files.set(id, {
+        filename: name,
+        purpose: 'batch_output',
+        bytes: Buffer.from(lines.length ? `${lines.join('\n')}\n` : ''),
+      });
       return id;
     };
     o.output_file_id = out.length ? put(out, `${o.id}_output.jsonl`) : null;
@@ -330,7 +386,15 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   function fileObject(id: string): Record<string, unknown> {
     const f = files.get(id)!;
-    return { id, object: 'file', bytes: f.bytes.length, created_at: Math.floor(Date.now() / 1000), filename: f.filename, purpose: f.purpose, status: 'processed' };
+    return {
+      id,
+      object: 'file',
+      bytes: f.bytes.length,
+      created_at: Math.floor(Date.now() / 1000),
+      filename: f.filename,
+      purpose: f.purpose,
+      status: 'processed',
+    };
   }
 
   function batchView(rec: BatchRecord): Record<string, any> {
@@ -338,7 +402,10 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     if (o.status === 'cancelled' || o.status === 'failed' || o.status === 'completed') return o;
     if (options.batch?.fail) {
       o.status = 'failed';
-      o.errors = { object: 'list', data: [{ code: 'invalid_request', message: 'scripted batch failure', line: null, param: null }] };
+      o.errors = {
+        object: 'list',
+        data: [{ code: 'invalid_request', message: 'scripted batch failure', line: null, param: null }],
+      };
       o.failed_at = Math.floor(Date.now() / 1000);
       return o;
     }
@@ -348,7 +415,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       o.completed_at = Math.floor(Date.now() / 1000);
       return o;
     }
-    return { ...o, status: 'in_progress', output_file_id: null, error_file_id: null, request_counts: { total: o.request_counts.total, completed: 0, failed: 0 } };
+    return {
+      ...o,
+      status: 'in_progress',
+      output_file_id: null,
+      error_file_id: null,
+      request_counts: { total: o.request_counts.total, completed: 0, failed: 0 },
+    };
   }
 
   const server = createServer(async (req, res) => {
@@ -364,7 +437,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       if (ctype.startsWith('multipart/form-data')) {
         parts = parseMultipart(raw, ctype);
         const file = parts.get('file');
-        body = { purpose: parts.get('purpose')?.data.toString('utf8'), filename: file?.filename, bytes: file?.data.length ?? 0 };
+        body = {
+          purpose: parts.get('purpose')?.data.toString('utf8'),
+          filename: file?.filename,
+          bytes: file?.data.length ?? 0,
+        };
       } else if (raw.length > 0) {
         try {
           body = JSON.parse(raw.toString('utf8'));
@@ -385,7 +462,11 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         const file = parts?.get('file');
         if (!file) return send(res, log, 400, errorBody(400, 'no file part'));
         const id = newId('file');
-        files.set(id, { filename: file.filename ?? 'upload.jsonl', purpose: parts?.get('purpose')?.data.toString('utf8') ?? 'batch', bytes: Buffer.from(file.data) });
+        files.set(id, {
+          filename: file.filename ?? 'upload.jsonl',
+          purpose: parts?.get('purpose')?.data.toString('utf8') ?? 'batch',
+          bytes: Buffer.from(file.data),
+        });
         return send(res, log, 200, fileObject(id));
       }
       if (method === 'GET' && (m = /^\/v1\/files\/([^/]+)\/content$/.exec(path))) {
@@ -400,7 +481,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         return send(res, log, 200, fileObject(m[1]!));
       }
       if (method === 'POST' && path === '/v1/batches') {
-        if (!body?.input_file_id || !files.has(body.input_file_id)) return send(res, log, 400, errorBody(400, 'unknown input_file_id'));
+        if (!body?.input_file_id || !files.has(body.input_file_id))
+          return send(res, log, 400, errorBody(400, 'unknown input_file_id'));
         const id = newId('batch');
         const object: Record<string, any> = {
           id,
@@ -423,7 +505,13 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
       }
       if (method === 'GET' && path === '/v1/batches') {
         const data = [...batches.values()].reverse().map((r) => ({ ...r.object }));
-        return send(res, log, 200, { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: false });
+        return send(res, log, 200, {
+          object: 'list',
+          data,
+          first_id: data[0]?.id ?? null,
+          last_id: data.at(-1)?.id ?? null,
+          has_more: false,
+        });
       }
       if (method === 'GET' && (m = /^\/v1\/batches\/([^/]+)$/.exec(path))) {
         const rec = batches.get(m[1]!);

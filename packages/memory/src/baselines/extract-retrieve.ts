@@ -4,9 +4,22 @@ import { z } from 'zod';
 import { renderDialogue } from '../inputs';
 import { assertTemplateFields } from '../answer-prompts';
 import { pyFormat } from '../python';
-import type { AddSessionResult, AnswerRequest, MemorySystem, MemoryUser, Retrieval, RetrieveRequest, SessionInput } from '../system';
+import type {
+  AddSessionResult,
+  AnswerRequest,
+  MemorySystem,
+  MemoryUser,
+  Retrieval,
+  RetrieveRequest,
+  SessionInput,
+} from '../system';
 import { LexicalIndex } from './lexical';
-import { ANSWER_PROMPT_FIELDS, DEFAULT_ANSWER_PROMPT, DEFAULT_EXTRACTION_PROMPT, EXTRACTION_PROMPT_FIELDS } from './prompts';
+import {
+  ANSWER_PROMPT_FIELDS,
+  DEFAULT_ANSWER_PROMPT,
+  DEFAULT_EXTRACTION_PROMPT,
+  EXTRACTION_PROMPT_FIELDS,
+} from './prompts';
 
 export interface ExtractRetrieveOptions {
   /** Extracts memories and answers questions (a core ChatModel; the CLI passes `@eval/llm`'s cached one). */
@@ -39,8 +52,10 @@ export class ExtractRetrieveBaseline implements MemorySystem {
   private readonly options: ExtractRetrieveOptions;
 
   constructor(options: ExtractRetrieveOptions) {
-    if (options.answerPrompt !== undefined) assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
-    if (options.extractionPrompt !== undefined) assertTemplateFields(options.extractionPrompt, EXTRACTION_PROMPT_FIELDS, 'extractionPrompt');
+    if (options.answerPrompt !== undefined)
+      assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
+    if (options.extractionPrompt !== undefined)
+      assertTemplateFields(options.extractionPrompt, EXTRACTION_PROMPT_FIELDS, 'extractionPrompt');
     this.options = options;
   }
 
@@ -49,7 +64,10 @@ export class ExtractRetrieveBaseline implements MemorySystem {
   }
 
   private chatOptions() {
-    return { temperature: this.options.temperature ?? 0, ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}) };
+    return {
+      temperature: this.options.temperature ?? 0,
+      ...(this.options.maxTokens ? { maxTokens: this.options.maxTokens } : {}),
+    };
   }
 
   async addSession(session: SessionInput): Promise<AddSessionResult> {

@@ -2,7 +2,15 @@ import type { ChatModel } from '@eval/core';
 import { renderDialogue } from '../inputs';
 import { assertTemplateFields } from '../answer-prompts';
 import { pyFormat } from '../python';
-import type { AddSessionResult, AnswerRequest, MemorySystem, MemoryUser, Retrieval, RetrieveRequest, SessionInput } from '../system';
+import type {
+  AddSessionResult,
+  AnswerRequest,
+  MemorySystem,
+  MemoryUser,
+  Retrieval,
+  RetrieveRequest,
+  SessionInput,
+} from '../system';
 import { LexicalIndex } from './lexical';
 import { ANSWER_PROMPT_FIELDS, DEFAULT_ANSWER_PROMPT } from './prompts';
 
@@ -36,7 +44,8 @@ export class FullContextBaseline implements MemorySystem {
   private readonly options: FullContextOptions;
 
   constructor(options: FullContextOptions) {
-    if (options.answerPrompt !== undefined) assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
+    if (options.answerPrompt !== undefined)
+      assertTemplateFields(options.answerPrompt, ANSWER_PROMPT_FIELDS, 'answerPrompt');
     this.options = options;
   }
 
@@ -56,7 +65,10 @@ export class FullContextBaseline implements MemorySystem {
       this.index.add(turn.timestamp ? `[${turn.timestamp}] ${turn.content}` : turn.content);
       extracted.push(turn.content);
     }
-    return { extractedMemories: (this.options.extraction ?? 'user-turns') === 'user-turns' && !session.isGeneratedQaSession ? extracted : [] };
+    return {
+      extractedMemories:
+        (this.options.extraction ?? 'user-turns') === 'user-turns' && !session.isGeneratedQaSession ? extracted : [],
+    };
   }
 
   private history(): string {
@@ -70,7 +82,10 @@ export class FullContextBaseline implements MemorySystem {
     const memories = this.index.search(request.query, request.topK);
     if (request.purpose === 'update') return { memories };
     // The answer is produced from the whole history; the artifact records a description, not a copy per question.
-    return { memories, context: `(full dialogue history: ${this.lines.length} sessions, ${Math.min(this.chars, this.options.maxContextChars ?? 400_000)} characters)` };
+    return {
+      memories,
+      context: `(full dialogue history: ${this.lines.length} sessions, ${Math.min(this.chars, this.options.maxContextChars ?? 400_000)} characters)`,
+    };
   }
 
   async answer(request: AnswerRequest): Promise<string> {

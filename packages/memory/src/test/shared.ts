@@ -1,5 +1,10 @@
 import { join } from 'node:path';
-import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
+import {
+  describeWithReferenceData,
+  hasReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../../test-support/reference-data';
 
 /** The project's reference data (../shared/memory), never copied into the repo; guard tests with describeMemory/itMemory. */
 export const SHARED_MEMORY = referencePath('memory');

@@ -4,7 +4,15 @@
  * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
  */
 import { PY_WHITESPACE as PY_WS, isAscii, pySplit, pyStrip } from '@eval/core/python';
-import { type CodePointRanges, IsAlnum, IsAlpha, IsLower, IsN, IsSc, NONBREAKING_PREFIXES_EN } from './perluniprops.generated';
+import {
+  type CodePointRanges,
+  IsAlnum,
+  IsAlpha,
+  IsLower,
+  IsN,
+  IsSc,
+  NONBREAKING_PREFIXES_EN,
+} from './perluniprops.generated';
 
 /** Character-class body of code-point ranges, optionally restricted to ASCII (for ASCII-only input). */
 function classBody(ranges: CodePointRanges, asciiOnly = false): string {
@@ -165,7 +173,10 @@ export function mosesTokenize(text: string): string[] {
   // (each substitution below only applies when its literal character is present: skipped otherwise, for speed)
   if (text.includes('..') || text.includes('DOTMULTI')) text = replaceMultidots(text);
   if (text.includes(',')) {
-    text = text.replace(re.COMMA_SEPARATE_1, '$1 , ').replace(re.COMMA_SEPARATE_2, ' , $1').replace(re.COMMA_SEPARATE_3, '$1 , ');
+    text = text
+      .replace(re.COMMA_SEPARATE_1, '$1 , ')
+      .replace(re.COMMA_SEPARATE_2, ' , $1')
+      .replace(re.COMMA_SEPARATE_3, '$1 , ');
   }
   if (text.includes("'")) for (const [r, sub] of re.EN_APOSTROPHE) text = text.replace(r, sub);
   const tokens = handleNonbreakingPrefixes(text);
@@ -222,9 +233,20 @@ function lastCodePoint(s: string): number {
 // CURRENCY_OR_OPENING /^[\p{IsSc}([{¿¡]+$/u, PUNCTUATION /^[,.?!:;\\%}\])]+$/u, QUOTES /^['"„“`]+$/u,
 // DOUBLE_QUOTES /^[„“”]+$/u, CONTRACTION /^'\p{IsAlpha}/u.
 const isScCp = rangeTest(IsSc);
-const isCurrencyOrOpening = (cp: number) => cp === 0x28 || cp === 0x5b || cp === 0x7b || cp === 0xbf || cp === 0xa1 || isScCp(cp);
+const isCurrencyOrOpening = (cp: number) =>
+  cp === 0x28 || cp === 0x5b || cp === 0x7b || cp === 0xbf || cp === 0xa1 || isScCp(cp);
 const isPunctuation = (cp: number) =>
-  cp === 0x2c || cp === 0x2e || cp === 0x3f || cp === 0x21 || cp === 0x3a || cp === 0x3b || cp === 0x5c || cp === 0x25 || cp === 0x7d || cp === 0x5d || cp === 0x29;
+  cp === 0x2c ||
+  cp === 0x2e ||
+  cp === 0x3f ||
+  cp === 0x21 ||
+  cp === 0x3a ||
+  cp === 0x3b ||
+  cp === 0x5c ||
+  cp === 0x25 ||
+  cp === 0x7d ||
+  cp === 0x5d ||
+  cp === 0x29;
 const isQuote = (cp: number) => cp === 0x27 || cp === 0x22 || cp === 0x201e || cp === 0x201c || cp === 0x60;
 const isDoubleQuote = (cp: number) => cp === 0x201e || cp === 0x201c || cp === 0x201d;
 
@@ -263,7 +285,8 @@ export function mosesDetokenize(tokens: readonly string[]): string {
   } else {
     let text = ` ${tokens.join(' ')} `;
     if (text.includes(' @-@ ')) text = text.split(' @-@ ').join('-');
-    if (text.includes('&')) for (const [from, to] of UNESCAPE_XML) if (text.includes(from)) text = text.split(from).join(to);
+    if (text.includes('&'))
+      for (const [from, to] of UNESCAPE_XML) if (text.includes(from)) text = text.split(from).join(to);
     toks = pySplit(text);
   }
   let quoteCounts: Map<string, number> | undefined;

@@ -1,6 +1,11 @@
 import { readdirSync, existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { describeWithReferenceData, hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
+import {
+  describeWithReferenceData,
+  hasReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../../test-support/reference-data';
 
 /** `../shared/scorekeeping` (reference data, never copied into the repository); guard tests with `describeShared`/`itShared`. */
 export const SHARED = referencePath('scorekeeping');

@@ -29,7 +29,8 @@ const autoAccept: Array<[string, string]> = [
 /** Common-ground annotations (CGA CSVs) of the Weights Task Dataset, as used by brandeis-llc/mmdp-cgt. */
 export const cgtResourceSet: ResourceSet = {
   name: 'cgt',
-  description: 'Weights Task Dataset common-ground annotations (CGA CSVs, groups 1-10): originals and the auto-accept variant',
+  description:
+    'Weights Task Dataset common-ground annotations (CGA CSVs, groups 1-10): originals and the auto-accept variant',
   repo: 'brandeis-llc/mmdp-cgt',
   commit: 'd29394eecdfd97be16ce02cda0c0e230d92709cc',
   license: 'MIT (Copyright (c) 2024 brandeis-llc)',

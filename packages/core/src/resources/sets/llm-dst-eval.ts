@@ -9,7 +9,8 @@ import type { ResourceSet } from '../types';
  */
 export const llmDstEvalResourceSet: ResourceSet = {
   name: 'llm-dst-eval',
-  description: 'Prompt templates of the two-dimensional LLM DST evaluation (Gu & Yang 2024): Ours, Two-dimensional CoT, Direct, CoT',
+  description:
+    'Prompt templates of the two-dimensional LLM DST evaluation (Gu & Yang 2024): Ours, Two-dimensional CoT, Direct, CoT',
   repo: 'SLEEPWALKERG/LLM-DST-EVAL',
   commit: '45eb519c888de4b8461b514d8b75e8f63b9280f7',
   license: 'none stated (no licence file: all rights reserved); fetched for local use only, never redistributed',
