@@ -1,5 +1,6 @@
 export * from './errors';
 export * from './io';
+export { readZip } from './zip';
 export * from './stats';
 export * from './chat';
 export * from './resources/index';

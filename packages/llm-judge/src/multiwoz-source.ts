@@ -1,10 +1,13 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { InputError, parseJson } from '@eval/core';
+import { InputError, parseJson, readZip, resolveResourceDir } from '@eval/core';
 import { dialoguesFromMultiwoz21, type SourceDialogue } from './convert';
 
+/** Where the `multiwoz` resource set keeps the zipped MultiWOZ 2.1 test set (`packages/core/src/resources/sets/multiwoz.ts`). */
+const MULTIWOZ21_TEST_ZIP = 'sources/convlab2_multiwoz21_test.json.zip';
+
 export interface MultiwozSourceOptions {
-  /** The `multiwoz` resource directory (default: resolved by `@eval/multiwoz`: `--data`, `DIALEVAL_MULTIWOZ_DIR`, fetched cache). */
+  /** The `multiwoz` resource directory (default: `--data`, `DIALEVAL_MULTIWOZ_DIR`, fetched cache). */
   dir?: string;
   /** Only these dialogues (ids match case-insensitively, with or without `.json`). */
   ids?: Iterable<string>;
@@ -20,15 +23,14 @@ export interface MultiwozSourceOptions {
  * input format. Fetch it with `dialeval resources fetch multiwoz`.
  */
 export async function loadMultiwozDialogues(options: MultiwozSourceOptions = {}): Promise<SourceDialogue[]> {
-  const { resolveMultiwozDataDir, SOURCE_FILES, readZip } = await import('@eval/multiwoz');
-  const dir = await resolveMultiwozDataDir({
+  const dir = await resolveResourceDir('multiwoz', {
     dir: options.dir,
-    required: [SOURCE_FILES.multiwoz21TestZip],
-    flag: options.flag,
+    required: [MULTIWOZ21_TEST_ZIP],
+    flag: options.flag ?? '--data',
     env: options.env,
     home: options.home,
   });
-  const file = join(dir, SOURCE_FILES.multiwoz21TestZip);
+  const file = join(dir, MULTIWOZ21_TEST_ZIP);
   const entries = readZip(await readFile(file), file);
   const json = [...entries.entries()].find(([name]) => name.endsWith('.json'));
   if (!json) throw new InputError('no .json entry in the archive', { file });

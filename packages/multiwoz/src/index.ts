@@ -91,7 +91,6 @@ export {
   goalsFromMultiwoz21,
   parseState22,
   prepareMultiwozResource,
-  readZip,
   referencesFromMultiwoz22,
   type DialogActs22,
   type Dialogue22,

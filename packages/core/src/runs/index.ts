@@ -14,6 +14,14 @@ export type {
   RunStatus,
 } from './schema';
 export { RUN_SCHEMA_VERSION } from './version';
+export {
+  type MetricFormat,
+  displayScale,
+  formatMetricDifference,
+  formatMetricValue,
+  isPercentMetric,
+  metricDigits,
+} from './format';
 export * from './writer';
 export * from './reader';
 export * from './compare';

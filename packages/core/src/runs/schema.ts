@@ -16,8 +16,14 @@ export const runMetricSchema = z.object({
   n: z.number().int().nonnegative(),
   ci: z.tuple([z.number(), z.number()]).optional(),
   ciMethod: z.string().optional(),
-  /** e.g. `%` when the reference prints a percentage, `ratio` for 0-1. */
+  /**
+   * How the field writes it (see {@link formatMetricValue}): `%` for a value already in percent points (mwzeval's
+   * Inform 60.1), `ratio` for a 0-1 value shown as a percentage, `count` for an integer, `BLEU`, `kappa`, or any
+   * other label for a plain number.
+   */
   unit: z.string().optional(),
+  /** Decimals shown (after scaling a `ratio` to percent); default by unit: `%` 1, `ratio` 1, `BLEU` 2, `kappa` 3, `count` 0, other 3. */
+  digits: z.number().int().min(0).max(12).optional(),
 });
 export type RunMetric = z.infer<typeof runMetricSchema>;
 
@@ -133,6 +139,11 @@ export type RunManifest = z.infer<typeof runManifestSchema>;
  */
 export interface RunBenchmark {
   benchmark: string;
+  /**
+   * The npm package that exports this descriptor as `runBenchmark` (e.g. `@eval/multiwoz`, or a third party's own
+   * package). Run records name it, so that `compare`, `runs` and `report` find the descriptor of any benchmark.
+   */
+  package?: string;
   /** Recomputes every headline metric from items; items with `error` are ignored. */
   recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null>;
   /**
