@@ -29,7 +29,8 @@ import {
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun, runRequested } from '../run-record';
-import { csvLine, emit, formatTable } from '../util';
+import { emit } from '../util';
+import { csvLine, formatTable } from '../format';
 
 /** Python repr of a value (`1.0`, `0`), or empty for null. */
 function repr(x: PyNumber | number | null | undefined): string {

@@ -11,8 +11,9 @@ import {
   readRun,
 } from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
-import { formatMarkdownTable } from '../markdown';
-import { UsageError, csvLine, emit, formatNumber, formatTable } from '../util';
+import { formatMarkdownTable } from '../format';
+import { UsageError, emit } from '../util';
+import { csvLine, formatNumber, formatTable } from '../format';
 
 /** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
 const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {

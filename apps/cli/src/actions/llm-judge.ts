@@ -54,7 +54,8 @@ import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repea
 import { runLlmRecord } from '../run-llm';
 import { openRun, runRequested } from '../run-record';
 import { describeResource } from '../run-resource';
-import { UsageError, emit, formatTable } from '../util';
+import { UsageError, emit } from '../util';
+import { formatTable } from '../format';
 
 /** File stem of a method's outputs (`ours_acc_outputs.json`, `twodim_cot_comp_outputs.json`, `direct_outputs.json`). */
 const STEM: Record<JudgeMethod, string> = { ours: 'ours', 'twodim-cot': 'twodim_cot', direct: 'direct', cot: 'cot' };

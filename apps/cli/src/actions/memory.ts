@@ -47,7 +47,8 @@ import { withLlm } from '../llm-run';
 import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun, runRequested } from '../run-record';
-import { UsageError, csvLine, emit, formatTable } from '../util';
+import { UsageError, emit } from '../util';
+import { csvLine, formatTable, percent } from '../format';
 
 function aggregateOptions(flags: {
   acceptBooleanIncluded?: boolean;
@@ -63,9 +64,7 @@ function aggregateOptions(flags: {
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
 
-function pct(x: number | null | undefined): string {
-  return x === null || x === undefined ? '—' : `${(x * 100).toFixed(2)}%`;
-}
+const pct = (x: number | null | undefined) => percent(x, 2);
 
 // ---------------------------------------------------------------------------------------------------------------
 // memory run

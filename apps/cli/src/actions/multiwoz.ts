@@ -30,7 +30,8 @@ import {
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 import { openRun, runRequested } from '../run-record';
-import { UsageError, emit, formatTable } from '../util';
+import { UsageError, emit } from '../util';
+import { formatTable } from '../format';
 
 function version(value: string | undefined): NormalizationVersion {
   const v = value ?? '2022';

@@ -1,6 +1,7 @@
 import { fetchResourceSet, getResourceSet, listResourceSets, resolveResourceDir, resourceStatus } from '@eval/core';
 import { preparers } from '../preparers';
-import { emit, formatTable } from '../util';
+import { emit } from '../util';
+import { formatTable } from '../format';
 
 export async function resourcesList(opts: { format: 'table' | 'json' }): Promise<void> {
   const format = opts.format;

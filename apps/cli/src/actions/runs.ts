@@ -1,8 +1,9 @@
 import { type RunListing, listRuns } from '@eval/core';
 import { relative } from 'node:path';
 import type { RunsCommandOptions } from '../flags/runs';
-import { formatMarkdownTable } from '../markdown';
-import { csvLine, emit, formatNumber, formatTable } from '../util';
+import { formatMarkdownTable } from '../format';
+import { emit } from '../util';
+import { csvLine, formatNumber, formatTable } from '../format';
 
 /** At most this many metric columns in the table and markdown (all of them in JSON and CSV). */
 const MAX_METRIC_COLUMNS = 6;

@@ -67,7 +67,8 @@ import { spread, type Spread } from '../repeats';
 import { runLlmRecord } from '../run-llm';
 import { openRun, runRequested, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
-import { csvLine, emit, formatTable, UsageError } from '../util';
+import { emit, UsageError } from '../util';
+import { csvLine, formatTable } from '../format';
 
 const tty = () => Boolean(process.stderr.isTTY) && !process.env.CI;
 
