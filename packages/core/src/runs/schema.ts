@@ -24,6 +24,12 @@ export const runMetricSchema = z.object({
   unit: z.string().optional(),
   /** Decimals shown (after scaling a `ratio` to percent); default by unit: `%` 1, `ratio` 1, `BLEU` 2, `kappa` 3, `count` 0, other 3. */
   digits: z.number().int().min(0).max(12).optional(),
+  /**
+   * Set when this figure is one part of a breakdown of another metric: `Success (attraction)` is
+   * `{ of: 'Success', by: 'domain', value: 'attraction' }`. Views group such figures (systems side by side within a
+   * domain, round or method); metrics without `part` are the headline figures.
+   */
+  part: z.object({ of: z.string(), by: z.string(), value: z.string() }).optional(),
 });
 export type RunMetric = z.infer<typeof runMetricSchema>;
 
@@ -35,6 +41,12 @@ export type RunItemValue = z.infer<typeof runItemValueSchema>;
 export const runItemSchema = z.object({
   id: z.string().min(1),
   group: z.string().optional(),
+  /**
+   * The unit this item is nested in (the dialogue of a turn, the episode of a probe, the user of a question, the group
+   * of a statement): items of one cluster are correlated, so resampling draws whole clusters. See the manifest's
+   * `cluster` for what the unit is called.
+   */
+  cluster: z.string().optional(),
   /** What the headline metrics are aggregated from. */
   values: z.record(z.string(), runItemValueSchema),
   /** Set when the item could not be evaluated (a failed call, a missing output): it counts into no metric. */
@@ -103,6 +115,10 @@ export const runManifestSchema = z.object({
   schemaVersion: z.literal(RUN_SCHEMA_VERSION),
   id: z.string().min(1),
   benchmark: z.string().min(1),
+  /** The npm package whose `runBenchmark` descriptor recomputes this run's metrics (absent in older records). */
+  benchmarkPackage: z.string().optional(),
+  /** When items nest in larger units: what one cluster is (`dialogue`, `episode`, `user`, `group`); items carry it as `cluster`. */
+  cluster: z.object({ unit: z.string() }).optional(),
   /** Whatever changes the numbers: method, normalisation version, mode. Runs compare only within one variant. */
   variant: z.string(),
   system: z.string(),
@@ -144,6 +160,14 @@ export interface RunBenchmark {
    * package). Run records name it, so that `compare`, `runs` and `report` find the descriptor of any benchmark.
    */
   package?: string;
+  /** When items nest (turns of dialogues, probes of episodes, ...): what one cluster is; items carry it as `cluster`. */
+  cluster?: { unit: string };
+  /**
+   * Metrics that a resample with replacement biases (type/token ratios such as Distinct-n, vocabulary counts): their
+   * percentile bootstrap interval does not contain what it estimates. `compare` gives them a bias-corrected (BCa)
+   * interval or none. Every other metric may be resampled as it is.
+   */
+  biasedUnderResampling?: ReadonlyArray<string>;
   /** Recomputes every headline metric from items; items with `error` are ignored. */
   recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null>;
   /**
