@@ -1,5 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { PythonValueError, pyInt, pyIsDigit, pyLen, pySlice, pySplit, pyStrip, pyZfill } from './str';
+import {
+  PY_WHITESPACE,
+  PY_WHITESPACE_ASCII,
+  PythonValueError,
+  pyInt,
+  pyIsDigit,
+  pyLen,
+  pySlice,
+  pySplit,
+  pyStrip,
+  pyZfill,
+} from './str';
 
 // Expected values are CPython 3.11 semantics as documented (str.split/strip/isdigit/zfill, int()), derived by hand.
 describe('Python str semantics', () => {
@@ -38,5 +49,13 @@ describe('Python str semantics', () => {
     expect(pyZfill('123', 2)).toBe('123');
     expect(pyLen('a\u{1f642}b')).toBe(3);
     expect(pySlice('a\u{1f642}bc', 1, 3)).toBe('\u{1f642}b');
+  });
+});
+
+describe('PY_WHITESPACE_ASCII', () => {
+  it('matches exactly the ASCII characters of PY_WHITESPACE', () => {
+    const ascii = new RegExp(`^[${PY_WHITESPACE_ASCII}]$`);
+    const full = new RegExp(`^[${PY_WHITESPACE}]$`, 'u');
+    for (let c = 0; c < 128; c++) expect(ascii.test(String.fromCharCode(c))).toBe(full.test(String.fromCharCode(c)));
   });
 });

@@ -13,6 +13,9 @@ import { pythonStrRepr } from './json';
 export const PY_WHITESPACE =
   '\\t\\n\\v\\f\\r\\x1c-\\x20\\x85\\xa0\\u1680\\u2000-\\u200a\\u2028\\u2029\\u202f\\u205f\\u3000';
 
+/** {@link PY_WHITESPACE} restricted to ASCII (the same characters for ASCII-only text, where a regex need not use `u`). */
+export const PY_WHITESPACE_ASCII = '\\t\\n\\v\\f\\r\\x1c-\\x20';
+
 const WS_RUN = new RegExp(`[${PY_WHITESPACE}]+`, 'gu');
 const LEADING_WS = new RegExp(`^[${PY_WHITESPACE}]+`, 'u');
 const TRAILING_WS = new RegExp(`[${PY_WHITESPACE}]+$`, 'u');

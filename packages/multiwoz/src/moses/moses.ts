@@ -3,7 +3,7 @@
  * (`MosesTokenizer.tokenize(text, escape=True)`, `MosesDetokenizer.detokenize(tokens)`), which mwzeval applies to
  * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
  */
-import { PY_WHITESPACE as PY_WS, isAscii, pySplit, pyStrip } from '@eval/core/python';
+import { PY_WHITESPACE as PY_WS, PY_WHITESPACE_ASCII as PY_WS_ASCII, isAscii, pySplit, pyStrip } from '@eval/core/python';
 import {
   type CodePointRanges,
   IsAlnum,
@@ -51,7 +51,6 @@ function rangeTest(ranges: CodePointRanges): (cp: number) => boolean {
 
 const isAlphaCp = rangeTest(IsAlpha);
 const isLowerCp = rangeTest(IsLower);
-const PY_WS_ASCII = '\\t\\n\\v\\f\\r\\x1c-\\x20';
 
 /**
  * The tokenizer's regular expressions. Two compilations: with the full Unicode classes, and with the classes
