@@ -4,21 +4,14 @@
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  InputError,
-  type ReadOptions,
-  ResourceMissingError,
-  parseJson,
-  readJson,
-  readText,
-  resolveResourceDir,
-} from '@eval/core';
+import { InputError, type ReadOptions, ResourceMissingError, readJson, resolveResourceDir, validate } from '@eval/core';
+import type { z } from 'zod';
 import { DB_DOMAINS, type RawDatabase } from './database';
-import { beliefStateShape, isBeliefState } from './input';
-import { type LazyJsonObject, scanJsonObject } from './lazyjson';
 import type { BeliefState, NormalizationVersion } from './normalize';
-import { type Shape, array, looseObject, record, string, validateShape } from './shape';
+import { bookedDomainsSchema, goalSchema, goldStatesSchema, referencesSchema } from './schemas';
 import type { Goal } from './success';
+
+const goalTable = goalSchema as z.ZodType<Goal>;
 
 /** Name of the resource set (`dialeval resources fetch multiwoz`). */
 export const MULTIWOZ_RESOURCE = 'multiwoz';
@@ -36,105 +29,46 @@ export const DATA_FILES = {
   goldStatesV2023: 'gold_states.v2023.json',
 } as const;
 
-// The shapes of goalSchema, bookedDomainsSchema, referencesSchema, goldStatesSchema (`@eval/multiwoz/schemas`)
-export const goalShape = record(looseObject({ informable: record(string), requestable: array(string) })) as Shape<Goal>;
-export const bookedShape = array(array(string));
-export const referencesShape = array(string);
-export const goldStatesShape = array(beliefStateShape);
-
-/** A table over a scanned JSON object whose entries are parsed (then validated) when first used (not public). */
-let lazyTable: <T>(lazy: LazyJsonObject, shape: Shape<T>, source: string) => DialogueTable<T>;
-
 /**
- * A dialogue-keyed table whose entries are validated when first used (only the dialogues being evaluated are checked,
- * and errors name the file and the dialogue id).
+ * A dialogue-keyed table whose entries are validated (zod) when first used: only the dialogues being evaluated are
+ * checked, and errors name the file, the dialogue id and the field.
  */
 export class DialogueTable<T> {
   private readonly cache = new Map<string, T>();
   constructor(
     private readonly raw: Record<string, unknown>,
-    private readonly shape: Shape<T>,
+    private readonly schema: z.ZodType<T>,
     /** File (or label) named in errors. */
     readonly source: string,
-    /** Fast check of the valid case; the shape validates (and reports) only what it rejects. */
-    private readonly check?: (value: unknown) => boolean,
   ) {}
 
   has(id: string): boolean {
-    return this.lazy ? this.lazy.has(id) : Object.hasOwn(this.raw, id);
+    return Object.hasOwn(this.raw, id);
   }
 
   get(id: string): T | undefined {
     const hit = this.cache.get(id);
     if (hit !== undefined) return hit;
     if (!this.has(id)) return undefined;
-    const raw = this.lazy ? this.lazy.get(id) : this.raw[id];
-    const value = this.check?.(raw) ? (raw as T) : validateShape(this.shape, raw, { file: this.source, record: id });
+    const value = validate(this.schema, this.raw[id], { file: this.source, record: id });
     this.cache.set(id, value);
     return value;
   }
 
   get size(): number {
-    return this.lazy ? this.lazy.size : Object.keys(this.raw).length;
+    return Object.keys(this.raw).length;
   }
 
   ids(): string[] {
-    return this.lazy ? this.lazy.keys() : Object.keys(this.raw);
-  }
-
-  /** Entries parsed on first use instead of `raw` (set by {@link readLazyTable}). */
-  private lazy?: LazyJsonObject;
-
-  static {
-    lazyTable = (lazy, shape, source) => {
-      const t = new DialogueTable(Object.create(null) as Record<string, unknown>, shape, source, CHECKS.get(shape));
-      t.lazy = lazy;
-      return t;
-    };
+    return Object.keys(this.raw);
   }
 }
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const isStrings = (v: unknown): boolean => Array.isArray(v) && v.every((x) => typeof x === 'string');
-const CHECKS = new Map<unknown, (v: unknown) => boolean>([
-  [
-    goalShape,
-    (v) =>
-      isObject(v) &&
-      Object.values(v).every(
-        (d) =>
-          isObject(d) &&
-          isObject(d.informable) &&
-          Object.values(d.informable).every((x) => typeof x === 'string') &&
-          isStrings(d.requestable),
-      ),
-  ],
-  [bookedShape, (v) => Array.isArray(v) && v.every(isStrings)],
-  [referencesShape, isStrings],
-  [goldStatesShape, (v) => Array.isArray(v) && v.every(isBeliefState)],
-]);
-
-function table<T>(value: unknown, shape: Shape<T>, source: string): DialogueTable<T> {
+function table<T>(value: unknown, schema: z.ZodType<T>, source: string): DialogueTable<T> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new InputError('expected a JSON object keyed by dialogue id', { file: source });
   }
-  return new DialogueTable(value as Record<string, unknown>, shape, source, CHECKS.get(shape));
-}
-
-/**
- * Reads a JSON file keyed by dialogue id whose entries are parsed only when used (the evaluated dialogues): the whole
- * text is still checked as JSON, and anything the scanner does not accept (a syntax error, a top-level value that is
- * not an object) goes through the full parser, which reports it exactly as before.
- */
-async function readLazyTable<T>(
-  file: string,
-  shape: Shape<T>,
-  options: ReadOptions | undefined,
-): Promise<DialogueTable<T>> {
-  const text = await readText(file, options);
-  const lazy = scanJsonObject(text);
-  if (lazy) return lazyTable(lazy, shape, file);
-  return table(parseJson(text, file), shape, file);
+  return new DialogueTable(value as Record<string, unknown>, schema, source);
 }
 
 /** Everything the evaluator may need; each part is only required by the metrics that use it. */
@@ -161,14 +95,14 @@ export function multiwozDataFrom(parts: {
 }): MultiwozData {
   return {
     database: parts.database,
-    goals: parts.goals ? table(parts.goals, goalShape, 'goals') : undefined,
-    bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedShape, 'booked domains') : undefined,
+    goals: parts.goals ? table(parts.goals, goalTable, 'goals') : undefined,
+    bookedDomains: parts.bookedDomains ? table(parts.bookedDomains, bookedDomainsSchema, 'booked domains') : undefined,
     references: parts.references
       ? Object.fromEntries(
-          Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesShape, `references ${k}`)]),
+          Object.entries(parts.references).map(([k, v]) => [k, table(v, referencesSchema, `references ${k}`)]),
         )
       : undefined,
-    goldStates: parts.goldStates ? table(parts.goldStates, goldStatesShape, 'gold states') : undefined,
+    goldStates: parts.goldStates ? table(parts.goldStates, goldStatesSchema, 'gold states') : undefined,
   };
 }
 
@@ -249,11 +183,11 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
       database[d] = rows;
     }
     data.database = database;
-    data.goals = table(await read(DATA_FILES.goals), goalShape, join(dir, DATA_FILES.goals));
-    data.bookedDomains = await readLazyTable(
+    data.goals = table(await read(DATA_FILES.goals), goalTable, join(dir, DATA_FILES.goals));
+    data.bookedDomains = table(
+      await read(DATA_FILES.bookedDomains),
+      bookedDomainsSchema,
       join(dir, DATA_FILES.bookedDomains),
-      bookedShape,
-      options.onRead ? { onRead: options.onRead } : undefined,
     );
   }
   if (options.bleu) {
@@ -261,7 +195,7 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
     for (const r of options.references ?? ['mwz22']) {
       data.references[r] = table(
         await read(DATA_FILES.references(r)),
-        referencesShape,
+        referencesSchema,
         join(dir, DATA_FILES.references(r)),
       );
     }
@@ -271,7 +205,7 @@ export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<M
       options.normalization === '2023' && existsSync(join(dir, DATA_FILES.goldStatesV2023))
         ? DATA_FILES.goldStatesV2023
         : DATA_FILES.goldStates;
-    data.goldStates = table(await read(rel), goldStatesShape, join(dir, rel));
+    data.goldStates = table(await read(rel), goldStatesSchema, join(dir, rel));
   }
   return data;
 }

@@ -80,6 +80,11 @@ describeMultiwoz('bad input: errors name the dialogue id, the turn index and the
     const e = errorOf(() => ev.evaluate({ sng0433: [{ response: 'a', state: { train: { leaveAt: 'ab:30pm' } } }] }));
     expect(e.message).toMatch(/dialogue "sng0433", turn 0, field state\.train\.leaveAt: cannot parse time "ab:30pm"/);
   });
+
+  it('a "__proto__" dialogue is dropped (zod drops the key), not merged into the prototype', () => {
+    const value = JSON.parse('{"sng0073": [{"response": "a"}], "__proto__": [{"response": 1}]}') as unknown;
+    expect(Object.keys(parsePredictions(value))).toEqual(['sng0073']);
+  });
 });
 
 describeMultiwoz('evaluation behaviour', () => {

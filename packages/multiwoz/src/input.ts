@@ -1,24 +1,11 @@
 /**
- * mwzeval's predictions format (spec § 2): dialogue id -> list of system turns `{response, state?, active_domains?}`.
- * Errors name the dialogue id, the turn index and the field. Checked without zod (`shape.ts`: the issues of
- * `predictionsSchema` in `@eval/multiwoz/schemas`).
+ * mwzeval's predictions format (spec § 2): dialogue id -> list of system turns `{response, state?, active_domains?}`,
+ * validated with `predictionsSchema` (`@eval/multiwoz/schemas`). Errors name the dialogue id, the turn index and the field.
  */
 import { InputError, formatFieldPath } from '@eval/core';
 import { PY_WHITESPACE } from '@eval/core/python';
 import type { BeliefState } from './normalize';
-import { array, looseObject, optional, parseShape, record, string } from './shape';
-
-export const beliefStateShape = record(record(string));
-
-export const predictionsShape = record(
-  array(
-    looseObject({
-      response: string,
-      state: optional(beliefStateShape),
-      active_domains: optional(array(string)),
-    }),
-  ),
-);
+import { predictionsSchema } from './schemas';
 
 export interface PredictionTurn {
   response: string;
@@ -48,11 +35,12 @@ function describe(path: ReadonlyArray<PropertyKey>): string {
  */
 export function parsePredictions(value: unknown, file?: string): Predictions {
   if (typeof value === 'object' && value !== null && validated.has(value)) return value as Predictions;
-  // Fast structural check for the common (valid) case; the full check produces the messages when something is wrong.
-  if (isPredictions(value)) return checked(value as Predictions, file);
-  const result = parseShape(predictionsShape, value);
-  if (result.issues.length > 0) {
-    const issues = result.issues;
+  const result = predictionsSchema.safeParse(value);
+  if (!result.success) {
+    const issues = result.error.issues.map((i) => ({
+      path: i.path.map((p) => (typeof p === 'symbol' ? p.toString() : p)),
+      message: i.message,
+    }));
     const shown = issues.slice(0, 10).map((i) => (i.path.length > 0 ? `${describe(i.path)}: ${i.message}` : i.message));
     if (issues.length > 10) shown.push(`... and ${issues.length - 10} more`);
     const message = `invalid predictions (${issues.length} issue${issues.length === 1 ? '' : 's'}): ${shown.join('; ')}`;
@@ -65,10 +53,7 @@ export function parsePredictions(value: unknown, file?: string): Predictions {
       code: 'input_error',
     });
   }
-  return checked(result.data as Predictions, file);
-}
-
-function checked(data: Predictions, file?: string): Predictions {
+  const data = result.data as Predictions;
   const ids = Object.keys(data);
   if (ids.length === 0) throw new InputError('the predictions contain no dialogue', { file });
   for (const id of ids) {
@@ -77,41 +62,6 @@ function checked(data: Predictions, file?: string): Predictions {
   }
   validated.add(data);
   return data;
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function isStringArray(v: unknown): boolean {
-  if (!Array.isArray(v)) return false;
-  for (const x of v) if (typeof x !== 'string') return false;
-  return true;
-}
-
-/** Whether `v` is a valid belief state (domain -> slot -> string), without building zod issues. */
-export function isBeliefState(v: unknown): v is BeliefState {
-  if (!isPlainObject(v)) return false;
-  for (const k in v) {
-    const slots = v[k];
-    if (!isPlainObject(slots)) return false;
-    for (const s in slots) if (typeof slots[s] !== 'string') return false;
-  }
-  return true;
-}
-
-function isPredictions(v: unknown): boolean {
-  if (!isPlainObject(v)) return false;
-  for (const id in v) {
-    const turns = v[id];
-    if (!Array.isArray(turns)) return false;
-    for (const t of turns) {
-      if (!isPlainObject(t) || typeof t.response !== 'string') return false;
-      if (t.state !== undefined && !isBeliefState(t.state)) return false;
-      if (t.active_domains !== undefined && !isStringArray(t.active_domains)) return false;
-    }
-  }
-  return true;
 }
 
 /** `has_state_predictions`: every turn of every dialogue has a `state`. */

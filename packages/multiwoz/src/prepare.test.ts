@@ -93,7 +93,6 @@ describe('references and gold states from MultiWOZ 2.2 (load_multiwoz22), on a f
 });
 
 describe('goals from MultiWOZ 2.1 (spec § 10.1)', () => {
-
   it('one goal, hand-derived: renamed/normalised informable, mapped requestables, REFERENCE when booking', () => {
     const goal = goalFromMultiwoz21({
       train: {

@@ -8,8 +8,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EvalError, InputError, parseJson, pythonJsonDumps, readJson, readZip, writeFileAtomic } from '@eval/core';
-import type { z } from 'zod';
+import {
+  EvalError,
+  InputError,
+  parseJson,
+  pythonJsonDumps,
+  readJson,
+  readZip,
+  validate,
+  writeFileAtomic,
+} from '@eval/core';
+import { z } from 'zod';
 import { DATA_FILES } from './data';
 import {
   type BeliefState,
@@ -19,46 +28,43 @@ import {
   normalizeStateSlotName,
   normalizeStateSlotValue,
 } from './normalize';
-import { type Shape, array, looseObject, optional, record, string, unknown, validateShape } from './shape';
+import { goal21DomainSchema } from './schemas';
 import type { Goal } from './success';
 
 // ---------------------------------------------------------------------------------------------------------------
 // MultiWOZ 2.2 -> references and gold states
 // ---------------------------------------------------------------------------------------------------------------
 
-/** The MultiWOZ 2.2 file schemas, built when the resource is prepared (zod is loaded only then). */
-function multiwoz22Schemas(zod: typeof z) {
-  const frame22Schema = zod.looseObject({
-    service: zod.string(),
-    state: zod
-      .looseObject({
-        slot_values: zod.record(zod.string(), zod.array(zod.string())),
-      })
-      .optional(),
-  });
-  const turn22Schema = zod.looseObject({
-    turn_id: zod.union([zod.string(), zod.number()]),
-    speaker: zod.string().optional(),
-    utterance: zod.string(),
-    frames: zod.array(frame22Schema),
-  });
-  const dialogue22Schema = zod.looseObject({
-    dialogue_id: zod.string(),
-    turns: zod.array(turn22Schema),
-  });
-  const spanSchema = zod.tuple([zod.string(), zod.string(), zod.string(), zod.number(), zod.number()]);
-  const dialogActs22Schema = zod.record(
-    zod.string(),
-    zod.record(zod.string(), zod.looseObject({ span_info: zod.array(spanSchema) })),
-  );
-  return { dialogue22Schema, dialogActs22Schema };
-}
+// The MultiWOZ 2.2 files, as far as the references and gold states read them
+const frame22Schema = z.looseObject({
+  service: z.string(),
+  state: z
+    .looseObject({
+      slot_values: z.record(z.string(), z.array(z.string())),
+    })
+    .optional(),
+});
+const turn22Schema = z.looseObject({
+  turn_id: z.union([z.string(), z.number()]),
+  speaker: z.string().optional(),
+  utterance: z.string(),
+  frames: z.array(frame22Schema),
+});
+const dialogue22Schema = z.looseObject({
+  dialogue_id: z.string(),
+  turns: z.array(turn22Schema),
+});
+const spanSchema = z.tuple([z.string(), z.string(), z.string(), z.number(), z.number()]);
+const dialogActs22Schema = z.record(
+  z.string(),
+  z.record(z.string(), z.looseObject({ span_info: z.array(spanSchema) })),
+);
 
 /** One dialogue of MultiWOZ 2.2 (`{train,dev,test}/dialogues_NNN.json` hold arrays of these). */
-export type Dialogue22 = z.output<ReturnType<typeof multiwoz22Schemas>['dialogue22Schema']>;
+export type Dialogue22 = z.output<typeof dialogue22Schema>;
 
 /** `dialog_acts.json` of MultiWOZ 2.2: dialogue id (with `.json`) -> turn id -> `{span_info: [[act, slot, value, start, end]]}`. */
-export type DialogActs22 = z.output<ReturnType<typeof multiwoz22Schemas>['dialogActs22Schema']>;
+export type DialogActs22 = z.output<typeof dialogActs22Schema>;
 
 /** `parse_state(turn)`: domain -> slot -> first value, `dontcare` slots dropped, empty domains dropped. */
 export function parseState22(turn: {
@@ -161,17 +167,6 @@ const REQUESTABLE_MAP: Record<string, string> = {
   id: 'TRAINID',
 };
 
-// goal21DomainSchema of `@eval/multiwoz/schemas`
-export const goal21DomainShape: Shape<{
-  info?: Record<string, string>;
-  reqt?: string[];
-  book?: Record<string, unknown>;
-}> = looseObject({
-  info: optional(record(string)),
-  reqt: optional(array(string)),
-  book: optional(record(unknown)),
-});
-
 /**
  * The mwzeval goal of one MultiWOZ 2.1 `goal` field (spec § 10.1): informable constraints renamed and normalised
  * (v2022 rules), requestable slots mapped to PHONE/ADDRESS/POST/REFERENCE/TRAINID, booking without the
@@ -186,7 +181,7 @@ export function goalFromMultiwoz21(goal: Record<string, unknown>, id = ''): Goal
       throw new InputError(`goal.${domain} must be an object`, { record: id, field: ['goal', domain] });
     }
     if (Object.keys(raw).length === 0) continue;
-    const g = validateShape(goal21DomainShape, raw, { record: id, field: ['goal', domain] });
+    const g = validate(goal21DomainSchema, raw, { record: id, field: ['goal', domain] });
     const informable = Object.fromEntries(
       Object.entries(g.info ?? {}).map(([k, v]) => {
         const slot = normalizeStateSlotName(k);
@@ -249,8 +244,7 @@ const FOLDS: Array<['train' | 'dev' | 'test', number]> = [
  */
 export async function prepareMultiwozResource(dir: string): Promise<void> {
   const actsFile = join(dir, SOURCE_FILES.dialogActs22);
-  const { dialogue22Schema, dialogActs22Schema } = multiwoz22Schemas((await import('zod')).z);
-  const dialogActs = dialogActs22Schema.parse(await readJson(actsFile));
+  const dialogActs = await readJson(actsFile, dialogActs22Schema);
   const dialogues: Dialogue22[] = [];
   for (const [fold, n] of FOLDS) {
     for (let i = 1; i <= n; i++) {

@@ -1,7 +1,6 @@
 /**
  * `@eval/multiwoz/schemas`: zod schemas of the formats this package reads, for callers who validate or compose with
- * zod. The package itself checks these shapes without loading zod (`shape.ts`, same issues and messages; a test keeps
- * the two in step).
+ * zod. The package validates its inputs with these same schemas.
  */
 import { z } from 'zod';
 

@@ -3,7 +3,13 @@
  * (`MosesTokenizer.tokenize(text, escape=True)`, `MosesDetokenizer.detokenize(tokens)`), which mwzeval applies to
  * every response. Spec: shared/specs/multiwoz.md §§ 4.1.1-4.1.2.
  */
-import { PY_WHITESPACE as PY_WS, PY_WHITESPACE_ASCII as PY_WS_ASCII, isAscii, pySplit, pyStrip } from '@eval/core/python';
+import {
+  PY_WHITESPACE as PY_WS,
+  PY_WHITESPACE_ASCII as PY_WS_ASCII,
+  isAscii,
+  pySplit,
+  pyStrip,
+} from '@eval/core/python';
 import {
   type CodePointRanges,
   IsAlnum,
