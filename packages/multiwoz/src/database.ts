@@ -71,24 +71,9 @@ export interface VenueDatabaseOptions {
 /** Raw database files: domain -> the JSON array of `<domain>_db.json`. */
 export type RawDatabase = Record<DbDomain, unknown[]>;
 
-let lookup: (db: VenueDatabase, domain: string, constraints: Readonly<Record<string, string>>) => readonly string[];
-
-/** {@link VenueDatabase.query} without the copy: the memoised array itself, shared by equal queries (never mutate it). */
-export function querySharedResult(
-  db: VenueDatabase,
-  domain: string,
-  constraints: Readonly<Record<string, string>>,
-): readonly string[] {
-  return lookup(db, domain, constraints);
-}
-
 const NO_VENUES: readonly string[] = Object.freeze([]);
 
 export class VenueDatabase {
-  static {
-    lookup = (db, domain, constraints) => db.lookup(domain, constraints);
-  }
-
   readonly normalization: NormalizationVersion;
   readonly fuzzyRatio: number;
   private readonly tables = new Map<DbDomain, Table>();
@@ -235,10 +220,11 @@ export class VenueDatabase {
    * Returns [] for domains without a database. Throws `PythonValueError` where the reference's time parsing raises.
    */
   query(domain: string, constraints: Readonly<Record<string, string>>): string[] {
-    return this.lookup(domain, constraints).slice();
+    return this.sharedQuery(domain, constraints).slice();
   }
 
-  private lookup(domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
+  /** {@link VenueDatabase.query} without the copy: the memoised array itself, shared by equal queries (never mutate it). */
+  sharedQuery(domain: string, constraints: Readonly<Record<string, string>>): readonly string[] {
     if (!isDbDomain(domain)) return NO_VENUES;
     const table = this.tables.get(domain)!;
     // Memoised on the raw values of the constrained columns (normalisation is a pure function of them).

@@ -3,7 +3,7 @@
  * Spec: shared/specs/multiwoz.md § 7.
  */
 import { pythonRound } from '@eval/core';
-import { type VenueDatabase, querySharedResult } from './database';
+import type { VenueDatabase } from './database';
 import type { BeliefState } from './normalize';
 
 /** A user goal as in mwzeval's goals.json: domain -> informable constraints, requestable slots (upper case), booking. */
@@ -114,7 +114,7 @@ export interface DialogSuccess {
 
 /**
  * The venues of a memoised query result as a set, built once per result: equal queries share one array (see
- * {@link querySharedResult}), and offers are compared with the same few results again and again.
+ * {@link VenueDatabase.sharedQuery}), and offers are compared with the same few results again and again.
  */
 const venueSets = new WeakMap<readonly string[], ReadonlySet<string>>();
 function venueSet(venues: readonly string[]): ReadonlySet<string> {
@@ -160,7 +160,7 @@ export function dialogSuccess(
       if ((utt.includes('NAME') && VENUE_DOMAINS.has(d)) || (utt.includes('TRAINID') && d === 'train')) {
         namedTurns[g]!++;
         // (the database's memoised arrays, shared: equal queries give the same array; copied below when reported)
-        const venues = Object.hasOwn(state, d) ? querySharedResult(db, d, state[d]!) : NO_OFFER;
+        const venues = Object.hasOwn(state, d) ? db.sharedQuery(d, state[d]!) : NO_OFFER;
         const prev = offered[g] as readonly string[];
         if (prev.length === 0) offered[g] = venues;
         else if (prev !== venues) {
@@ -201,7 +201,7 @@ export function dialogSuccess(
     let reason: string | undefined;
     if (o === 'MATCHED') m = true;
     else if (DB_DOMAINS.has(d) && o.length > 0) {
-      const shared = querySharedResult(db, d, goal[d]!.informable);
+      const shared = db.sharedQuery(d, goal[d]!.informable);
       const goalSet = venueSet(shared);
       goalVenues = shared.slice();
       let wrong: string[] | undefined;
