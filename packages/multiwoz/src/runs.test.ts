@@ -37,12 +37,16 @@ interface Expected {
   dst: { joint_accuracy: number; slot_f1: number; slot_precision: number; slot_recall: number } | null;
 }
 
-/** The native figures under the run's metric names. */
+/** The native figures under the run's metric names (mwzeval's per-domain rates as `Inform (<domain>)`, ...). */
 function native(r: MultiwozReport | Expected): Record<string, number> {
   const out: Record<string, number> = {};
   if (r.success) {
     out.Inform = r.success.inform.total!;
     out.Success = r.success.success.total!;
+    for (const domain of Object.keys(r.success.inform).filter((d) => d !== 'total')) {
+      out[`Inform (${domain})`] = r.success.inform[domain]!;
+      out[`Success (${domain})`] = r.success.success[domain]!;
+    }
   }
   if (r.bleu) out.BLEU = r.bleu.mwz22!;
   if (r.dst) {
@@ -65,12 +69,14 @@ function checkRecompute(report: MultiwozReport, expected: Expected): void {
   // and the Python reference output: integers and 1-decimal rates exactly, floats within the parity tests' 1e-12
   for (const [k, v] of Object.entries(native(expected)))
     expect(closeTo(recomputed[k]!, v), `${k}: ${recomputed[k]} vs ${v}`).toBe(true);
-  for (const k of ['Inform', 'Success']) if (k in mine) expect(recomputed[k]).toBe(native(expected)[k]);
+  for (const k of Object.keys(mine).filter((k) => k.startsWith('Inform') || k.startsWith('Success')))
+    expect(recomputed[k], k).toBe(native(expected)[k]);
   // run.json metrics from the native result agree with the recomputation
   const metrics = multiwozRunMetrics(report);
   for (const [k, v] of Object.entries(recomputed)) {
     expect(metrics[k]!.value, k).toBe(v);
-    expect(metrics[k]!.n).toBe(items.length);
+    // a per-domain figure counts the dialogues with the domain (checked in the per-domain test below)
+    if (!metrics[k]!.part) expect(metrics[k]!.n).toBe(items.length);
   }
 }
 
@@ -93,6 +99,39 @@ describeMultiwoz('recompute(items) = the native headline figures, every expected
     });
   }
 });
+
+describeMultiwoz(
+  'per-domain Inform and Success in run.json: the figures mwzeval prints, over the dialogues with the domain',
+  () => {
+    it('augpt (v2022): every domain as in expected/v2022/augpt.json, n from the goals, recompute equal', () => {
+      const expected = shared<Expected>('expected/v2022/augpt.json');
+      const report = fullReport('2022', 'augpt');
+      const metrics = multiwozRunMetrics(report);
+      const recomputed = recomputeMultiwoz(multiwozRunItems(report));
+      // the denominators: dialogues of the predictions file whose (reconstructed) goal has the domain
+      const goals = shared<Record<string, Record<string, unknown>>>('derived/goals_test_reconstructed.json');
+      const ids = report.details.perDialogue.map((d) => d.id);
+      const domains = Object.keys(expected.success!.inform).filter((d) => d !== 'total');
+      expect(domains.length).toBeGreaterThan(3);
+      for (const domain of domains) {
+        for (const of of ['Inform', 'Success'] as const) {
+          const name = `${of} (${domain})`;
+          const value = expected.success![of === 'Inform' ? 'inform' : 'success'][domain]!;
+          expect(metrics[name], name).toMatchObject({
+            value,
+            unit: '%',
+            digits: 1,
+            part: { of, by: 'domain', value: domain },
+          });
+          expect(metrics[name]!.n, name).toBe(ids.filter((id) => domain in goals[id]!).length);
+          expect(recomputed[name], name).toBe(value);
+        }
+      }
+      // the figure the report must show (issue 26): attraction Success 60.1 of 396 dialogues
+      expect([metrics['Success (attraction)']!.value, metrics['Success (attraction)']!.n]).toEqual([60.1, 396]);
+    });
+  },
+);
 
 describe('items', () => {
   itMultiwoz.each(
@@ -252,8 +291,10 @@ describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
       expect(closeTo(m.mcnemar!.p, mcnemarByPascal(oneToZero.length, zeroToOne.length))).toBe(true);
       expect(m.ci![0]).toBeLessThanOrEqual(m.ci![1]);
     }
-    // richness is corpus-level: recorded in run.json, not recomputed, so not compared
-    expect(pair.metrics.map((m) => m.name).sort()).toEqual(['Inform', 'Success']);
+    // richness is corpus-level: recorded in run.json, not recomputed, so not compared (per-domain figures are parts)
+    const parts = multiwozRunMetrics(ra);
+    const headline = pair.metrics.filter((m) => !parts[m.name]!.part);
+    expect(headline.map((m) => m.name).sort()).toEqual(['Inform', 'Success']);
   });
 
   it('subset21 (ubar vs mintl): BLEU, JGA and slot figures compared on the recomputed figures', async () => {
@@ -264,7 +305,8 @@ describeMultiwoz('compareRuns on two MultiWOZ systems', () => {
       resamples: 200,
     });
     const metrics = new Map(result.pairs[0]!.metrics.map((m) => [m.name, m]));
-    expect([...metrics.keys()].sort()).toEqual([
+    const parts = multiwozRunMetrics(ra);
+    expect([...metrics.keys()].filter((name) => !parts[name]!.part).sort()).toEqual([
       'BLEU',
       'Inform',
       'JGA',
@@ -305,8 +347,11 @@ describeMultiwoz('README "Runs" example', () => {
     const a = await recordCheckpoint(1000, files[0]!);
     const b = await recordCheckpoint(2000, files[1]!);
     const comparison = compareRuns([await readRun(a), await readRun(b)], runBenchmark, { resamples: 100, seed: 0 });
-    expect(comparison.pairs[0]!.metrics.map((m) => m.name)).toEqual(['Inform', 'Success', 'BLEU']);
     const [ra, rb] = files.map((f) => evaluator.evaluate(JSON.parse(readFileSync(f, 'utf8'))));
-    expect(comparison.pairs[0]!.metrics[2]!.delta).toBe(rb!.bleu!.mwz22! - ra!.bleu!.mwz22!);
+    // the headline figures (the per-domain figures are parts of Inform and Success)
+    const parts = multiwozRunMetrics(ra!);
+    const headline = comparison.pairs[0]!.metrics.filter((m) => !parts[m.name]!.part);
+    expect(headline.map((m) => m.name)).toEqual(['Inform', 'Success', 'BLEU']);
+    expect(headline[2]!.delta).toBe(rb!.bleu!.mwz22! - ra!.bleu!.mwz22!);
   });
 });

@@ -29,6 +29,25 @@ function bleuKeys(set: string) {
   };
 }
 
+/** Item value names of a goal domain's Inform and Success (present on the dialogues whose goal has the domain). */
+function domainKeys(domain: string) {
+  return { inform: `inform.${domain}`, success: `success.${domain}` };
+}
+
+/** Name of a per-domain figure: `Success (attraction)`. */
+function domainMetricName(of: 'Inform' | 'Success', domain: string): string {
+  return `${of} (${domain})`;
+}
+
+/** The goal domains whose outcomes the items carry, sorted (as mwzeval's output lists them). */
+function itemDomains(items: ReadonlyArray<RunItem>): string[] {
+  const domains = new Set<string>();
+  for (const item of items) {
+    for (const key of Object.keys(item.values)) if (key.startsWith('inform.')) domains.add(key.slice(7));
+  }
+  return [...domains].sort();
+}
+
 const DST_KEYS = { joint: 'dst.joint', turns: 'dst.turns', tp: 'dst.tp', fp: 'dst.fp', fn: 'dst.fn' } as const;
 
 /**
@@ -52,7 +71,6 @@ function reasonOf(text: string | undefined): Reason | undefined {
 function dialogueDetail(d: DialogueResult): Record<string, unknown> {
   const detail: Record<string, unknown> = { turns: d.turns };
   if (d.domains) {
-    // runs once per dialogue on the command's way out: plain loops and literals, no spreads or entry arrays
     const domains: Record<string, unknown> = {};
     const reasons: Reason[] = [];
     for (const name in d.domains) {
@@ -83,7 +101,8 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
 
 /**
  * The items of a report, one per dialogue in the predictions file's order, id = the dialogue id (`mul0484`).
- * Values: `inform`, `success` (booleans; `success` is false when Inform failed, as the reference counts it), per BLEU
+ * Values: `inform`, `success` (booleans; `success` is false when Inform failed, as the reference counts it), per goal
+ * domain `inform.<domain>` and `success.<domain>` (the reference's `match` and `success` of the domain), per BLEU
  * reference set `bleu.<set>.sys_len`, `.ref_len`, `.correct_1..4`, `.total_1..4` (sacreBLEU's sufficient
  * statistics of the dialogue's responses), and `dst.joint` (turns whose state is jointly correct), `dst.turns`,
  * `dst.tp`, `dst.fp`, `dst.fn` when DST scored predicted (or copied gold) states. Values of metrics not evaluated are
@@ -106,6 +125,12 @@ export function multiwozRunItem(report: MultiwozReport, d: DialogueResult): RunI
   if (report.success) {
     values.inform = d.inform === true;
     values.success = d.success === true;
+    for (const domain in d.match) {
+      if (domain === 'total') continue;
+      const k = domainKeys(domain);
+      values[k.inform] = d.match[domain] === true;
+      values[k.success] = d.successByDomain?.[domain] === true;
+    }
   }
   for (const set in d.bleu) {
     const s = d.bleu[set]!;
@@ -148,6 +173,26 @@ function bleuSets(items: ReadonlyArray<RunItem>): string[] {
 }
 
 /**
+ * Inform and Success rates (percent, one decimal as mwzeval rounds them) of the items at `indices`, from interleaved
+ * [inform, success] columns (NaN where an item carries no outcome); undefined when no item at `indices` carries one.
+ */
+function rateFigures(v: Float64Array, indices: ArrayLike<number>): [number, number] | undefined {
+  let rated = 0;
+  let informed = 0;
+  let succeeded = 0;
+  for (let j = 0; j < indices.length; j++) {
+    const o = 2 * indices[j]!;
+    const x = v[o]!;
+    if (x !== x) continue;
+    rated++;
+    informed += x;
+    if (v[o + 1] === 1) succeeded++;
+  }
+  if (rated === 0) return undefined;
+  return [pythonRound((100 * informed) / rated, 1), pythonRound((100 * succeeded) / rated, 1)];
+}
+
+/**
  * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as typed columns, once; the returned
  * function recomputes every headline figure on a multiset of items given by positions, summing integer counts only,
  * so the result does not depend on the order of `indices`. {@link recomputeMultiwoz} is this function on all items.
@@ -164,6 +209,10 @@ export function prepareMultiwoz(
     return { values: out, present: cols[0]!.some((x) => x === x) };
   };
   const rates = pack(['inform', 'success']);
+  const domains = itemDomains(items).map((domain) => {
+    const k = domainKeys(domain);
+    return { domain, ...pack([k.inform, k.success]) };
+  });
   const bleu = bleuSets(items).map((set) => {
     const k = bleuKeys(set);
     return { name: bleuMetricName(set), ...pack([k.sysLen, k.refLen, ...k.correct, ...k.total]) };
@@ -173,22 +222,12 @@ export function prepareMultiwoz(
     const out: Record<string, number | null> = {};
     const m = indices.length;
     if (rates.present) {
-      const v = rates.values;
-      let rated = 0;
-      let informed = 0;
-      let succeeded = 0;
-      for (let j = 0; j < m; j++) {
-        const o = 2 * indices[j]!;
-        const x = v[o]!;
-        if (x !== x) continue;
-        rated++;
-        informed += x;
-        if (v[o + 1] === 1) succeeded++;
-      }
-      if (rated > 0) {
-        out.Inform = pythonRound((100 * informed) / rated, 1);
-        out.Success = pythonRound((100 * succeeded) / rated, 1);
-      }
+      const r = rateFigures(rates.values, indices);
+      if (r) [out.Inform, out.Success] = r;
+    }
+    for (const dom of domains) {
+      const r = rateFigures(dom.values, indices);
+      if (r) [out[domainMetricName('Inform', dom.domain)], out[domainMetricName('Success', dom.domain)]] = r;
     }
     for (const b of bleu) {
       if (!b.present) continue;
@@ -250,8 +289,9 @@ export function prepareMultiwoz(
 }
 
 /**
- * Every headline figure from items, exactly as the evaluator: `Inform` and `Success` (percent of dialogues, rounded
- * to one decimal as mwzeval), `BLEU` (corpus BLEU from the summed sufficient statistics; `BLEU (<set>)` for other
+ * Every figure of `run.json` but richness from items, exactly as the evaluator: `Inform` and `Success` (percent of
+ * dialogues, rounded to one decimal as mwzeval), `Inform (<domain>)` and `Success (<domain>)` (percent of the
+ * dialogues whose goal has the domain, as mwzeval's per-domain figures), `BLEU` (corpus BLEU from the summed sufficient statistics; `BLEU (<set>)` for other
  * reference sets), `JGA`, `Slot F1` (percent), `Slot Precision`, `Slot Recall` (fractions, as mwzeval). Items with
  * `error` count into nothing; a metric whose values no item carries is absent.
  */
@@ -260,10 +300,24 @@ export function recomputeMultiwoz(items: ReadonlyArray<RunItem>): Record<string,
   return prepareMultiwoz(ok)(Uint32Array.from(ok, (_, i) => i));
 }
 
+/** How the field writes each richness figure (mwzeval's names; `dialeval multiwoz` prints them with these decimals). */
+const RICHNESS_FORMAT: Record<string, Pick<RunMetric, 'unit' | 'digits'>> = {
+  entropy: { digits: 4 },
+  cond_entropy: { digits: 4 },
+  avg_lengths: { digits: 2 },
+  msttr: { digits: 4 },
+  num_unigrams: { unit: 'count' },
+  num_bigrams: { unit: 'count' },
+  num_trigrams: { unit: 'count' },
+};
+
 /**
- * The headline metrics of a report for `run.json`, taken from the evaluator's own result: `Inform`, `Success`,
- * `BLEU` (per reference set), `JGA`, `Slot F1`, `Slot Precision`, `Slot Recall` (as {@link recomputeMultiwoz}), and
- * the corpus-level richness figures under their mwzeval names prefixed `richness.` (not recomputable from items:
+ * The metrics of a report for `run.json`, taken from the evaluator's own result, each with its unit and decimals:
+ * `Inform` and `Success` (`%`, 1 decimal as mwzeval prints them) and per goal domain `Inform (<domain>)` and
+ * `Success (<domain>)` (mwzeval's per-domain rates, over the dialogues whose goal has the domain, with
+ * `part: { of, by: 'domain', value }`), `BLEU` (per reference set, 2 decimals), `JGA`, `Slot F1` (`%`),
+ * `Slot Precision`, `Slot Recall` (`ratio`) — all as {@link recomputeMultiwoz} gives them from the items — and the
+ * corpus-level richness figures under their mwzeval names prefixed `richness.` (not recomputable from items:
  * `compare` cannot resample them). DST figures are left out when the predictions had no states (mwzeval's zeros are
  * no measurement).
  */
@@ -271,19 +325,35 @@ export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMe
   const n = report.details.dialogues;
   const out: Record<string, RunMetric> = {};
   if (report.success) {
-    out.Inform = { value: report.success.inform.total!, n, unit: '%' };
-    out.Success = { value: report.success.success.total!, n, unit: '%' };
+    out.Inform = { value: report.success.inform.total!, n, unit: '%', digits: 1 };
+    out.Success = { value: report.success.success.total!, n, unit: '%', digits: 1 };
+    const withDomain = new Map<string, number>();
+    for (const d of report.details.perDialogue) {
+      for (const domain in d.match) if (domain !== 'total') withDomain.set(domain, (withDomain.get(domain) ?? 0) + 1);
+    }
+    for (const of of ['Inform', 'Success'] as const) {
+      const rates = of === 'Inform' ? report.success.inform : report.success.success;
+      for (const domain of [...withDomain.keys()].sort()) {
+        out[domainMetricName(of, domain)] = {
+          value: rates[domain]!,
+          n: withDomain.get(domain)!,
+          unit: '%',
+          digits: 1,
+          part: { of, by: 'domain', value: domain },
+        };
+      }
+    }
   }
   for (const [set, score] of Object.entries(report.bleu ?? {}))
-    out[bleuMetricName(set)] = { value: score, n, unit: 'BLEU' };
+    out[bleuMetricName(set)] = { value: score, n, unit: 'BLEU', digits: 2 };
   if (report.dst && report.details.dstSource !== 'missing') {
-    out.JGA = { value: report.dst.joint_accuracy, n, unit: '%' };
-    out['Slot F1'] = { value: report.dst.slot_f1, n, unit: '%' };
-    out['Slot Precision'] = { value: report.dst.slot_precision, n, unit: 'ratio' };
-    out['Slot Recall'] = { value: report.dst.slot_recall, n, unit: 'ratio' };
+    out.JGA = { value: report.dst.joint_accuracy, n, unit: '%', digits: 2 };
+    out['Slot F1'] = { value: report.dst.slot_f1, n, unit: '%', digits: 2 };
+    out['Slot Precision'] = { value: report.dst.slot_precision, n, unit: 'ratio', digits: 2 };
+    out['Slot Recall'] = { value: report.dst.slot_recall, n, unit: 'ratio', digits: 2 };
   }
   if (report.richness) {
-    for (const [k, v] of Object.entries(report.richness)) out[`richness.${k}`] = { value: v, n };
+    for (const [k, v] of Object.entries(report.richness)) out[`richness.${k}`] = { value: v, n, ...RICHNESS_FORMAT[k] };
   }
   return out;
 }
@@ -291,6 +361,7 @@ export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMe
 /** `compare`'s entry point for MultiWOZ runs (`(await import('@eval/multiwoz')).runBenchmark`). */
 export const runBenchmark: RunBenchmark = {
   benchmark: MULTIWOZ_BENCHMARK,
+  package: '@eval/multiwoz',
   recompute: (items) => recomputeMultiwoz(items),
   prepare: (items) => prepareMultiwoz(items),
   binary: { Inform: 'inform', Success: 'success' },
