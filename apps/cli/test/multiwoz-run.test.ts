@@ -107,7 +107,7 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     // the recorded metrics are the native ones and recompute exactly from the items
     const native = JSON.parse(readFileSync(out, 'utf8')) as {
       bleu: { mwz22: number };
-      success: { inform: { total: number } };
+      success: { inform: Record<string, number>; success: Record<string, number> };
       dst: { joint_accuracy: number };
     };
     expect(m.metrics.BLEU!.value).toBe(native.bleu.mwz22);
@@ -115,15 +115,18 @@ describeWithReferenceData('multiwoz')('dialeval multiwoz --run', () => {
     expect(m.metrics.JGA!.value).toBe(native.dst.joint_accuracy);
     expect(m.metrics.BLEU!.ci).toHaveLength(2);
     const recomputed = runBenchmark.recompute(run.items);
-    expect(Object.keys(recomputed).sort()).toEqual([
-      'BLEU',
-      'Inform',
-      'JGA',
-      'Slot F1',
-      'Slot Precision',
-      'Slot Recall',
-      'Success',
-    ]);
+    // mwzeval's per-domain figures, as `Inform (<domain>)` and `Success (<domain>)`
+    const domains = Object.keys(native.success.inform).filter((d) => d !== 'total');
+    expect(domains.length).toBeGreaterThan(0);
+    for (const d of domains) {
+      expect(recomputed[`Inform (${d})`], d).toBe(native.success.inform[d]);
+      expect(recomputed[`Success (${d})`], d).toBe(native.success.success[d]);
+    }
+    expect(
+      Object.keys(recomputed)
+        .filter((k) => !/^(Inform|Success) \(/.test(k))
+        .sort(),
+    ).toEqual(['BLEU', 'Inform', 'JGA', 'Slot F1', 'Slot Precision', 'Slot Recall', 'Success']);
     for (const [k, v] of Object.entries(recomputed)) expect(m.metrics[k]!.value, k).toBe(v);
     expect(Object.keys(m.metrics).filter((k) => k.startsWith('richness.'))).toHaveLength(7);
   });

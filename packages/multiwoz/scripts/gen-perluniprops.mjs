@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/moses/perluniprops.generated.ts: the Moses character classes (perluniprops) and the English
+// Regenerates src/internal/moses/perluniprops.generated.ts: the Moses character classes (perluniprops) and the English
 // non-breaking prefixes that sacremoses' MosesTokenizer/MosesDetokenizer(lang="en") use, encoded as code-point ranges.
 //
 // Input: a sacremoses data directory (default: ../../../shared/multiwoz/data/sacremoses, the unchanged copy of
@@ -74,9 +74,9 @@ for (const [name, rs] of Object.entries(classes)) {
 }
 out += `/** English non-breaking prefixes, in file order (${prefixes.length} entries). */\n`;
 out += `export const NONBREAKING_PREFIXES_EN: readonly string[] = ${JSON.stringify(prefixes)};\n`;
-writeFileSync(join(root, 'src', 'moses', 'perluniprops.generated.ts'), out);
+writeFileSync(join(root, 'src', 'internal', 'moses', 'perluniprops.generated.ts'), out);
 process.stdout.write(
-  `wrote src/moses/perluniprops.generated.ts (${Object.entries(classes)
+  `wrote src/internal/moses/perluniprops.generated.ts (${Object.entries(classes)
     .map(([n, r]) => `${n}: ${r.length} ranges`)
     .join(', ')}; ${prefixes.length} prefixes)\n`,
 );

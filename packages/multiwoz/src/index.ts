@@ -1,3 +1,4 @@
+// The evaluator (mwzeval's `Evaluator.evaluate`) and reading its inputs
 export {
   MultiwozEvaluator,
   evaluateMultiwozFile,
@@ -8,74 +9,22 @@ export {
   type MultiwozMetrics,
   type MultiwozReport,
   type MwzevalResults,
-} from './evaluator';
+} from './metrics/evaluator';
+export { parsePredictions, readMultiwozPredictions, type PredictionTurn, type Predictions } from './internal/input';
 export {
-  DATA_FILES,
-  DialogueTable,
   MULTIWOZ_RESOURCE,
-  loadMultiwozData,
   multiwozDataFrom,
-  requiredDataFiles,
-  resolveMultiwozDataDir,
-  type LoadDataOptions,
+  readMultiwozData,
   type MultiwozData,
-} from './data';
-export {
-  domainsFromSlotNames,
-  hasDomainPredictions,
-  hasStatePredictions,
-  parsePredictions,
-  type PredictionTurn,
-  type Predictions,
-} from './input';
-export {
-  CANONICAL_SLOT_NAMES,
-  foodToCanonical,
-  nameToCanonical,
-  normalizeResponse,
-  normalizeSlotName,
-  normalizeState,
-  normalizeStateSlotName,
-  normalizeStateSlotValue,
-  timeStrToMinutes,
-  timeToCanonical,
-  typeToCanonical,
-  type BeliefState,
-  type NormalizationVersion,
-  type NormalizeResponseOptions,
-} from './normalize';
-export { mosesDetokenize, mosesTokenize } from './moses/moses';
-export {
-  charProfile,
-  levenshteinRatio,
-  matchingBlocks,
-  partialRatio,
-  partialRatioAtLeast,
-  partialRatioReaches,
-  type CharProfile,
-  type MatchingBlock,
-} from './fuzzy';
-export { bleuFromStats, corpusBleu, segmentBleuStats, tokenize13a, type BleuStats } from './bleu';
-export { msttr, richness, richnessTokenize, type RichnessResult } from './richness';
-export {
-  DB_DOMAINS,
-  FUZZY_KEYS,
-  VenueDatabase,
-  type DbDomain,
-  type RawDatabase,
-  type VenueDatabaseOptions,
-} from './database';
-export {
-  REQUESTABLE_SLOTS,
-  aggregateSuccess,
-  dialogSuccess,
-  estimateActiveDomains,
-  type DialogSuccess,
-  type DomainOutcome,
-  type Goal,
-  type SuccessResult,
-} from './success';
-export { DST_MISSING_STATES, dstFromCounts, dstTurnCounts, type DstCounts, type DstResult } from './dst';
+  type ReadDataOptions,
+} from './internal/data';
+export type { RawDatabase } from './internal/database';
+export type { BeliefState, NormalizationVersion } from './internal/normalize';
+export type { DomainOutcome, Goal, SuccessResult } from './metrics/success';
+export type { DstResult } from './metrics/dst';
+export { prepareMultiwozResource } from './internal/prepare';
+
+// mwzeval's output, intervals and the comparison of two systems
 export {
   bootstrapMultiwoz,
   compareMultiwoz,
@@ -83,28 +32,24 @@ export {
   type MetricComparison,
   type MultiwozComparison,
   type MultiwozIntervals,
-} from './report';
-export {
-  SOURCE_FILES,
-  delexicalize22,
-  goalFromMultiwoz21,
-  goalsFromMultiwoz21,
-  parseState22,
-  prepareMultiwozResource,
-  referencesFromMultiwoz22,
-  type DialogActs22,
-  type Dialogue22,
-  type References22,
-} from './prepare';
-export { PythonValueError } from '@eval/core/python';
+} from './internal/report';
+
+// Building blocks, each at parity with the library mwzeval uses
+export { normalizeResponse } from './internal/normalize';
+export { mosesDetokenize, mosesTokenize } from './internal/moses/moses';
+export { partialRatio } from './internal/fuzzy';
+export { bleuFromStats, corpusBleu, tokenize13a, type BleuStats } from './metrics/bleu';
+export { richness, type RichnessResult } from './metrics/richness';
+
+// The run record
 export {
   MULTIWOZ_BENCHMARK,
-  bleuMetricName,
-  multiwozRunItem,
   multiwozRunItems,
   multiwozRunMetrics,
+  multiwozRunOptions,
+  multiwozRunResource,
   multiwozVariant,
-  prepareMultiwoz,
-  recomputeMultiwoz,
+  recomputeMultiwoz as recompute,
   runBenchmark,
+  type MultiwozRunSettings,
 } from './runs';

@@ -21,7 +21,7 @@ import {
   sharedEvaluator,
   subset21Predictions,
 } from '../test/helpers';
-import { type MultiwozReport, MultiwozEvaluator } from './evaluator';
+import { type MultiwozReport, MultiwozEvaluator } from './metrics/evaluator';
 import {
   multiwozRunItems,
   multiwozRunMetrics,

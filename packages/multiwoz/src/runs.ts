@@ -3,10 +3,25 @@
  * headline figures are aggregated from, and the function that recomputes those figures from any subset of items
  * exactly as {@link MultiwozEvaluator.evaluate} computes them on the whole set.
  */
-import { type RunBenchmark, type RunItem, type RunMetric, pythonRound } from '@eval/core';
-import { bleuFromStats } from './bleu';
-import { type DstCounts, dstFromCounts } from './dst';
-import type { DialogueResult, EvaluatorOptions, MultiwozReport } from './evaluator';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  type ConfidenceInterval,
+  type FileDigests,
+  type RunBenchmark,
+  type RunItem,
+  type RunMetric,
+  type RunResource,
+  getResourceSet,
+  pythonRound,
+  resourceFileListSha256,
+} from '@eval/core';
+import { DATA_FILES, MULTIWOZ_RESOURCE, resolveMultiwozDataDir } from './internal/data';
+import { DB_DOMAINS } from './internal/database';
+import type { MultiwozIntervals } from './internal/report';
+import { bleuFromStats } from './metrics/bleu';
+import { type DstCounts, dstFromCounts } from './metrics/dst';
+import type { DialogueResult, EvaluatorOptions, MultiwozMetrics, MultiwozReport } from './metrics/evaluator';
 
 export const MULTIWOZ_BENCHMARK = 'multiwoz';
 
@@ -321,7 +336,10 @@ const RICHNESS_FORMAT: Record<string, Pick<RunMetric, 'unit' | 'digits'>> = {
  * `compare` cannot resample them). DST figures are left out when the predictions had no states (mwzeval's zeros are
  * no measurement).
  */
-export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMetric> {
+export function multiwozRunMetrics(
+  report: MultiwozReport,
+  ci?: { intervals: MultiwozIntervals; samples: number; seed: number; confidence: number },
+): Record<string, RunMetric> {
   const n = report.details.dialogues;
   const out: Record<string, RunMetric> = {};
   if (report.success) {
@@ -355,7 +373,99 @@ export function multiwozRunMetrics(report: MultiwozReport): Record<string, RunMe
   if (report.richness) {
     for (const [k, v] of Object.entries(report.richness)) out[`richness.${k}`] = { value: v, n, ...RICHNESS_FORMAT[k] };
   }
+  if (ci) {
+    const ciMethod = `percentile bootstrap over dialogues (${ci.samples} resamples, seed ${ci.seed}, ${Math.round(ci.confidence * 100)}%; Inform/Success unrounded)`;
+    const withCi = (name: string, c: ConfidenceInterval | undefined) => {
+      if (c && out[name]) out[name] = { ...out[name], ci: [c.lower, c.upper], ciMethod };
+    };
+    for (const [set, c] of Object.entries(ci.intervals.bleu ?? {})) withCi(bleuMetricName(set), c);
+    withCi('Inform', ci.intervals.inform);
+    withCi('Success', ci.intervals.success);
+  }
   return out;
+}
+
+/** What a MultiWOZ run records as its options: everything that can change a number. */
+export interface MultiwozRunSettings {
+  /** The metrics asked for. */
+  metrics: MultiwozMetrics;
+  addSlotDomains?: boolean;
+  strictDst?: boolean;
+  /** The bootstrap settings when intervals were computed. */
+  ci?: { samples: number; seed: number; confidence: number };
+}
+
+/**
+ * The `options` of a run's `run.json`: the metrics, the normalisation and reference sets, the slot-domain and strict-DST
+ * options, where states and active domains came from (as the evaluation found them), and the bootstrap settings.
+ */
+export function multiwozRunOptions(report: MultiwozReport, settings: MultiwozRunSettings): Record<string, unknown> {
+  const m = settings.metrics;
+  return {
+    bleu: Boolean(m.bleu),
+    success: Boolean(m.success),
+    richness: Boolean(m.richness),
+    dst: Boolean(m.dst),
+    normalization: report.details.normalization,
+    references: Object.keys(report.bleu ?? {}),
+    addSlotDomains: Boolean(settings.addSlotDomains),
+    strictDst: Boolean(settings.strictDst),
+    stateSource: report.details.stateSource ?? null,
+    domainSource: report.details.domainSource ?? null,
+    dstSource: report.details.dstSource ?? null,
+    ci: settings.ci !== undefined,
+    ...(settings.ci ?? {}),
+  };
+}
+
+/**
+ * The data files of the resource set that an evaluation read, relative to the data directory, as the loader picks
+ * them (the v2022 restaurant database and the v2023 gold states where present and selected).
+ */
+function dataFilesUsed(dir: string, report: MultiwozReport): string[] {
+  const files: string[] = [];
+  const v2022 = report.details.normalization === '2022';
+  for (const set of Object.keys(report.bleu ?? {})) files.push(DATA_FILES.references(set));
+  if (report.success) {
+    for (const d of DB_DOMAINS) {
+      const v2022Restaurant = d === 'restaurant' && v2022 && existsSync(join(dir, DATA_FILES.databaseRestaurantV2022));
+      files.push(v2022Restaurant ? DATA_FILES.databaseRestaurantV2022 : DATA_FILES.database(d));
+    }
+    files.push(DATA_FILES.goals, DATA_FILES.bookedDomains);
+  }
+  const { stateSource, dstSource } = report.details;
+  if (stateSource === 'gold' || dstSource === 'predicted' || dstSource === 'gold_copied_by_success') {
+    const v2023Gold = !v2022 && existsSync(join(dir, DATA_FILES.goldStatesV2023));
+    files.push(v2023Gold ? DATA_FILES.goldStatesV2023 : DATA_FILES.goldStates);
+  }
+  return files;
+}
+
+/**
+ * The resource set as a run records it: where the data directory came from (`option`: `dir` given, `env`:
+ * `DIALEVAL_MULTIWOZ_DIR`, `cache`: the fetched set, with its pinned commit) and the sha256 of the file list of the
+ * data files the evaluation read, hashed from the bytes it read (`digests`, fed by the evaluation's `onRead`).
+ * Undefined when the evaluation read no data file.
+ */
+export async function multiwozRunResource(
+  report: MultiwozReport,
+  options: { dir?: string; digests: FileDigests; env?: NodeJS.ProcessEnv },
+): Promise<RunResource | undefined> {
+  const set = getResourceSet(MULTIWOZ_RESOURCE);
+  const env = options.env ?? process.env;
+  const source = options.dir ? 'option' : env[set.envVar] ? 'env' : 'cache';
+  const dir = await resolveMultiwozDataDir({ dir: options.dir, env });
+  const files = dataFilesUsed(dir, report);
+  if (files.length === 0) return undefined;
+  const hashed = await Promise.all(
+    files.map(async (path) => ({ path, sha256: (await options.digests.get(join(dir, path))).sha256 })),
+  );
+  return {
+    name: MULTIWOZ_RESOURCE,
+    ...(source === 'cache' ? { commit: set.commit } : {}),
+    sha256: resourceFileListSha256(hashed),
+    source,
+  };
 }
 
 /** `compare`'s entry point for MultiWOZ runs (`(await import('@eval/multiwoz')).runBenchmark`). */

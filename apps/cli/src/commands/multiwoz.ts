@@ -87,7 +87,7 @@ export function registerMultiwoz(program: Command): void {
     .action(async (a: string, b: string, opts: MultiwozCompareOptions, command: Command) => {
       // Options that `multiwoz` also declares are parsed by it wherever they appear: take them from there when given.
       const parent = command.parent!;
-      const merged: Record<string, unknown> = { ...opts };
+      const merged: MultiwozCompareOptions & Record<string, unknown> = { ...opts };
       for (const [key, value] of Object.entries(parent.opts()))
         if (parent.getOptionValueSource(key) === 'cli') merged[key] = value;
       // `multiwoz` declares the run options, so commander takes them here too: a comparison writes no run
@@ -99,6 +99,6 @@ export function registerMultiwoz(program: Command): void {
           );
         }
       const { runMultiwozCompare } = await import('../actions/multiwoz');
-      await runMultiwozCompare(a, b, merged as MultiwozCompareOptions);
+      await runMultiwozCompare(a, b, merged);
     });
 }

@@ -42,7 +42,7 @@ export const multiwozDemo: DemoEntry = {
   name: 'multiwoz',
   title: 'MultiWOZ: mwzeval normalisation, BLEU, lexical richness (Inform/Success with the fetched data)',
   async run() {
-    const { corpusBleu, normalizeResponse, richness, MultiwozEvaluator, loadMultiwozData } = await import(
+    const { corpusBleu, normalizeResponse, richness, MultiwozEvaluator, readMultiwozData } = await import(
       '@eval/multiwoz'
     );
     const normalized = MULTIWOZ_DEMO.map((x) => normalizeResponse(x.response));
@@ -59,7 +59,7 @@ export const multiwozDemo: DemoEntry = {
     ];
     let success: unknown = null;
     try {
-      const data = await loadMultiwozData({ success: true });
+      const data = await readMultiwozData({ success: true });
       const r = new MultiwozEvaluator(data, { success: true }).evaluate(DEMO_DIALOGUE);
       success = r.success;
       lines.push(

@@ -11,8 +11,8 @@ import {
   pairedBootstrap,
   pythonJsonDumps,
 } from '@eval/core';
-import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats } from './bleu';
-import type { DialogueResult, MultiwozReport, MwzevalResults } from './evaluator';
+import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats } from '../metrics/bleu';
+import type { DialogueResult, MultiwozReport, MwzevalResults } from '../metrics/evaluator';
 
 const INT_RICHNESS = new Set(['num_unigrams', 'num_bigrams', 'num_trigrams']);
 

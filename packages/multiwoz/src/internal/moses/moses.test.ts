@@ -2,7 +2,11 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { describeWithReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
+import {
+  describeWithReferenceData,
+  itWithReferenceData,
+  referencePath,
+} from '../../../../../test-support/reference-data';
 import { normalizeResponse } from '../normalize';
 import { mosesDetokenize, mosesTokenize } from './moses';
 import * as generated from './perluniprops.generated';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import {
   type BeliefState,
   foodToCanonical,

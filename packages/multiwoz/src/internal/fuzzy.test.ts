@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect, it } from 'vitest';
-import { hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { levenshteinRatio, matchingBlocks, partialRatio, partialRatioAtLeast } from './fuzzy';
 
 const CASES = referencePath('multiwoz/fixtures/partial_ratio_cases.json.gz');

@@ -3,8 +3,8 @@
  * Spec: shared/specs/multiwoz.md § 7.
  */
 import { pythonRound } from '@eval/core';
-import type { VenueDatabase } from './database';
-import type { BeliefState } from './normalize';
+import type { VenueDatabase } from '../internal/database';
+import type { BeliefState } from '../internal/normalize';
 
 /** A user goal as in mwzeval's goals.json: domain -> informable constraints, requestable slots (upper case), booking. */
 export type Goal = Record<string, { informable: Record<string, string>; requestable: string[]; booking?: unknown }>;

@@ -2,8 +2,8 @@
  * Dialogue state tracking (`get_dst`, fuzzy_ratio = 95): joint goal accuracy and slot precision/recall/F1 with
  * partial-ratio value matching. Spec: shared/specs/multiwoz.md § 8.
  */
-import { partialRatio } from './fuzzy';
-import type { BeliefState } from './normalize';
+import { partialRatio } from '../internal/fuzzy';
+import type { BeliefState } from '../internal/normalize';
 
 /** `get_dst` output, same keys: JGA and F1 in percent, precision and recall as fractions (sic). */
 export interface DstResult {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { InputError, readJson } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { loadMultiwozData } from './data';
+import { readMultiwozData } from './data';
 
 const BOOKED =
   '{\n  "sng01856": [\n    [],\n    [\n      "hotel"\n    ]\n  ],\n  "pmul1635": [[], ["hotel", "train"]]\n}\n';
@@ -21,14 +21,14 @@ describe('booked_domains.json', () => {
 
   it('entries in file order, with a BOM too; an entry is validated when used, its error naming file and dialogue', async () => {
     for (const text of [BOOKED, `\ufeff${BOOKED}`]) {
-      const data = await loadMultiwozData({ dir: dataDir(text), success: true });
+      const data = await readMultiwozData({ dir: dataDir(text), success: true });
       expect(data.bookedDomains!.ids()).toEqual(['sng01856', 'pmul1635']);
       expect(data.bookedDomains!.get('pmul1635')).toEqual([[], ['hotel', 'train']]);
       expect(data.bookedDomains!.has('mul0001')).toBe(false);
       expect(data.bookedDomains!.get('mul0001')).toBeUndefined();
     }
     const dir = dataDir('{"a": [["x"]], "b": [[1]]}');
-    const table = (await loadMultiwozData({ dir, success: true })).bookedDomains!;
+    const table = (await readMultiwozData({ dir, success: true })).bookedDomains!;
     expect(table.get('a')).toEqual([['x']]);
     const error = (() => {
       try {
@@ -60,8 +60,8 @@ describe('booked_domains.json', () => {
         (e: unknown) => e,
       );
       expect(expected).toBeInstanceOf(InputError);
-      await expect(loadMultiwozData({ dir, success: true })).rejects.toThrow((expected as InputError).message);
-      await expect(loadMultiwozData({ dir, success: true })).rejects.toMatchObject({ file });
+      await expect(readMultiwozData({ dir, success: true })).rejects.toThrow((expected as InputError).message);
+      await expect(readMultiwozData({ dir, success: true })).rejects.toMatchObject({ file });
     }
   });
 });

@@ -2,10 +2,10 @@
  * mwzeval's predictions format (spec § 2): dialogue id -> list of system turns `{response, state?, active_domains?}`,
  * validated with `predictionsSchema` (`@eval/multiwoz/schemas`). Errors name the dialogue id, the turn index and the field.
  */
-import { InputError, formatFieldPath } from '@eval/core';
+import { InputError, type ReadOptions, formatFieldPath, readJson } from '@eval/core';
 import { PY_WHITESPACE } from '@eval/core/python';
 import type { BeliefState } from './normalize';
-import { predictionsSchema } from './schemas';
+import { predictionsSchema } from '../schemas';
 
 export interface PredictionTurn {
   response: string;
@@ -62,6 +62,11 @@ export function parsePredictions(value: unknown, file?: string): Predictions {
   }
   validated.add(data);
   return data;
+}
+
+/** Reads a predictions file (JSON, optionally gzip) and validates it as {@link parsePredictions} does. */
+export async function readMultiwozPredictions(file: string, options?: ReadOptions): Promise<Predictions> {
+  return parsePredictions(await readJson(file, undefined, options), file);
 }
 
 /** `has_state_predictions`: every turn of every dialogue has a `state`. */

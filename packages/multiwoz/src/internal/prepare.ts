@@ -28,8 +28,8 @@ import {
   normalizeStateSlotName,
   normalizeStateSlotValue,
 } from './normalize';
-import { goal21DomainSchema } from './schemas';
-import type { Goal } from './success';
+import { goal21DomainSchema } from '../schemas';
+import type { Goal } from '../metrics/success';
 
 // ---------------------------------------------------------------------------------------------------------------
 // MultiWOZ 2.2 -> references and gold states

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { SHARED, itMultiwoz } from '../test/helpers';
+import { SHARED, itMultiwoz } from '../../test/helpers';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';

@@ -8,8 +8,8 @@ import { InputError, type ReadOptions, ResourceMissingError, readJson, resolveRe
 import type { z } from 'zod';
 import { DB_DOMAINS, type RawDatabase } from './database';
 import type { BeliefState, NormalizationVersion } from './normalize';
-import { bookedDomainsSchema, goalSchema, goldStatesSchema, referencesSchema } from './schemas';
-import type { Goal } from './success';
+import { bookedDomainsSchema, goalSchema, goldStatesSchema, referencesSchema } from '../schemas';
+import type { Goal } from '../metrics/success';
 
 const goalTable = goalSchema as z.ZodType<Goal>;
 
@@ -106,7 +106,7 @@ export function multiwozDataFrom(parts: {
   };
 }
 
-export interface LoadDataOptions {
+export interface ReadDataOptions {
   /** Data directory; default: resolved like every resource set (`--data`, `DIALEVAL_MULTIWOZ_DIR`, fetched cache). */
   dir?: string;
   /** Load what BLEU needs (references). */
@@ -129,7 +129,7 @@ export interface LoadDataOptions {
 
 /** The files (relative to the data directory) that a metric selection needs. */
 export function requiredDataFiles(
-  options: Pick<LoadDataOptions, 'bleu' | 'success' | 'goldStates' | 'references'>,
+  options: Pick<ReadDataOptions, 'bleu' | 'success' | 'goldStates' | 'references'>,
 ): string[] {
   const files: string[] = [];
   if (options.bleu) for (const r of options.references ?? ['mwz22']) files.push(DATA_FILES.references(r));
@@ -155,7 +155,7 @@ export function resolveMultiwozDataDir(
 }
 
 /** Reads the parts of a data directory that the selected metrics need. */
-export async function loadMultiwozData(options: LoadDataOptions = {}): Promise<MultiwozData> {
+export async function readMultiwozData(options: ReadDataOptions = {}): Promise<MultiwozData> {
   const required = requiredDataFiles(options);
   const dir = await resolveMultiwozDataDir({
     dir: options.dir,

@@ -11,9 +11,9 @@ import {
   sha256Hex,
 } from '@eval/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FIXTURES, SHARED, itMultiwoz, subset21Predictions } from '../test/helpers';
+import { FIXTURES, SHARED, itMultiwoz, subset21Predictions } from '../../test/helpers';
 import { MULTIWOZ_RESOURCE } from './data';
-import { evaluateMultiwozFile } from './evaluator';
+import { evaluateMultiwozFile } from '../metrics/evaluator';
 import { prepareMultiwozResource } from './prepare';
 
 const set = getResourceSet(MULTIWOZ_RESOURCE);

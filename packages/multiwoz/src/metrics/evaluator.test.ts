@@ -11,9 +11,9 @@ import {
   shared,
   sharedData,
   subset21Predictions,
-} from '../test/helpers';
+} from '../../test/helpers';
 import { MultiwozEvaluator, evaluateMultiwozFile, mwzevalResults } from './evaluator';
-import { parsePredictions } from './input';
+import { parsePredictions } from '../internal/input';
 
 const data = HAS_MULTIWOZ ? sharedData('2022', true) : undefined!;
 const ev = HAS_MULTIWOZ

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pythonJsonDumps } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { FIXTURES, SHARED, itMultiwoz, shared } from '../test/helpers';
+import { FIXTURES, SHARED, itMultiwoz, shared } from '../../test/helpers';
 import { CANONICAL_SLOT_NAMES, type BeliefState } from './normalize';
 import {
   type DialogActs22,

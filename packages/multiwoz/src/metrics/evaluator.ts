@@ -2,10 +2,10 @@
  * `mwzeval.metrics.Evaluator(bleu, success, richness, dst).evaluate(input)`, bit for bit, plus per-dialogue results.
  * Unlike the reference, the caller's predictions are never mutated (normalisation works on copies).
  */
-import { EvalError, InputError, readJson } from '@eval/core';
+import { EvalError, InputError } from '@eval/core';
 import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats, segmentBleuStats } from './bleu';
-import { type MultiwozData, type LoadDataOptions, DATA_FILES, loadMultiwozData, missingData } from './data';
-import { VenueDatabase } from './database';
+import { type MultiwozData, type ReadDataOptions, DATA_FILES, readMultiwozData, missingData } from '../internal/data';
+import { VenueDatabase } from '../internal/database';
 import {
   type DstCounts,
   type DstResult,
@@ -21,14 +21,15 @@ import {
   hasDomainPredictions,
   hasStatePredictions,
   parsePredictions,
-} from './input';
+  readMultiwozPredictions,
+} from '../internal/input';
 import {
   type BeliefState,
   type NormalizationVersion,
   normalizeResponse,
   normalizeStateSlotName,
   normalizeStateSlotValue,
-} from './normalize';
+} from '../internal/normalize';
 import { PythonValueError } from '@eval/core/python';
 import { type RichnessResult, richness } from './richness';
 import {
@@ -486,17 +487,16 @@ export class MultiwozEvaluator {
 
 export interface EvaluateFileOptions
   extends EvaluatorOptions,
-    Pick<LoadDataOptions, 'dir' | 'flag' | 'env' | 'home' | 'onRead'> {}
+    Pick<ReadDataOptions, 'dir' | 'flag' | 'env' | 'home' | 'onRead'> {}
 
 /**
  * Reads a predictions file and the data it needs (from `dir`, `DIALEVAL_MULTIWOZ_DIR` or the fetched resource set)
  * and evaluates it. `onRead` sees the bytes of every file read (the predictions first).
  */
 export async function evaluateMultiwozFile(file: string, options: EvaluateFileOptions = {}): Promise<MultiwozReport> {
-  const input = await readJson(file, undefined, options.onRead ? { onRead: options.onRead } : undefined);
-  const predictions = parsePredictions(input, file);
+  const predictions = await readMultiwozPredictions(file, options.onRead ? { onRead: options.onRead } : undefined);
   const hasState = hasStatePredictions(predictions);
-  const data = await loadMultiwozData({
+  const data = await readMultiwozData({
     dir: options.dir,
     flag: options.flag,
     env: options.env,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { describeDatabase, sharedDatabase } from '../test/helpers';
-import { VenueDatabase } from './database';
-import type { BeliefState } from './normalize';
+import { describeDatabase, sharedDatabase } from '../../test/helpers';
+import { VenueDatabase } from '../internal/database';
+import type { BeliefState } from '../internal/normalize';
 import { aggregateSuccess, dialogSuccess, estimateActiveDomains, type Goal } from './success';
 
 describe('active domain estimation (spec § 7.1.1), hand-derived', () => {

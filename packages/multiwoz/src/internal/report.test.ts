@@ -1,7 +1,7 @@
 import { pythonJsonDumps, pythonJsonString, pythonRound } from '@eval/core';
 import { expect, it } from 'vitest';
-import { HAS_MULTIWOZ, describeMultiwoz, shared, sharedData, subset21Predictions } from '../test/helpers';
-import { MultiwozEvaluator } from './evaluator';
+import { HAS_MULTIWOZ, describeMultiwoz, shared, sharedData, subset21Predictions } from '../../test/helpers';
+import { MultiwozEvaluator } from '../metrics/evaluator';
 import { bootstrapMultiwoz, compareMultiwoz, formatMwzevalJson } from './report';
 
 const ev = HAS_MULTIWOZ

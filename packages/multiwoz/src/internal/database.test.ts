@@ -1,5 +1,5 @@
 import { describe, expect } from 'vitest';
-import { itDatabase, itMultiwoz, shared, sharedDatabase } from '../test/helpers';
+import { itDatabase, itMultiwoz, shared, sharedDatabase } from '../../test/helpers';
 import { VenueDatabase } from './database';
 
 interface Query {
