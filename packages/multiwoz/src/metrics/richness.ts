@@ -62,45 +62,79 @@ function log2py(x: number): number {
  * zero).
  */
 export function richness(responses: Iterable<string>): RichnessResult {
-  // Counts in first-occurrence order (the order of the reference's Counters, which fixes the float summation order).
-  const unigrams = new Map<string, number>();
-  const bigrams = new Map<string, { head: string; count: number }>(); // "a b" -> its first token and count
-  const trigrams = new Set<string>();
-  const all: string[] = [];
+  // Tokens as ids in first-occurrence order, bigrams numbered in first-occurrence order (the order of the reference's
+  // Counters, which fixes the float summation order), trigrams as (bigram number, third token id).
+  const ids = new Map<string, number>();
+  const uniCount: number[] = [];
+  const bigramOf = new Map<number, Map<number, number>>(); // head id -> next id -> bigram number
+  const biHead: number[] = [];
+  const biCount: number[] = [];
+  const trigrams = new Map<number, Set<number>>(); // bigram number -> third token ids
+  let numTrigrams = 0;
+  const all: number[] = [];
+  // responses repeat a lot (templates): each distinct one is tokenised once
+  const tokenized = new Map<string, number[]>();
   let count = 0;
   for (const response of responses) {
     count++;
-    const tokens = richnessTokenize(response);
+    let tokens = tokenized.get(response);
+    if (tokens === undefined) {
+      tokens = richnessTokenize(response).map((t) => {
+        let id = ids.get(t);
+        if (id === undefined) {
+          ids.set(t, (id = ids.size));
+          uniCount.push(0);
+        }
+        return id;
+      });
+      tokenized.set(response, tokens);
+    }
+    let previous = -1; // the bigram ending at the previous token
     for (let i = 0; i < tokens.length; i++) {
-      const t = tokens[i]!;
-      all.push(t);
-      unigrams.set(t, (unigrams.get(t) ?? 0) + 1);
-      if (i + 1 < tokens.length) {
-        // tokens hold no whitespace, so joining them with spaces keys each n-gram uniquely
-        const key = `${t} ${tokens[i + 1]}`;
-        const bigram = bigrams.get(key);
-        if (bigram) bigram.count++;
-        else bigrams.set(key, { head: t, count: 1 });
+      const id = tokens[i]!;
+      all.push(id);
+      uniCount[id]!++;
+      if (i === 0) continue;
+      const head = tokens[i - 1]!;
+      let next = bigramOf.get(head);
+      if (next === undefined) bigramOf.set(head, (next = new Map()));
+      let k = next.get(id);
+      if (k === undefined) {
+        next.set(id, (k = biCount.length));
+        biHead.push(head);
+        biCount.push(0);
       }
-      if (i + 2 < tokens.length) trigrams.add(`${t} ${tokens[i + 1]} ${tokens[i + 2]}`);
+      biCount[k]!++;
+      if (previous >= 0) {
+        let thirds = trigrams.get(previous);
+        if (thirds === undefined) trigrams.set(previous, (thirds = new Set()));
+        if (!thirds.has(id)) {
+          thirds.add(id);
+          numTrigrams++;
+        }
+      }
+      previous = k;
     }
   }
   if (count === 0) throw new EvalError('empty_data', 'richness needs at least one response');
   const total = all.length;
   let entropy = 0;
-  for (const c of unigrams.values()) {
+  for (const c of uniCount) {
     const p = c / total;
     entropy += p * log2py(p);
   }
   let cond = 0;
-  for (const { head, count: c } of bigrams.values()) cond += (c / total) * log2py(c / unigrams.get(head)!);
+  for (let k = 0; k < biCount.length; k++) {
+    const c = biCount[k]!;
+    cond += (c / total) * log2py(c / uniCount[biHead[k]!]!);
+  }
   return {
     entropy: -entropy,
     cond_entropy: -cond,
     avg_lengths: total / count,
     msttr: msttr(all, 50),
-    num_unigrams: unigrams.size,
-    num_bigrams: bigrams.size,
-    num_trigrams: trigrams.size,
+    num_unigrams: ids.size,
+    num_bigrams: biCount.length,
+    num_trigrams: numTrigrams,
   };
 }
