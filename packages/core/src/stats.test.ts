@@ -295,25 +295,28 @@ describe('bcaInterval (Efron & Tibshirani 1993, ch. 14)', () => {
   });
 
   it('shifts the levels by the bias correction and the acceleration', () => {
-    // Estimate 30.5: 30 values below -> z0 = Phi^-1(0.3). Jackknife [0, 0, 3]: mean 1, deviations mean - t = 1, 1, -2,
-    // sum d^3 = 1 + 1 - 8 = -6, sum d^2 = 6, a = -6 / (6 * 6^1.5) = -6^-1.5.
-    const bca = bcaInterval(30.5, values, [0, 0, 3], 0.95)!;
-    const z0 = normalQuantile(0.3);
+    // 1..1000, estimate 400.5: 400 values below -> z0 = Phi^-1(0.4). Jackknife [0, 0, 3]: mean 1, deviations
+    // mean - t = 1, 1, -2, sum d^3 = 1 + 1 - 8 = -6, sum d^2 = 6, a = -6 / (6 * 6^1.5) = -6^-1.5.
+    const many = Array.from({ length: 1000 }, (_, i) => i + 1);
+    const bca = bcaInterval(400.5, many, [0, 0, 3], 0.95)!;
+    const z0 = normalQuantile(0.4);
     const a = -(6 ** -1.5);
     expect(bca.z0).toBe(z0);
     expect(bca.acceleration).toBeCloseTo(a, 15);
     const level = (z: number) => normalCdf(z0 + (z0 + z) / (1 - a * (z0 + z)));
     expect(bca.levels[0]).toBeCloseTo(level(-1.959963984540054), 12);
     expect(bca.levels[1]).toBeCloseTo(level(1.959963984540054), 12);
-    expect(bca.lower).toBeCloseTo(percentile(values, bca.levels[0]), 10);
-    expect(bca.upper).toBeCloseTo(percentile(values, bca.levels[1]), 10);
-    // z0 < 0 moves both levels down: the interval moves towards the estimate.
+    expect(bca.lower).toBeCloseTo(percentile(many, bca.levels[0]), 10);
+    expect(bca.upper).toBeCloseTo(percentile(many, bca.levels[1]), 10);
+    // z0 < 0 and a < 0 move both levels down: the interval moves towards the estimate.
     expect(bca.levels[1]).toBeLessThan(0.975);
+    // The same shift on 100 values puts the lower level below 1/100: no resample can place that end.
+    expect(bcaInterval(40.5, values, [0, 0, 3], 0.95)).toBeNull();
   });
 
   it('counts ties half and refuses when every value lies on one side of the estimate', () => {
-    // [1, 2, 2, 3], estimate 2: 1 below, 2 ties -> p0 = (1 + 1) / 4 = 0.5, z0 = 0.
-    expect(bcaInterval(2, [1, 2, 2, 3], [1, 2, 3])!.z0).toBe(0);
+    // 1..100, estimate 50: 49 below, 1 tie -> p0 = (49 + 1/2) / 100 = 0.495.
+    expect(bcaInterval(50, values, [1, 2, 3])!.z0).toBe(normalQuantile(0.495));
     expect(bcaInterval(0.5, values, [1, 2, 3])).toBeNull();
     expect(bcaInterval(101, values, [1, 2, 3])).toBeNull();
     expect(bcaInterval(1, [], [1, 2])).toBeNull();

@@ -686,8 +686,11 @@ export interface BcaInterval {
  * or cluster, out). z0 = Phi^-1(p0) with p0 the share of bootstrap values below the estimate (ties count half);
  * a = sum (m - t_i)^3 / (6 (sum (m - t_i)^2)^(3/2)), m the mean of the jackknife values t_i (0 when they are all
  * equal); levels alpha_1,2 = Phi(z0 + (z0 + z) / (1 - a (z0 + z))) for z = Phi^-1((1 -+ confidence) / 2); the
- * interval is the bootstrap values' percentiles (linear interpolation) at those levels. Null when it does not exist:
- * no bootstrap value, or every bootstrap value on one side of the estimate (z0 infinite).
+ * interval is the bootstrap values' percentiles (linear interpolation) at those levels. Values within a relative 1e-9
+ * of the estimate count as ties (a resample equal to the sample may sum in another order). Null when it does not
+ * exist or the resamples cannot place it: no bootstrap value, every bootstrap value on one side of the estimate (z0
+ * infinite), or a level below 1 / B or above 1 - 1 / B (an end beyond the extreme resamples: the bias is too large
+ * for B resamples).
  */
 export function bcaInterval(
   estimate: number,
@@ -702,9 +705,10 @@ export function bcaInterval(
   if (B === 0 || Number.isNaN(estimate)) return null;
   let below = 0;
   let ties = 0;
+  const tolerance = 1e-9 * Math.max(1, Math.abs(estimate));
   for (const x of sorted) {
-    if (x < estimate) below++;
-    else if (x === estimate) ties++;
+    if (Math.abs(x - estimate) <= tolerance) ties++;
+    else if (x < estimate) below++;
   }
   const z0 = normalQuantile((below + ties / 2) / B);
   if (!Number.isFinite(z0)) return null;
@@ -727,6 +731,7 @@ export function bcaInterval(
   };
   const alpha = (1 - confidence) / 2;
   const levels: [number, number] = [level(alpha), level(1 - alpha)];
+  if (!(levels[0] >= 1 / B && levels[1] <= 1 - 1 / B)) return null;
   return { lower: percentile(sorted, levels[0]), upper: percentile(sorted, levels[1]), z0, acceleration, levels };
 }
 

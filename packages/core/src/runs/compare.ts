@@ -517,7 +517,7 @@ function comparePair(
       } else {
         ciMethod = 'refused';
         notes.push(
-          `no interval: the benchmark declares ${name} biased under resampling, and its BCa interval does not exist (every resampled B - A lies on one side of the estimate)`,
+          `no interval: the benchmark declares ${name} biased under resampling, and the resamples cannot place its BCa interval (the resampled B - A lie on one side of the estimate, or too far to one side for R resamples)`,
         );
       }
     } else if (sorted.length > 0) {
@@ -526,7 +526,10 @@ function comparePair(
     }
     if (ci && delta !== null && (delta < ci[0] || delta > ci[1])) {
       notes.push(
-        `the ${ciMethod} interval [${ci[0]}, ${ci[1]}] excludes the estimate ${delta}: the metric is biased under resampling (declare it in the benchmark's biasedUnderResampling for a BCa interval)`,
+        `the ${ciMethod} interval [${ci[0]}, ${ci[1]}] excludes its own estimate ${delta}` +
+          (ciMethod === 'percentile'
+            ? ': the metric looks biased under resampling (a type/token ratio?); the benchmark can declare it in biasedUnderResampling for a BCa interval'
+            : ''),
       );
     }
     let mcnemar: MetricComparison['mcnemar'] = null;
