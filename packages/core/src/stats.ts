@@ -798,6 +798,18 @@ export function krippendorffAlpha(
   level: AlphaLevel = 'nominal',
 ): number {
   const { values, coincidences } = coincidenceMatrix(units);
+  return alphaFromCoincidences(values, coincidences, level);
+}
+
+/**
+ * Krippendorff's alpha from a coincidence matrix (`coincidences[c * v + k]` = o_ck over the sorted `values`), as
+ * {@link krippendorffAlpha} computes it; a value with n_c = 0 changes nothing.
+ */
+export function alphaFromCoincidences(
+  values: ReadonlyArray<Label>,
+  coincidences: ArrayLike<number>,
+  level: AlphaLevel = 'nominal',
+): number {
   const v = values.length;
   const totals = new Array<number>(v).fill(0);
   for (let c = 0; c < v; c++) for (let k = 0; k < v; k++) totals[c]! += coincidences[c * v + k]!;

@@ -2,7 +2,9 @@ import { join } from 'node:path';
 import { InputError } from '../errors';
 import {
   type AlphaLevel,
+  alphaFromCoincidences,
   clusterIndex,
+  coincidenceMatrix,
   cohenKappa,
   forEachClusterResample,
   krippendorffAlpha,
@@ -161,11 +163,27 @@ export function labelAgreement(judges: ReadonlyArray<JudgeLabels>, options: Agre
   const alphaValue = krippendorffAlpha(units, level);
   const boot: number[] = [];
   if (!Number.isNaN(alphaValue)) {
+    // Each unit's own coincidences once; a resample sums those of its units (no labels handled per resample).
+    const { values } = coincidenceMatrix(units);
+    const v = values.length;
+    const index = new Map(values.map((x, i) => [labelKey(x), i] as const));
+    const own = units.map((unit) => {
+      const present = unit.filter((x): x is JudgeLabel => x !== null).map((x) => index.get(labelKey(x))!);
+      if (present.length < 2) return null;
+      const o = new Float64Array(v * v);
+      for (let i = 0; i < present.length; i++)
+        for (let j = 0; j < present.length; j++)
+          if (i !== j) o[present[i]! * v + present[j]!]! += 1 / (present.length - 1);
+      return o;
+    });
+    const sum = new Float64Array(v * v);
     forEachClusterResample(clusters, resamples, seed, (idx) => {
-      const a = krippendorffAlpha(
-        Array.from(idx, (i) => units[i]!),
-        level,
-      );
+      sum.fill(0);
+      for (let i = 0; i < idx.length; i++) {
+        const o = own[idx[i]!];
+        if (o) for (let c = 0; c < o.length; c++) sum[c]! += o[c]!;
+      }
+      const a = alphaFromCoincidences(values, sum, level);
       if (!Number.isNaN(a)) boot.push(a);
     });
   }
