@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { InputError } from '../errors';
 import { clusterIndex, krippendorffAlpha } from '../stats';
 import { type JudgeLabels, type LoadedRun, compareRuns, judgeAgreement, labelAgreement, meanOfValues } from './index';
@@ -244,3 +246,83 @@ function llm(model: string): RunManifest['llm'] {
     batch: false,
   };
 }
+
+// Three judges of the same 42 turns (6 dialogues) of ../shared/llm-judge/slice: GPT-4 Turbo prompted three ways (the
+// paper's "Ours", "Direct" and "CoT"), per-turn verdicts `gpt_turn_judge` as the reference re-implementation records
+// them. Kappa, alpha and the flips are counted here with plain loops; each judge's TSA is the reference's own figure.
+describeWithReferenceData('llm-judge/slice')('judgeAgreement on the recorded llm-judge slice', () => {
+  const METHODS = ['ours', 'direct', 'cot'] as const;
+  type Expected = { per_turn: Array<{ flag: string; gpt_turn_judge: number }>; metrics_percent: { TSA_gpt: number } };
+  const expected = Object.fromEntries(
+    METHODS.map((m) => [
+      m,
+      JSON.parse(readFileSync(referencePath(`llm-judge/slice/expected_${m}.json`), 'utf8')) as Expected,
+    ]),
+  ) as Record<(typeof METHODS)[number], Expected>;
+  const bench: RunBenchmark = {
+    benchmark: 'llm-judge',
+    binary: { TSA: 'judge' },
+    recompute: (items) => {
+      const ok = items.filter((i) => i.error === undefined);
+      return { TSA: (100 * ok.filter((i) => i.values.judge === true).length) / ok.length };
+    },
+  };
+  const runs = METHODS.map((m) =>
+    run(
+      m,
+      expected[m].per_turn.map((t) => ({
+        id: t.flag,
+        cluster: t.flag.slice(0, t.flag.lastIndexOf('-')),
+        values: { judge: t.gpt_turn_judge === 1 },
+      })),
+      { benchmark: 'llm-judge', variant: m, metrics: { TSA: { value: expected[m].metrics_percent.TSA_gpt, n: 42 } } },
+    ),
+  );
+  const r = judgeAgreement(runs, bench, { resamples: 500 });
+  const verdicts = METHODS.map((m) => expected[m].per_turn.map((t) => t.gpt_turn_judge));
+
+  it('6 dialogues of 42 turns; every judge TSA as the reference computes it', () => {
+    expect([r.items, r.clusters, r.unit, r.value]).toEqual([42, 6, 'cluster', 'judge']);
+    const tsa = r.metrics.find((m) => m.name === 'TSA')!;
+    tsa.values.forEach((x, i) => expect(x).toBeCloseTo(expected[METHODS[i]!].metrics_percent.TSA_gpt, 10));
+    const lo = Math.min(...(tsa.values as number[]));
+    const hi = Math.max(...(tsa.values as number[]));
+    expect(tsa.shift!.delta).toBeCloseTo(hi - lo, 12);
+    expect(r.notes).toContain('the runs have different variants (ours, direct, cot)');
+  });
+
+  it("Cohen's kappa and the flips per pair from the 2x2 counts", () => {
+    for (const p of r.pairs) {
+      const x = verdicts[p.a]!;
+      const y = verdicts[p.b]!;
+      const n = x.length;
+      const n11 = x.filter((v, i) => v === 1 && y[i] === 1).length;
+      const n00 = x.filter((v, i) => v === 0 && y[i] === 0).length;
+      const px = x.filter((v) => v === 1).length / n;
+      const py = y.filter((v) => v === 1).length / n;
+      const po = (n11 + n00) / n;
+      const pe = px * py + (1 - px) * (1 - py);
+      expect(p.kappa).toBeCloseTo((po - pe) / (1 - pe), 12);
+      expect(p.flips.map((f) => f.id)).toEqual(
+        expected.ours.per_turn.map((t) => t.flag).filter((_, i) => x[i] !== y[i]),
+      );
+      expect(r.flipMatrix[p.a]![p.b]).toBe(n - n11 - n00);
+    }
+  });
+
+  it("Krippendorff's alpha from the per-turn counts of 0s and 1s", () => {
+    // Binary, 3 judges on every unit (m = 3): unit u with k_u ones contributes 2 k_u (3 - k_u) / (m - 1) off-diagonal
+    // coincidences; with n1 ones and n0 zeros in all, n = 3 N: alpha = 1 - (n - 1) sum_u 2 k_u (3 - k_u) / 2 / (2 n0 n1).
+    let offDiagonal = 0;
+    let ones = 0;
+    for (let i = 0; i < 42; i++) {
+      const k = verdicts.reduce((s, v) => s + v[i]!, 0);
+      ones += k;
+      offDiagonal += (2 * k * (3 - k)) / 2;
+    }
+    const n = 3 * 42;
+    expect(r.alpha.value).toBeCloseTo(1 - ((n - 1) * offDiagonal) / (2 * ones * (n - ones)), 12);
+    expect(r.alpha.ci![0]).toBeLessThanOrEqual(r.alpha.value!);
+    expect(r.alpha.ci![1]).toBeGreaterThanOrEqual(r.alpha.value!);
+  });
+});
