@@ -65,7 +65,8 @@ describe('dialeval agreement', () => {
   });
 
   it('table: the headline, kappa with base rates beside it, the flip matrix', async () => {
-    const r = await runCli(['agreement', dirs.A!, dirs.B!, '--value', 'correct', '--resamples', '200']);
+    // No --value: my-qa has no binary map, and `correct` is its boolean item value.
+    const r = await runCli(['agreement', dirs.A!, dirs.B!, '--resamples', '200']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(

@@ -165,7 +165,7 @@ function unitLines(c: RunComparison, markdown: boolean): string[] {
     const cl = m.mcnemarClustered;
     if (cl)
       lines.push(
-        `${dash}${l} ${m.name}: clustered McNemar (by ${c.unit}) X2 = ${num(cl.statistic)}, p = ${pval(cl.p)}; the exact McNemar p assumes independent items`,
+        `${dash}${l} ${m.name}: clustered McNemar (by ${c.unit}) X2 = ${num(cl.statistic)}, p = ${pval(cl.p)}; the Holm p uses it; the exact McNemar p assumes independent items`,
       );
   }
   for (const note of c.notes) lines.push(`${dash}warning: ${note}`);

@@ -218,7 +218,11 @@ describe('judgeAgreement: runs of one benchmark by different judges', () => {
   it('--value picks another item value; a missing value and another benchmark are refused', () => {
     const runs = [judged('ra', A, 'm1'), judged('rb', B, 'm2')];
     expect(() => judgeAgreement(runs, bench, { value: 'nope' })).toThrow(/no item of these runs has the value "nope"/);
-    expect(() => judgeAgreement(runs, { ...meanOfValues('toy') }, { resamples: 10 })).toThrow(/declares no binary/);
+    // No binary map: the first boolean item value (`ok`); an empty map names none.
+    expect(judgeAgreement(runs, meanOfValues('toy'), { resamples: 10 }).value).toBe('ok');
+    expect(() => judgeAgreement(runs, { ...meanOfValues('toy'), binary: {} }, { resamples: 10 })).toThrow(
+      /declares no binary/,
+    );
     expect(() => judgeAgreement([runs[0]!, run('x', items(B), { benchmark: 'other' })], bench)).toThrow(
       /across benchmarks/,
     );

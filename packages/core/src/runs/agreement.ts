@@ -255,7 +255,10 @@ export function labelAgreement(judges: ReadonlyArray<JudgeLabels>, options: Agre
 // ---------------------------------------------------------------------------
 
 export interface JudgeAgreementOptions extends AgreementOptions {
-  /** The item value that is each judge's verdict (default: the first of the benchmark's `binary` outcomes the items have). */
+  /**
+   * The item value that is each judge's verdict (default: the first of the benchmark's `binary` outcomes the items
+   * have; without a `binary` map, the first item value that is boolean wherever present).
+   */
   value?: string;
   /** More judges without a run (a file of human labels, ...): they enter alpha, kappa and the flips, not the metrics. */
   extraJudges?: JudgeLabels[];
@@ -319,7 +322,16 @@ function verdictValue(runs: LoadedRun[], benchmark: RunBenchmark, requested: str
     }
     return requested;
   }
-  const candidates = Object.values(benchmark.binary ?? {});
+  // The descriptor's binary outcomes; without a `binary` map, the item values that are boolean wherever present.
+  const boolean = (name: string) =>
+    runs.every((r) =>
+      r.items.every(
+        (i) => i.values[name] === undefined || i.values[name] === null || typeof i.values[name] === 'boolean',
+      ),
+    );
+  const candidates = benchmark.binary
+    ? Object.values(benchmark.binary)
+    : [...new Set(runs.flatMap((r) => r.items.flatMap((i) => Object.keys(i.values))))].filter(boolean);
   const found = candidates.find(has);
   if (found === undefined) {
     throw new InputError(
