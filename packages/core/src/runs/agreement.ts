@@ -85,6 +85,8 @@ export interface LabelAgreement {
   pairs: JudgePairAgreement[];
   /** `flipMatrix[i][j]`: items judges i and j both judged and labelled differently. */
   flipMatrix: number[][];
+  /** Read these before the figures (an interval that excludes its own estimate, ...). */
+  notes: string[];
 }
 
 const CONFIDENCE = 0.95;
@@ -191,6 +193,9 @@ export function labelAgreement(judges: ReadonlyArray<JudgeLabels>, options: Agre
   const tail = (1 - CONFIDENCE) / 2;
   const alphaCi: [number, number] | null =
     boot.length > 0 ? [percentile(boot, tail), percentile(boot, 1 - tail)] : null;
+  const notes: string[] = [];
+  if (alphaCi && (alphaValue < alphaCi[0] || alphaValue > alphaCi[1]))
+    notes.push(`the alpha interval [${alphaCi[0]}, ${alphaCi[1]}] excludes its own estimate ${alphaValue}`);
 
   const pairs: JudgePairAgreement[] = [];
   const flipMatrix = judges.map(() => judges.map(() => 0));
@@ -247,6 +252,7 @@ export function labelAgreement(judges: ReadonlyArray<JudgeLabels>, options: Agre
     alpha: { value: Number.isNaN(alphaValue) ? null : alphaValue, ci: alphaCi },
     pairs,
     flipMatrix,
+    notes,
   };
 }
 
@@ -413,7 +419,6 @@ export function judgeAgreement(
     }
   }
   const value = verdictValue(runs, benchmark, options.value);
-  const notes: string[] = [];
   const names = judgeNames(runs);
   const runJudges: JudgeLabels[] = runs.map((run, i) => {
     const labels = new Map<string, JudgeLabel>();
@@ -433,6 +438,7 @@ export function judgeAgreement(
       if (item.cluster !== undefined && !clusterOf.has(item.id)) clusterOf.set(item.id, item.cluster);
   const clusterUnit = runs.find((r) => r.manifest.cluster)?.manifest.cluster?.unit ?? benchmark.cluster?.unit;
   const labels = labelAgreement(judges, { ...options, clusterOf, ...(clusterUnit ? { clusterUnit } : {}) });
+  const notes = [...labels.notes];
 
   const systems = new Set(runs.map((r) => r.manifest.system));
   if (systems.size > 1)
