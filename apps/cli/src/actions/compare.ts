@@ -145,12 +145,31 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
     return `${markdown ? '- ' : ''}${parts.join('; ')}`;
   });
   lines.push('', ...pairNotes);
+  lines.push(...unitLines(c, markdown));
   lines.push(
     '',
     'CI: paired bootstrap percentile interval of B - A; p (rand.): approximate randomisation, (1 + #|d_r| >= |d|) / (R + 1); ' +
       'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. --format json lists the flipped and unpaired ids.',
   );
   return lines.join('\n');
+}
+
+/** What was resampled, the clustered McNemar beside the exact one, and every note (an interval excluding its estimate). */
+function unitLines(c: RunComparison, markdown: boolean): string[] {
+  const dash = markdown ? '- ' : '';
+  const lines = c.pairs.map(
+    (p) =>
+      `${dash}${label(p.a)} -> ${label(p.b)}: resampled by ${p.unit === 'item' ? `item (${p.paired} items${c.unit === 'item' ? '' : ', no clusters'})` : `${p.unit}: ${p.clusters} clusters of ${p.paired} items (--unit item for independent items)`}`,
+  );
+  for (const { m, label: l } of metricRows(c)) {
+    const cl = m.mcnemarClustered;
+    if (cl)
+      lines.push(
+        `${dash}${l} ${m.name}: clustered McNemar (by ${c.unit}) X2 = ${num(cl.statistic)}, p = ${pval(cl.p)}; the Holm p uses it; the exact McNemar p assumes independent items`,
+      );
+  }
+  for (const note of c.notes) lines.push(`${dash}warning: ${note}`);
+  return lines;
 }
 
 function formatCsv(c: RunComparison): string {
@@ -176,6 +195,9 @@ function formatCsv(c: RunComparison): string {
     'partial',
     'resamples',
     'seed',
+    'unit',
+    'clusters',
+    'p_mcnemar_clustered',
   ];
   const rows = metricRows(c).map(({ pair: p, m }) => {
     const a = c.runs[p.a]!;
@@ -202,6 +224,9 @@ function formatCsv(c: RunComparison): string {
       p.partial || c.partial,
       c.resamples,
       c.seed,
+      p.unit,
+      p.clusters,
+      m.mcnemarClustered?.p,
     ]);
   });
   return [csvLine(header), ...rows].join('\n');
@@ -233,6 +258,7 @@ export async function runCompare(dirs: string[], opts: CompareCommandOptions): P
     allPairs: Boolean(opts.allPairs),
     force: Boolean(opts.force),
     metrics: opts.metric,
+    unit: opts.unit,
     onProgress: progressOnTty(),
   });
   if (format === 'json') await emit(JSON.stringify({ ...comparison, recomputedBy: source }, null, 2), opts.out);

@@ -35,6 +35,14 @@ export function registerCompare(program: Command): void {
       'an ES module exporting `runBenchmark` (a RunBenchmark) for a benchmark dialeval does not know',
     )
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
+    .addOption(
+      new Option(
+        '--unit <unit>',
+        'resample and swap whole clusters where items carry them (the dialogue of a turn, ...), or independent items',
+      )
+        .choices(['cluster', 'item'])
+        .default('cluster'),
+    )
     .action(async (runs: string[], opts: CompareCommandOptions) => {
       const { runCompare } = await import('../actions/compare');
       await runCompare(runs, opts);

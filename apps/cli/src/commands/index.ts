@@ -1,4 +1,5 @@
 import type { Command } from 'commander';
+import { registerAgreement } from './agreement';
 import { registerCgt } from './cgt';
 import { registerCompare } from './compare';
 import { registerDemo } from './demo';
@@ -24,6 +25,7 @@ export const commands: Readonly<Record<string, (program: Command) => void>> = {
   'llm-judge': registerLlmJudge,
   multiwoz: registerMultiwoz,
   compare: registerCompare,
+  agreement: registerAgreement,
   runs: registerRuns,
   report: registerReport,
 };

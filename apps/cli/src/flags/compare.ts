@@ -9,4 +9,6 @@ export interface CompareCommandOptions {
   metric?: string[];
   recompute?: string;
   out?: string;
+  /** `.choices()` in the command: resample clusters (default, where items carry them) or items. */
+  unit?: 'item' | 'cluster';
 }

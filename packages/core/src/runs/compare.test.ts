@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors';
+import { bcaInterval, chiSquare1Sf, clusterIndex, forEachClusterResample, jackknifeClusters } from '../stats';
 import { type LoadedRun, compareRuns, holmAdjust, mcnemarExact, meanOfValues } from './index';
 import type { RunBenchmark, RunItem, RunManifest } from './schema';
 
@@ -238,5 +239,242 @@ describe('compareRuns refuses what cannot be compared', () => {
       /unknown metric "bleu"/,
     );
     expect(() => compareRuns([a], meanOfValues('toy'))).toThrow(/at least two runs/);
+  });
+});
+
+/** Items with clusters: `clusters[i]` is item i's cluster. */
+const clusteredScores = (values: number[], clusters: string[]): RunItem[] =>
+  values.map((score, i) => ({ id: `u${i}`, cluster: clusters[i]!, values: { score } }));
+
+describe('compareRuns: clusters', () => {
+  // Three clusters of sizes 1, 2, 3: c0 = {u0}, c1 = {u1, u2}, c2 = {u3, u4, u5}. A scores 0 everywhere, B scores d.
+  const clusters = ['c0', 'c1', 'c1', 'c2', 'c2', 'c2'];
+  const d = [3, 0, 1, 2, 2, 5];
+  const a = run('a', clusteredScores([0, 0, 0, 0, 0, 0], clusters), { cluster: { unit: 'dialogue' } });
+  const b = run('b', clusteredScores(d, clusters), { cluster: { unit: 'dialogue' } });
+
+  it('names the unit and counts the clusters', () => {
+    const c = compareRuns([a, b], meanOfValues('toy'), { resamples: 10, metrics: ['score'] });
+    expect(c.unit).toBe('dialogue');
+    expect(c.pairs[0]!.unit).toBe('dialogue');
+    expect(c.pairs[0]!.clusters).toBe(3);
+    expect(c.pairs[0]!.paired).toBe(6);
+    expect(c.methods.ci).toMatch(/cluster bootstrap.*dialogues/);
+    // Without a manifest unit, the descriptor's, else `cluster`.
+    const plain = [run('a', a.items), run('b', b.items)];
+    expect(compareRuns(plain, { ...meanOfValues('toy'), cluster: { unit: 'episode' } }, { resamples: 10 }).unit).toBe(
+      'episode',
+    );
+    expect(compareRuns(plain, meanOfValues('toy'), { resamples: 10 }).unit).toBe('cluster');
+  });
+
+  it('the cluster bootstrap interval sits at the quantiles of all 27 cluster resamples within Monte Carlo error', () => {
+    // B - A on a resample is the mean score of its items: sum of the drawn clusters' sums S = [3, 1, 9] over the sum of
+    // their sizes M = [1, 2, 3]. The exact bootstrap distribution: all 3^3 = 27 equally likely ordered draws.
+    const S = [3, 1, 9];
+    const M = [1, 2, 3];
+    const R = 10_000;
+    const c = compareRuns([a, b], meanOfValues('toy'), { resamples: R, seed: 5, metrics: ['score'] });
+    const m = c.pairs[0]!.metrics[0]!;
+    expect(m.delta).toBeCloseTo(13 / 6, 12);
+    expect(m.ciMethod).toBe('percentile');
+    const stats: number[] = [];
+    for (let x = 0; x < 27; x++) {
+      const k = [x % 3, Math.floor(x / 3) % 3, Math.floor(x / 9)];
+      stats.push(k.reduce((s, j) => s + S[j]!, 0) / k.reduce((s, j) => s + M[j]!, 0));
+    }
+    const cdf = (q: number, strict: boolean) =>
+      stats.filter((t) => (strict ? t < q - 1e-12 : t <= q + 1e-12)).length / stats.length;
+    for (const [q, alpha] of [
+      [m.ci![0], 0.025],
+      [m.ci![1], 0.975],
+    ] as const) {
+      const tol = 4 * se(alpha, R) + 1 / R;
+      expect(cdf(q, false)).toBeGreaterThanOrEqual(alpha - tol);
+      expect(cdf(q, true)).toBeLessThanOrEqual(alpha + tol);
+    }
+    // The smallest resample mean is 1/2 (c1 three times: 3 / 6), the largest 3 (c0 three times): the interval lies
+    // within [min, max] of the 27.
+    expect(m.ci![0]).toBeGreaterThanOrEqual(Math.min(...stats) - 1e-12);
+    expect(m.ci![1]).toBeLessThanOrEqual(Math.max(...stats) + 1e-12);
+  });
+
+  it('the randomisation swaps whole clusters: p within Monte Carlo error of the exact p over all 2^3 swaps', () => {
+    // Swapping cluster k flips the sign of its sum: d_r = (+-3 +-1 +-9) / 6, observed 13/6. |sum| over the 8 patterns:
+    // 13, 11 (-1), 7 (-3), 5 (-3 -1) and their negations: 2 of 8 reach 13 -> exact p = 1/4.
+    const R = 10_000;
+    const c = compareRuns([a, b], meanOfValues('toy'), { resamples: R, seed: 9, metrics: ['score'] });
+    const exact = 2 / 8;
+    expect(Math.abs(c.pairs[0]!.metrics[0]!.pRandomization! - exact)).toBeLessThan(4 * se(exact, R) + 1 / R);
+    const items = compareRuns([a, b], meanOfValues('toy'), { resamples: R, seed: 9, metrics: ['score'], unit: 'item' });
+    // Item-level: |3 +-0 +-1 +-2 +-2 +-5| >= 13 with signs free on 6 values: patterns with sum 13 (all +: 13) or
+    // with the 0 flipped (same sum): 2, and their negations: 4 of 64 = 1/16.
+    const itemExact = 4 / 64;
+    expect(Math.abs(items.pairs[0]!.metrics[0]!.pRandomization! - itemExact)).toBeLessThan(
+      4 * se(itemExact, R) + 1 / R,
+    );
+  });
+
+  it('with one item per cluster, the clustered procedures are the item-level ones', () => {
+    const values = [0.2, 0.9, 0.4, 0.4, 1, 0.1, 0.7];
+    const other = [0.5, 0.8, 0.9, 0.3, 1, 0.6, 0.2];
+    const single = values.map((_, i) => `d${i}`);
+    const ra = run('a', clusteredScores(values, single));
+    const rb = run('b', clusteredScores(other, single));
+    const plainA = run('a', scores(values));
+    const plainB = run('b', scores(other));
+    const clustered = compareRuns([ra, rb], meanOfValues('toy'), { resamples: 2000, seed: 3 });
+    const items = compareRuns([plainA, plainB], meanOfValues('toy'), { resamples: 2000, seed: 3 });
+    expect(clustered.pairs[0]!.clusters).toBe(7);
+    const pick = (m: (typeof items.pairs)[0]['metrics'][0]) => [m.delta, m.ci, m.pRandomization];
+    expect(clustered.pairs[0]!.metrics.map(pick)).toEqual(items.pairs[0]!.metrics.map(pick));
+  });
+
+  it('--unit item ignores the clusters: exactly the run without them', () => {
+    const plainA = run('a', scores([0, 0, 0, 0, 0, 0]));
+    const plainB = run('b', scores(d));
+    const withUnitItem = compareRuns([a, b], meanOfValues('toy'), { resamples: 500, seed: 2, unit: 'item' });
+    const without = compareRuns([plainA, plainB], meanOfValues('toy'), { resamples: 500, seed: 2 });
+    expect(withUnitItem.unit).toBe('item');
+    expect(withUnitItem.pairs[0]!.clusters).toBe(6);
+    expect(withUnitItem.pairs).toEqual(without.pairs);
+    expect(withUnitItem.methods).toEqual(without.methods);
+  });
+
+  it('refuses an item placed in different clusters by A and B', () => {
+    const moved = run('b', clusteredScores(d, ['c0', 'c1', 'c2', 'c2', 'c2', 'c2']));
+    expect(() => compareRuns([a, moved], meanOfValues('toy'), { resamples: 10 })).toThrow(
+      /item "u2" is in cluster "c1" in a but in "c2" in b/,
+    );
+  });
+});
+
+describe('compareRuns: the clustered McNemar test beside the item-level one', () => {
+  // Four dialogues; A and B correct (1) or not (0) per turn:
+  //   d1: A 1 1 1, B 0 0 0 -> b_1 = 3, c_1 = 0      d2: A 1 0, B 0 1 -> b_2 = 1, c_2 = 1
+  //   d3: A 0 1, B 1 1 -> b_3 = 0, c_3 = 1          d4: A 1 1 0, B 0 0 0 -> b_4 = 2, c_4 = 0
+  // Item-level: b = 6, c = 2, exact p = 2 P[X <= 2], X ~ Bin(8, 1/2) = 2 (1 + 8 + 28) / 256 = 74/256.
+  // Clustered: sum (b_k - c_k) = 3 + 0 - 1 + 2 = 4, sum (b_k - c_k)^2 = 9 + 0 + 1 + 4 = 14, X^2 = 16/14 = 8/7.
+  const cl = ['d1', 'd1', 'd1', 'd2', 'd2', 'd3', 'd3', 'd4', 'd4', 'd4'];
+  const A = [1, 1, 1, 1, 0, 0, 1, 1, 1, 0];
+  const B = [0, 0, 0, 0, 1, 1, 1, 0, 0, 0];
+  const items = (xs: number[]): RunItem[] =>
+    xs.map((x, i) => ({ id: `t${i}`, cluster: cl[i]!, values: { ok: x === 1 } }));
+  const bench: RunBenchmark = { ...meanOfValues('toy'), binary: { ok: 'ok' } };
+  const runs = [run('a', items(A), { metrics: { ok: { value: null, n: 10 } } }), run('b', items(B))];
+
+  it('matches the hand computation, and Holm uses the clustered p', () => {
+    const m = compareRuns(runs, bench, { resamples: 200 }).pairs[0]!.metrics[0]!;
+    expect(m.mcnemar).toEqual({ outcome: 'ok', b: 6, c: 2, p: 74 / 256 });
+    expect(m.mcnemarClustered!.b).toBe(6);
+    expect(m.mcnemarClustered!.c).toBe(2);
+    expect(m.mcnemarClustered!.clusters).toBe(4);
+    expect(m.mcnemarClustered!.statistic).toBeCloseTo(8 / 7, 15);
+    expect(m.mcnemarClustered!.p).toBe(chiSquare1Sf(m.mcnemarClustered!.statistic));
+    expect(m.p).toBe(m.mcnemarClustered!.p);
+    expect(m.pHolm).toBe(m.p);
+  });
+
+  it('is absent at unit item, where p is the exact McNemar p as before', () => {
+    const m = compareRuns(runs, bench, { resamples: 200, unit: 'item' }).pairs[0]!.metrics[0]!;
+    expect(m.mcnemarClustered).toBeNull();
+    expect(m.p).toBe(74 / 256);
+  });
+
+  it("with one item per cluster it is McNemar's chi-square (b - c)^2 / (b + c)", () => {
+    const single = (xs: number[]): RunItem[] =>
+      xs.map((x, i) => ({ id: `t${i}`, cluster: `t${i}`, values: { ok: x === 1 } }));
+    const m = compareRuns([run('a', single(A)), run('b', single(B))], bench, { resamples: 100 }).pairs[0]!.metrics[0]!;
+    // b = 6, c = 2: (6 - 2)^2 / 8 = 2.
+    expect(m.mcnemarClustered!.statistic).toBe(2);
+    expect(m.mcnemarClustered!.p).toBe(chiSquare1Sf(2));
+  });
+});
+
+describe('compareRuns: intervals that contain what they estimate (a Distinct-1 corpus metric)', () => {
+  // Distinct-1 = distinct tokens / tokens over the corpus: a resample with replacement repeats some responses, so it
+  // repeats their tokens and the ratio shrinks. System A repeats itself, B hardly does: B - A shrinks under resampling,
+  // and the percentile interval of B - A lies below the estimate.
+  const distinct1 = (biased: boolean): RunBenchmark => ({
+    benchmark: 'toy',
+    ...(biased ? { biasedUnderResampling: ['Distinct-1'] } : {}),
+    recompute(items) {
+      const types = new Set<string>();
+      let tokens = 0;
+      for (const item of items) {
+        for (const t of item.detail!.tokens as string[]) {
+          types.add(t);
+          tokens++;
+        }
+      }
+      return { 'Distinct-1': tokens === 0 ? null : types.size / tokens };
+    },
+  });
+  const responses = (texts: string[]): RunItem[] =>
+    texts.map((t, i) => ({ id: `u${i}`, values: {}, detail: { tokens: t.split(' ') } }));
+  const n = 20;
+  const textsA = Array.from({ length: n }, (_, i) => `a${i} b${i} the ${i % 2 ? `c${i}` : 'the'}`);
+  const textsB = Array.from({ length: n }, (_, i) => `x${i} y${i} z${i} ${i % 4 === 0 ? `w${i}` : 'the'}`);
+  const metrics = { 'Distinct-1': { value: null, n } };
+  const runs = [run('a', responses(textsA), { metrics }), run('b', responses(textsB), { metrics })];
+
+  it('warns when the percentile interval excludes its own estimate', () => {
+    const c = compareRuns(runs, distinct1(false), { resamples: 2000, seed: 1 });
+    const m = c.pairs[0]!.metrics[0]!;
+    // A: 4 n = 80 tokens, types a_i, b_i (40), c_i for odd i (10), "the": 51 -> 51/80; B: x, y, z (60), w_i for
+    // i = 0, 4, ..., 16 (5), "the": 66 -> 66/80. B - A = 15/80 = 0.1875.
+    expect(m.a).toBe(51 / 80);
+    expect(m.b).toBe(66 / 80);
+    expect(m.delta).toBeCloseTo(15 / 80, 15);
+    expect(m.ciMethod).toBe('percentile');
+    expect(m.ci![1]).toBeLessThan(m.delta!);
+    expect(m.notes).toHaveLength(1);
+    expect(m.notes[0]).toMatch(/percentile interval .* excludes its own estimate 0\.1875/);
+    expect(c.notes[0]).toMatch(/^a \(0\) -> b \(1\), Distinct-1: the percentile interval/);
+  });
+
+  it('declared biased under resampling: BCa, which refuses an interval the resamples cannot place', () => {
+    const c = compareRuns(runs, distinct1(true), { resamples: 2000, seed: 1 });
+    const m = c.pairs[0]!.metrics[0]!;
+    expect(m.ciMethod).toBe('refused');
+    expect(m.ci).toBeNull();
+    expect(m.notes[0]).toMatch(/no interval: the benchmark declares Distinct-1 biased under resampling/);
+    expect(c.methods.bca).toMatch(/BCa/);
+  });
+
+  it('the BCa interval is bcaInterval over the cluster bootstrap and the leave-one-cluster-out jackknife', () => {
+    // A milder case: both systems repeat themselves alike, so the bias of B - A largely cancels and BCa exists.
+    // Items nest in 8 clusters; the interval is rebuilt here from the same draws (seeded) and compared.
+    const cl = Array.from({ length: 24 }, (_, i) => `d${i % 8}`);
+    const texts = (p: string) =>
+      Array.from({ length: 24 }, (_, i) => `${p}${i} ${p}${i % 5} the ${i % 3 ? `${p}x${i % 7}` : 'the'}`);
+    const itemsOf = (p: string) => responses(texts(p)).map((item, i) => ({ ...item, cluster: cl[i]! }));
+    const pair = [
+      run('a', itemsOf('a'), { metrics }),
+      run(
+        'b',
+        itemsOf('b').map((item, i) => (i % 4 ? item : { ...item, detail: { tokens: ['the', 'the'] } })),
+        { metrics },
+      ),
+    ];
+    const bench = distinct1(true);
+    const R = 1000;
+    const c = compareRuns(pair, bench, { resamples: R, seed: 4 });
+    const m = c.pairs[0]!.metrics[0]!;
+    expect(m.ciMethod).toBe('BCa');
+    const pooled = [...pair[0]!.items, ...pair[1]!.items];
+    const nItems = pair[0]!.items.length;
+    const diff = (idx: Uint32Array) => {
+      const at = (offset: number) => bench.recompute(Array.from(idx, (i) => pooled[i + offset]!))['Distinct-1']!;
+      return at(nItems) - at(0);
+    };
+    const clusters = clusterIndex(pair[0]!.items.map((i) => i.cluster));
+    const boot: number[] = [];
+    forEachClusterResample(clusters, R, 4, (idx) => boot.push(diff(idx)));
+    const expected = bcaInterval(m.delta!, boot, jackknifeClusters(clusters, diff))!;
+    expect(m.ci![0]).toBeCloseTo(expected.lower, 12);
+    expect(m.ci![1]).toBeCloseTo(expected.upper, 12);
+    expect(m.ci![0]).toBeLessThanOrEqual(m.delta!);
+    expect(m.ci![1]).toBeGreaterThanOrEqual(m.delta!);
   });
 });

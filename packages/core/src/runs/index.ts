@@ -25,3 +25,17 @@ export {
 export * from './writer';
 export * from './reader';
 export * from './compare';
+export {
+  type AgreementOptions,
+  type BaseRate,
+  type JudgeAgreement,
+  type JudgeAgreementOptions,
+  type JudgeLabel,
+  type JudgeLabels,
+  type JudgePairAgreement,
+  type LabelAgreement,
+  type MetricUnderJudges,
+  alphaLevelOf,
+  judgeAgreement,
+  labelAgreement,
+} from './agreement';
