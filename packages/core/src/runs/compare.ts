@@ -380,7 +380,8 @@ function comparePair(
     }
     names = requested;
   } else {
-    const headline = Object.keys(ra.manifest.metrics).filter((m) => m in observedA);
+    // headline figures only: a breakdown (`part`, e.g. per domain) is compared when asked for by name
+    const headline = Object.keys(ra.manifest.metrics).filter((m) => m in observedA && !ra.manifest.metrics[m]!.part);
     names = headline.length > 0 ? headline : Object.keys(observedA);
   }
 
