@@ -5,7 +5,13 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunItem } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aggregateScores, findResultFiles, inWalkOrder, loadRunScores, type BenchmarkReport } from './aggregate';
+import {
+  aggregateScores,
+  findResultFiles,
+  inWalkOrder,
+  loadRunScores,
+  type BenchmarkReport,
+} from './metrics/aggregate';
 import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, mockModel } from './players';
