@@ -6,7 +6,17 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
-import { EvalError, InputError, type ChatModel, exactMean, sha256Hex, stdev } from '@eval/core';
+import {
+  EvalError,
+  InputError,
+  type ChatModel,
+  type RunLlm,
+  type RunResource,
+  type RunWriter,
+  exactMean,
+  sha256Hex,
+  stdev,
+} from '@eval/core';
 import { isRunStoppingError, type GameMasterOptions } from './game-master';
 import { assertNoOverlaps, generateInstances, readInstanceFile, readInstancesFile } from './instances';
 import type { GameInstance, InstancesFile } from './instances';
@@ -27,6 +37,7 @@ import {
   type EpisodeRef,
   type RunSummary,
 } from './run';
+import { runRecord } from './internal/record';
 import { loadRunEpisodes, scorekeepingRunVariant, type RunEpisode } from './runs';
 
 /** How the game master plays (every default is the reference's v2.0 behaviour). */
@@ -100,8 +111,15 @@ export interface ScorekeepingPlayResult {
   };
   /** The scored episodes of the results directory (transcripts as summaries), for the run record. */
   episodes: RunEpisode[];
-  /** The run record of the model pair's results ({@link scorekeepingPlayRecord}). */
+  /** The run record of the model pair's results (its episodes, variant, options). */
   record: ScorekeepingRunRecord;
+  /** The machine-readable summary (`play --summary`, `--format json`): the summary, instances, report, repeats. */
+  json: Record<string, unknown>;
+  /**
+   * Set by {@link ScorekeepingPlan.finish} when some episodes failed or were not run (stopped by the budget,
+   * interrupted): why (the episodes done are kept; running again resumes).
+   */
+  incomplete?: string;
 }
 
 /** What the run record of played or scored episodes holds; the items and metrics come from `episodes`. */
@@ -117,6 +135,12 @@ export interface ScorekeepingRunRecord {
   instancesFile?: string;
   /** The episodes of the run: only the model pair's for `play`. */
   episodes: RunEpisode[];
+  /**
+   * Writes the record into an open run and finishes it: the instances file as an input, every episode's transcript and
+   * scores as artifacts, one item per episode (its transcript kept by location), the metrics, and `extra` (the LLM
+   * block of a model's run, the resource set the texts came from).
+   */
+  writeTo(run: RunWriter, extra?: { llm?: RunLlm; resource?: RunResource }): Promise<void>;
 }
 
 /** Mean and sample standard deviation (n - 1) of a figure across repeats; null values (no figure) are left out. */
@@ -247,8 +271,7 @@ async function playRecord(
     strip: g.strip !== false,
   };
   const nonDefault = Object.fromEntries(Object.entries(game).filter(([k, v]) => v !== GAME_DEFAULTS[k]));
-  return {
-    benchmark: 'scorekeeping',
+  return runRecord({
     variant: scorekeepingRunVariant({
       modelPairs: [p.modelPair],
       experiments: options.experiments,
@@ -271,7 +294,7 @@ async function playRecord(
     dir: join(options.outDir, p.modelPair),
     ...(player.kind !== 'replay' && file ? { instancesFile: file } : {}),
     episodes: p.loaded.filter((e) => e.model === p.modelPair),
-  };
+  });
 }
 
 async function playResult(
@@ -290,14 +313,23 @@ async function playResult(
     instancesFile: p.instancesFile,
     loaded,
   });
+  const report = aggregateScores(record.episodes);
+  const repeats = p.repeats ? { repeats: p.repeats } : {};
   return {
     summary: p.summary,
     instances: p.instances,
-    report: aggregateScores(record.episodes),
+    report,
     notes: p.notes,
-    ...(p.repeats ? { repeats: p.repeats } : {}),
+    ...repeats,
     episodes: record.episodes,
     record,
+    json: {
+      ...p.summary,
+      instances: p.instances,
+      resourcesAreDefaults: options.resources.isDefault,
+      report,
+      ...repeats,
+    },
   };
 }
 
@@ -404,10 +436,7 @@ export interface ScorekeepingPlan {
    * Reads the run back after the jobs: the result, or, when some episodes failed or were not run (stopped by the
    * budget, interrupted), `incomplete` with the reason (the episodes done are kept; running again resumes).
    */
-  finish(
-    results: ReadonlyArray<PlayJobResult>,
-    info?: { stoppedByBudget?: boolean },
-  ): Promise<ScorekeepingPlayResult & { incomplete?: string }>;
+  finish(results: ReadonlyArray<PlayJobResult>, info?: { stoppedByBudget?: boolean }): Promise<ScorekeepingPlayResult>;
 }
 
 /**
@@ -515,8 +544,6 @@ export async function planScorekeepingRun(
             ? `${failed.length} episode(s) errored (their calls failed after every retry; not scored, not counted in % Played)`
             : 'interrupted';
         const result = await playResult(player, options, { summary, instances: source, instancesFile: file, notes });
-        // the figures of what is done, without the errored episodes
-        result.report = aggregateScores(result.episodes.filter((e) => !e.errored));
         return {
           ...result,
           incomplete: `scorekeeping run ${why}: ${summary.played + summary.skipped} of ${refs.length} episodes are done and kept in ${outDir}; run the same command again to resume`,

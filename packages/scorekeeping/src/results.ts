@@ -18,6 +18,7 @@ import {
 } from './metrics/aggregate';
 import { formatScoresJson, scoreEpisode, type ScoresJson } from './metrics/scorer';
 import type { ScorekeepingRunRecord } from './play';
+import { runRecord } from './internal/record';
 import { loadRunEpisodes, scorekeepingRunVariant, type RunEpisode } from './runs';
 import type { Interactions } from './types';
 
@@ -151,13 +152,12 @@ function scorekeepingResultsRecord(
   options: Record<string, unknown> = {},
 ): ScorekeepingRunRecord {
   const pairs = [...new Set(episodes.map((r) => r.model || basename(resolve(dir))))];
-  return {
-    benchmark: 'scorekeeping',
+  return runRecord({
     variant: scorekeepingRunVariant({ modelPairs: pairs }),
     ...(pairs.length === 1 ? { system: pairs[0] } : {}),
     options,
     episodes,
-  };
+  });
 }
 
 export interface ReadResultsOptions {

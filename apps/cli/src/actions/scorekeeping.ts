@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
 import { stat } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { EvalError, InputError, type RunLlm, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
   generateInstancesFile,
@@ -9,8 +9,6 @@ import {
   resolveGameResources,
   readResults,
   scoreResults,
-  scorekeepingRunItems,
-  scorekeepingRunMetrics,
   type BenchmarkReport,
   type EpisodeOutcome,
   type GameResources,
@@ -79,6 +77,12 @@ function playText(r: ScorekeepingPlayResult): string {
 }
 
 export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<void> {
+  if (flags.replay && (flags.player || flags.model))
+    throw new UsageError('--replay, --player and --model are exclusive');
+  if (flags.player && flags.model)
+    throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
+  if (flags.player && (flags.dryRun || flags.batch))
+    throw new UsageError('--dry-run and --batch need a model (--model), not --player');
   const { resources, dir } = await resolveGameResources({ dir: flags.resources });
   noteDefaults(resources);
   const options: PlayScorekeepingOptions = {
@@ -102,80 +106,65 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     retryPlayerFailures: flags.retryFailed !== false,
     onEpisode: process.stderr.isTTY && !process.env.CI && flags.progress !== false ? progress : undefined,
   };
-  if (flags.replay && (flags.player || flags.model))
-    throw new UsageError('--replay, --player and --model are exclusive');
-  if (flags.player && flags.model)
-    throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
-  if (flags.player && (flags.dryRun || flags.batch))
-    throw new UsageError('--dry-run and --batch need a model (--model), not --player');
-  let result: ScorekeepingPlayResult | undefined;
-  let llm: { usage: unknown; record: RunLlm } | undefined;
-  if (flags.replay) result = await playScorekeeping({ kind: 'replay', dir: flags.replay }, options);
-  else if (flags.player)
-    result = await playScorekeeping(
-      flags.player === 'perfect' ? { kind: 'perfect' } : { kind: 'mock', seed: flags.mockSeed },
-      options,
-    );
-  else {
-    const llmOptions = {
-      ...llmOptionsFromFlags(flags),
-      temperature: options.temperature,
-      itemConcurrency: flags.episodeConcurrency,
-    };
-    const plan = await planScorekeepingRun(llmOptions.model, { ...options, repeats: flags.repeats ?? 1 });
-    const resume = 'run the same command again: finished episodes are skipped, errored and missing ones are played';
-    const outcome = await withLlm(llmOptions, resume, async (client) => {
-      // A configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once
-      const jobs = plan.jobs({ stopOn: (e) => configFailure(e) !== undefined });
-      const { results, summary } = await client.runJobs(jobs);
-      if (jobs.stopped()) throw jobs.stopped();
-      const record = await runLlmRecord(client, {
-        sampling: { temperature: options.temperature, seed: flags.seed, maxTokens: flags.maxTokens },
-        pricesFile: flags.prices,
-        usage: summary,
-      });
-      if (client.dryRun) {
-        await emit(plan.dryRunText(summary.dryRun!.estimate, summary.dryRun!.costKnown));
-        return undefined;
-      }
-      return { result: await plan.finish(results, summary), llm: { usage: summary, record } };
-    });
-    if (!outcome) return;
-    ({ result, llm } = outcome);
-    if (outcome.result.incomplete) {
-      process.stderr.write(`${playText(result)}\n`);
-      // the run record says partial (failed episodes as failed items), so nothing later takes it for a complete run
-      if (plan.repeats === 1) await writePlayRun(flags, result, dir, llm.record);
-      throw new EvalError('run_incomplete', outcome.result.incomplete);
-    }
+  const player = flags.replay
+    ? ({ kind: 'replay', dir: flags.replay } as const)
+    : flags.player === 'perfect'
+      ? ({ kind: 'perfect' } as const)
+      : flags.player === 'mock'
+        ? ({ kind: 'mock', seed: flags.mockSeed } as const)
+        : undefined;
+  const played = player
+    ? { result: await playScorekeeping(player, options), llm: undefined }
+    : await playWithModel(flags, options);
+  if (!played) return;
+  const { result, llm } = played;
+  if (result.incomplete) {
+    process.stderr.write(`${playText(result)}\n`);
+    // the run record says partial (failed episodes as failed items), so nothing later takes it for a complete run
+    if ((flags.repeats ?? 1) === 1) await writePlayRun(flags, result, dir, llm?.record);
+    throw new EvalError('run_incomplete', result.incomplete);
   }
-  const { summary, instances, report, repeats } = result;
-  const machine = {
-    ...summary,
-    instances,
-    resourcesAreDefaults: resources.isDefault,
-    report,
-    ...(llm ? { llm: llm.usage } : {}),
-    ...(repeats ? { repeats } : {}),
-  };
+  const machine = { ...result.json, ...(llm ? { llm: llm.usage } : {}) };
   if (flags.summary) await writeJsonAtomic(flags.summary, machine);
   await writePlayRun(flags, result, dir, llm?.record);
   await emit(flags.format === 'json' ? JSON.stringify(machine, null, 2) : playText(result));
 }
 
+/** A model's run through `@eval/llm` (cache, retries, budget, dry run, repeats); undefined after a dry run. */
+async function playWithModel(flags: ScorekeepingPlayFlags, options: PlayScorekeepingOptions) {
+  const temperature = options.temperature;
+  const llmOptions = { ...llmOptionsFromFlags(flags), temperature, itemConcurrency: flags.episodeConcurrency };
+  const plan = await planScorekeepingRun(llmOptions.model, { ...options, repeats: flags.repeats ?? 1 });
+  const resume = 'run the same command again: finished episodes are skipped, errored and missing ones are played';
+  return withLlm(llmOptions, resume, async (client) => {
+    // a configuration error (no key, 401/403/404, nothing listening, replay miss) stops the run at once
+    const jobs = plan.jobs({ stopOn: (e) => configFailure(e) !== undefined });
+    const { results, summary } = await client.runJobs(jobs);
+    if (jobs.stopped()) throw jobs.stopped();
+    const record = await runLlmRecord(client, {
+      sampling: { temperature, seed: flags.seed, maxTokens: flags.maxTokens },
+      pricesFile: flags.prices,
+      usage: summary,
+    });
+    if (client.dryRun) {
+      await emit(plan.dryRunText(summary.dryRun!.estimate, summary.dryRun!.costKnown));
+      return undefined;
+    }
+    return { result: await plan.finish(results, summary), llm: { usage: summary, record } };
+  });
+}
+
 export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFlags): Promise<void> {
   const st = await stat(path).catch(() => undefined);
-  if (st) {
-    const single = st.isFile() || existsSync(join(path, 'interactions.json'));
-    if (single && flags.run)
-      throw new UsageError('--run records a results directory (many episodes); give the directory, not one episode');
-    if (!single && flags.out)
-      throw new UsageError(
-        '--out applies to one episode; a results directory gets a scores.json beside every interactions.json',
-      );
-    if (!single && flags.check && flags.run)
-      throw new UsageError('--run records a scored results directory; --check only compares');
-  }
+  const single = st?.isFile() || existsSync(join(path, 'interactions.json'));
+  if (st && single && flags.run)
+    throw new UsageError('--run records a results directory (many episodes); give the directory, not one episode');
+  if (st && !single && flags.out)
+    throw new UsageError(
+      '--out applies to one episode; a results directory gets a scores.json beside every transcript',
+    );
+  if (st && !single && flags.check && flags.run)
+    throw new UsageError('--run records a scored results directory; --check only compares');
   const r = await scoreResults(path, {
     nSlots: flags.slots,
     check: flags.check,
@@ -276,12 +265,12 @@ async function writePlayRun(
   });
 }
 
-/** Writes a run of scorekeeping episodes: every episode's transcript and scores as artifacts, one item per episode. */
+/** Writes a run of scorekeeping episodes (`--run DIR`, `$DIALEVAL_RUNS`): what the package's record holds. */
 async function writeRun(
   flags: RunFlags,
   record: ScorekeepingRunRecord,
   input: string | undefined,
-  extra: { llm?: RunLlm; resource?: Awaited<ReturnType<typeof describeResource>> } = {},
+  extra: Parameters<ScorekeepingRunRecord['writeTo']>[1] = {},
 ): Promise<void> {
   const run = await openRun(flags, {
     benchmark: record.benchmark,
@@ -293,16 +282,5 @@ async function writeRun(
     // played games are kept durably whatever the player: a model's were paid for
     ...(record.dir !== undefined ? { durable: true } : {}),
   });
-  if (!run) return;
-  if (record.instancesFile) await run.addInput('instances', record.instancesFile);
-  if (extra.resource) run.addResource(extra.resource);
-  for (const e of record.episodes) {
-    run.addArtifact(join(dirname(e.file), 'interactions.json'), 'clembench-interactions');
-    run.addArtifact(e.file, 'clembench-scores');
-  }
-  await run.finish({
-    items: scorekeepingRunItems(record.episodes, { runDir: run.dir }),
-    metrics: scorekeepingRunMetrics(record.episodes),
-    ...(extra.llm ? { llm: extra.llm } : {}),
-  });
+  if (run) await record.writeTo(run, extra);
 }
