@@ -31,23 +31,22 @@ import { openRun, runRequested, type RunFlags } from '../run-record';
 import { describeResource } from '../run-resource';
 import { emit, UsageError } from '../util';
 
-function noteDefaults(resources: GameResources): void {
-  if (resources.isDefault)
+/** The game's texts (`--resources`, else the environment, the fetched set, or the built-in defaults, said on stderr). */
+async function gameResources(dir: string | undefined): Promise<{ resources: GameResources; dir?: string }> {
+  const found = await resolveGameResources({ dir });
+  if (found.resources.isDefault)
     process.stderr.write(
       'dialeval scorekeeping: using the built-in DEFAULT texts (the team’s own wording, not clembench’s): results are not comparable with published clembench scores; run `dialeval resources fetch clembench-privateshared` or pass --resources DIR for the canonical texts\n',
     );
+  return found;
 }
 
 export async function scorekeepingInstances(flags: ScorekeepingInstancesFlags): Promise<void> {
-  const { resources } = await resolveGameResources({ dir: flags.resources });
-  noteDefaults(resources);
+  const { resources } = await gameResources(flags.resources);
+  // seed, lang, indent, checkValues and allowOverlaps are named as the package names them
   const { text, warnings } = generateInstancesFile(resources, {
-    seed: flags.seed,
+    ...flags,
     instancesPerExperiment: flags.perExperiment,
-    lang: flags.lang,
-    indent: flags.indent,
-    checkValues: flags.checkValues,
-    allowOverlaps: flags.allowOverlaps,
   });
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   if (flags.out) await writeFileAtomic(flags.out, text);
@@ -83,8 +82,7 @@ export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<vo
     throw new UsageError('--player and --model are exclusive: a programmatic player needs no model');
   if (flags.player && (flags.dryRun || flags.batch))
     throw new UsageError('--dry-run and --batch need a model (--model), not --player');
-  const { resources, dir } = await resolveGameResources({ dir: flags.resources });
-  noteDefaults(resources);
+  const { resources, dir } = await gameResources(flags.resources);
   const options: PlayScorekeepingOptions = {
     outDir: flags.out,
     resources,
