@@ -3,7 +3,9 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { referencePath } from '../../../test-support/reference-data';
-import { cgaFileName, evaluateSetting, groupFromRows, loadCgaHistory, readSettingDir } from '../src/index';
+import { cgaFileName, loadCgaHistory } from '../src/common-ground';
+import { groupFromRows, readSettingDir } from '../src/data';
+import { evaluateSetting } from '../src/evaluate';
 
 const SHARED = referencePath('cgt');
 const COLORS = ['red', 'blue', 'green', 'purple', 'yellow'];

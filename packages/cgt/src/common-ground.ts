@@ -1,5 +1,5 @@
 import { EvalError, InputError, parseCsv, pythonFloatRepr, readText } from '@eval/core';
-import { PY_WHITESPACE } from './normalize';
+import { PY_WHITESPACE, pyStrip } from '@eval/core/python';
 import type { Weights } from './normalize';
 
 /** The five blocks of the Weights Task, in the reference's order. */
@@ -229,11 +229,10 @@ export type CommonGroundHistory = Map<number, CommonGroundSnapshot>;
 
 const FLOAT_RE =
   /^[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?$/;
-const PY_STRIP = new RegExp(`^[${PY_WHITESPACE}]+|[${PY_WHITESPACE}]+$`, 'g');
 
 /** Python's `float(text)` for finite decimal literals (surrounding whitespace and `_` digit separators allowed); else undefined. */
 export function parsePythonFloat(text: string): number | undefined {
-  const t = text.replace(PY_STRIP, '');
+  const t = pyStrip(text);
   if (!FLOAT_RE.test(t)) return undefined;
   const x = Number(t.replace(/_/g, ''));
   return Number.isFinite(x) ? x : undefined;

@@ -3,7 +3,7 @@ import { PyInt, type PyValue, pythonFloatRepr, pythonJsonDumps } from '@eval/cor
 import { describe, expect, it } from 'vitest';
 import { groupFromRows, readSettingDir } from './data';
 import { evaluateGroup, evaluateSetting, printedLines, resolveOptions } from './evaluate';
-import { bankDice, bankDiceTrace } from './original-dsc';
+import { bankDice, bankDiceTrace } from './internal/original-dsc';
 import { REFERENCE, formatReferenceOutput, formatReport, settingToPy } from './report';
 import { HAS_CGT, PREDICTIONS, describeCgt, expected, itCgt } from './test/shared';
 

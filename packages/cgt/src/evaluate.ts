@@ -6,7 +6,16 @@ import {
   pythonFloatRepr,
   pythonRound,
 } from '@eval/core';
-import type { CgtGroup, CgtSetting } from './data';
+import type { CgaVariant } from './common-ground';
+import {
+  type CgtGroup,
+  type CgtSetting,
+  type InvalidPredictionMode,
+  type ReadGroupOptions,
+  cgaDirFor,
+  readPredictions,
+  withReplayedGold,
+} from './data';
 import {
   type DscMode,
   type DscRow,
@@ -235,4 +244,55 @@ export function evaluateSetting(setting: CgtSetting | readonly CgtGroup[], optio
     result.bootstrap = { dsc: ci(keptDsc), f1: ci(keptF1.map((x) => x.value)) };
   }
   return result;
+}
+
+/** Where the gold common ground of {@link evaluateCgt} comes from when it is replayed from CGA annotations. */
+export interface CgtGoldOptions {
+  /** The `cgt` resource set (with `cga_originals/`, `cga_new/`) or a folder of `Group_NN_CGA.csv` files. */
+  dir: string;
+  /** Default `originals`. */
+  variant?: CgaVariant;
+  /** How `dir` was found, for the run record: given as an option, from the environment, or the fetched set. */
+  source?: 'option' | 'env' | 'cache';
+}
+
+export interface EvaluateCgtOptions extends CgtOptions {
+  /** An answer that is not a JSON object: `error` (default, as the reference) or `empty` (scored as `{}`). */
+  invalidPrediction?: InvalidPredictionMode;
+  /** Replay the gold from CGA annotations instead of the gold lists embedded in the prediction files. */
+  gold?: CgtGoldOptions;
+  /** Called with each group file's path and bytes as read (a run record hashes them). */
+  onRead?: ReadGroupOptions['onRead'];
+}
+
+/** What {@link evaluateCgt} read and computed: one result per setting, and what the numbers depend on. */
+export interface CgtEvaluation {
+  /** The predictions path as given. */
+  input: string;
+  settings: SettingResult[];
+  invalidPrediction: InvalidPredictionMode;
+  /** Set when the gold was replayed: the resource folder, the CGA folder read, the variant and how it was found. */
+  gold?: { dir: string; cgaDir: string; variant: CgaVariant; source?: CgtGoldOptions['source'] };
+}
+
+/**
+ * Reads the predictions at `input` (a setting folder, a folder of setting folders, or one group file), replays the
+ * gold from CGA annotations when `gold` is given, and scores every setting ({@link evaluateSetting}).
+ */
+export async function evaluateCgt(input: string, options: EvaluateCgtOptions = {}): Promise<CgtEvaluation> {
+  const { invalidPrediction = 'error', gold, onRead, ...cgt } = options;
+  const settings = await readPredictions(input, { invalidPrediction, ...(onRead ? { onRead } : {}) });
+  let replayed: CgtEvaluation['gold'];
+  if (gold) {
+    const variant = gold.variant ?? 'originals';
+    const cgaDir = await cgaDirFor(gold.dir, variant);
+    for (const s of settings) s.groups = await withReplayedGold(s.groups, cgaDir);
+    replayed = { dir: gold.dir, cgaDir, variant, ...(gold.source ? { source: gold.source } : {}) };
+  }
+  return {
+    input,
+    settings: settings.map((s) => evaluateSetting(s, cgt)),
+    invalidPrediction,
+    ...(replayed ? { gold: replayed } : {}),
+  };
 }

@@ -1,96 +1,59 @@
+// Reading recorded answers: a setting folder, a folder of settings, or one group file.
 export {
-  type Weights,
-  type WeightsInput,
-  type ParsedPrediction,
-  type InvalidPredictionReason,
-  PY_WHITESPACE,
-  normalizeKey,
-  parsePrediction,
-  parseGoldList,
-  toWeights,
-} from './normalize';
-export {
-  type Prf1,
-  type Prf1Row,
-  type DscRow,
-  type Series,
-  type ScoredRowInput,
-  type MeanMode,
-  type Prf1Variant,
-  type DscMode,
-  TRUE_WEIGHTS,
-  prf1,
-  meanOf,
-  meanPrf1,
-  accumulativePrf1,
-  cumulativeDsc,
-} from './metrics';
-export {
-  type CgtRow,
   type CgtGroup,
+  type CgtRow,
   type CgtSetting,
   type InvalidPredictionMode,
   type ReadGroupOptions,
-  type GoldCheck,
-  groupIdOf,
-  parseGroupJson,
   readGroupFile,
-  groupFromRows,
-  readSettingDir,
   readPredictions,
-  cgaDirFor,
-  goldAt,
-  withReplayedGold,
-  checkGold,
+  readSettingDir,
 } from './data';
+export { type ParsedPrediction, type Weights, normalizeKey, parseGoldList, parsePrediction } from './normalize';
+// The metrics: accumulative P/R/F1 and cumulative Dice-Sørensen, per row and per group.
 export {
+  type DscMode,
+  type DscRow,
+  type MeanMode,
+  type Prf1,
+  type Prf1Row,
+  type Prf1Variant,
+  type Series,
+  accumulativePrf1,
+  cumulativeDsc,
+  prf1,
+} from './metrics';
+// Evaluating a group, a setting, or a predictions folder (with the gold replayed from CGA annotations).
+export {
+  type CgtEvaluation,
+  type CgtGoldOptions,
   type CgtOptions,
-  type ResolvedCgtOptions,
-  type EmptyGroupMode,
+  type EvaluateCgtOptions,
   type GroupResult,
-  type SettingResult,
   type PyNumber,
-  type PrintedLines,
-  resolveOptions,
+  type SettingResult,
+  evaluateCgt,
   evaluateGroup,
   evaluateSetting,
-  printedLines,
-  pyRoundStr,
-  pyNumberRepr,
 } from './evaluate';
+// The gold common ground replayed from CGA annotation CSVs.
 export {
-  type Color,
-  type CgType,
-  type CgMove,
   type CgaVariant,
-  type CommonGroundSnapshot,
   type CommonGroundHistory,
-  COLORS,
-  WEIGHTS,
-  CGA_VARIANT_DIRS,
+  type CommonGroundSnapshot,
   CommonGround,
-  CommonGroundError,
-  replayCga,
   loadCgaHistory,
-  acceptTimes,
-  fbankWeights,
-  cgaFileName,
-  parsePythonFloat,
-  timeKey,
+  replayCga,
 } from './common-ground';
-export { type ReportOptions, REFERENCE, groupToPy, settingToPy, formatReport, formatReferenceOutput } from './report';
-export { bankDice, bankDiceTrace } from './original-dsc';
+// Output: the reference's JSON layout and its printout.
+export { type ReportOptions, REFERENCE, formatReferenceOutput, formatReport } from './report';
+// The run record.
 export {
-  type CgtGoldSource,
-  type CgtItemValue,
-  type CgtVariantInput,
+  type CgtRunRecord,
   CGT_BENCHMARK,
-  CGT_ITEM_VALUES,
-  cgtItemId,
+  cgtRun,
   cgtRunItems,
   cgtRunMetrics,
-  cgtVariant,
-  prepareCgt,
-  recomputeCgt,
+  recompute,
   runBenchmark,
 } from './runs';

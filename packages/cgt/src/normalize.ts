@@ -19,9 +19,7 @@ export function toWeights(input: WeightsInput): Weights {
   return new Map(Object.entries(input as Record<string, string>));
 }
 
-/** Python's `\s` in a `str` pattern: every character for which `str.isspace()` is true (`@eval/core/python`'s). */
-export { PY_WHITESPACE };
-
+/** `_|\s|block` of a Python `str` pattern: `\s` is every character for which `str.isspace()` is true. */
 const KEY_SPLIT = new RegExp(`_|[${PY_WHITESPACE}]|block`);
 
 /**

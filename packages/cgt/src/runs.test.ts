@@ -4,10 +4,20 @@ import { join } from 'node:path';
 import { compareRuns, readRun, seededRandom, startRun } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { beforeAll, expect, it } from 'vitest';
-import { type CgtSetting, readSettingDir } from './data';
-import { type SettingResult, evaluateSetting } from './evaluate';
-import { cgtItemId, cgtRunItems, cgtRunMetrics, cgtVariant, prepareCgt, recomputeCgt, runBenchmark } from './runs';
-import { HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, loadSettings } from './test/shared';
+import type { CgtSetting } from './data';
+import { type SettingResult, evaluateCgt, evaluateSetting } from './evaluate';
+import { formatReferenceOutput } from './report';
+import {
+  cgtItemId,
+  cgtRunItems,
+  cgtRunMetrics,
+  cgtRun,
+  cgtVariant,
+  prepareCgt,
+  recompute as recomputeCgt,
+  runBenchmark,
+} from './runs';
+import { CGT, HAS_CGT, PREDICTIONS, SETTINGS, describeCgt, expected, loadSettings } from './test/shared';
 
 const exp = HAS_CGT ? expected() : undefined!;
 const settings = new Map<string, CgtSetting>();
@@ -152,16 +162,16 @@ describeCgt('README "Runs" example', () => {
   it('records two settings from code and compares them', async () => {
     const root = mkdtempSync(join(tmpdir(), 'cgt-readme-'));
     async function record(settingDir: string, runDir: string): Promise<string> {
-      const setting = await readSettingDir(settingDir);
-      const result = evaluateSetting(setting);
+      const evaluation = await evaluateCgt(settingDir);
+      const r = await cgtRun(evaluation, evaluation.settings[0]!);
       const run = await startRun(runDir, {
-        benchmark: 'cgt',
-        variant: cgtVariant(result.options),
-        system: setting.name,
-        options: { dsc: result.options.dsc },
+        benchmark: r.benchmark,
+        variant: r.variant,
+        system: r.system,
+        options: r.options,
       });
-      for (const g of setting.groups) if (g.file) await run.addInput('predictions', g.file);
-      await run.finish({ items: cgtRunItems(result), metrics: cgtRunMetrics(result) });
+      for (const file of r.predictions) await run.addInput('predictions', file);
+      await run.finish({ items: r.items, metrics: r.metrics });
       return runDir;
     }
     const a = await readRun(await record(join(PREDICTIONS, 'dp-gpt4o'), join(root, 'runs/dp-gpt4o')));
@@ -172,5 +182,42 @@ describeCgt('README "Runs" example', () => {
     expect(dsc.delta).toBe(
       exp.settings['dp-gpt3.5']!.macro_mean_dsc_strict - exp.settings['dp-gpt4o']!.macro_mean_dsc_strict,
     );
+  });
+});
+
+describeCgt('the run record contract: clusters, units, the descriptor', () => {
+  it('every item is its own group cluster; the descriptor names its package and the cluster unit', () => {
+    const items = cgtRunItems(results.get('dp-gpt4o')!);
+    expect(items.map((i) => i.cluster)).toEqual(items.map((i) => i.id));
+    expect(runBenchmark.package).toBe('@eval/cgt');
+    expect(runBenchmark.cluster).toEqual({ unit: 'group' });
+  });
+
+  it("every metric is a ratio shown with the reference's printed precision (round(x * 100, 1): one decimal)", () => {
+    const metrics = cgtRunMetrics(results.get('dp-gpt4o')!);
+    expect(Object.keys(metrics).sort()).toEqual(
+      Object.keys(recomputeCgt(cgtRunItems(results.get('dp-gpt4o')!))).sort(),
+    );
+    for (const m of Object.values(metrics)) expect([m.unit, m.digits]).toEqual(['ratio', 1]);
+  });
+
+  it('evaluateCgt + cgtRun: the folder of settings as run records, the same figures as the native evaluation', async () => {
+    const evaluation = await evaluateCgt(PREDICTIONS, { bootstrap: false, gold: { dir: CGT, source: 'option' } });
+    expect(evaluation.settings.map((s) => s.name).sort()).toEqual([...SETTINGS].sort());
+    expect(evaluation.gold?.cgaDir).toBe(join(CGT, 'cga_originals'));
+    const s = evaluation.settings.find((x) => x.name === 'dp-gpt4o')!;
+    const record = await cgtRun(evaluation, s);
+    expect(record.variant).toBe(
+      'dsc=strict,mean=exact,prf1=reference,empty-group=error,gold=cga-originals,invalid=error',
+    );
+    expect(record.options.bootstrap).toBe(false);
+    expect(record.predictions).toHaveLength(10);
+    expect(record.resource).toMatchObject({ name: 'cgt', source: 'option' });
+    expect(record.resource!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    // the printout as the reference's stdout: its lines, each ending in a newline
+    expect(record.referenceOutput).toBe(formatReferenceOutput(s));
+    expect(record.referenceOutput.endsWith('\n')).toBe(true);
+    const got = recomputeCgt(JSON.parse(JSON.stringify(record.items)));
+    for (const [k, v] of Object.entries(got)) expect(record.metrics[k]!.value, k).toBe(v);
   });
 });

@@ -3,11 +3,22 @@
  * and final P/R/F1 and DSC, and the function that recomputes the macro figures from any subset of groups exactly as
  * {@link evaluateSetting} computes them.
  */
-import type { RunBenchmark, RunItem, RunMetric } from '@eval/core';
-import type { CgaVariant } from './common-ground';
+import { readFile } from 'node:fs/promises';
+import { join, relative, sep } from 'node:path';
+import {
+  type RunBenchmark,
+  type RunItem,
+  type RunMetric,
+  type RunResource,
+  getResourceSet,
+  resourceFileListSha256,
+  sha256Hex,
+} from '@eval/core';
+import { type CgaVariant, cgaFileName } from './common-ground';
 import type { InvalidPredictionMode } from './data';
-import type { GroupResult, ResolvedCgtOptions, SettingResult } from './evaluate';
+import type { CgtEvaluation, GroupResult, ResolvedCgtOptions, SettingResult } from './evaluate';
 import type { Weights } from './normalize';
+import { formatReferenceOutput } from './report';
 
 export const CGT_BENCHMARK = 'cgt';
 
@@ -80,8 +91,11 @@ function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
   const dsc = g.dsc[mode];
   const values = groupValues(g, mode);
   const dscAt = new Map(dsc.rows.map((r) => [r.row, r.dsc]));
+  const id = cgtItemId(g.id);
   return {
-    id: cgtItemId(g.id),
+    id,
+    // a group's statements are scored accumulatively: the group is the unit a resample draws
+    cluster: id,
     values,
     detail: {
       // accumulative over the accepted statements (rows); `step` is the row's 0-based position in the group
@@ -103,7 +117,7 @@ function groupItem(g: GroupResult, mode: ResolvedCgtOptions['dsc']): RunItem {
 }
 
 /**
- * The items of a setting, one per group in the setting's order, id `Group_01` ... Values: `mean_p`, `mean_r`,
+ * The items of a setting, one per group in the setting's order, id `Group_01` ... (`cluster`: the same group). Values: `mean_p`, `mean_r`,
  * `mean_f1`, `mean_dsc`, `final_p`, `final_r`, `final_f1`, `final_dsc` (DSC in the setting's mode; null for a group
  * without any scored row, left out of the macro means). Detail: `curve` (per scored row: `step` = row index, `key`
  * = the ACCEPT end time, accumulative `p`, `r`, `f1` and cumulative `dsc`), `rows` (`step`, `key`, `gold`, `pred`
@@ -130,7 +144,7 @@ const macroName = (k: CgtItemValue) => `macro_${k}`;
 /**
  * The resampling fast path ({@link RunBenchmark.prepare}): the items' values as columns, once; the returned function
  * gives the macro figures of a multiset of items given by positions, summed in the order of `indices`.
- * {@link recomputeCgt} is this function on all items in order.
+ * {@link recompute} is this function on all items in order.
  */
 export function prepareCgt(
   items: ReadonlyArray<RunItem>,
@@ -164,10 +178,13 @@ export function prepareCgt(
  * `macro_mean_f1`, `macro_mean_dsc` (the reference's `sum(group_means) / len(group_means)`, in item order), and the
  * same over the groups' final values (`macro_final_*`). Items with `error` and null values count into nothing.
  */
-export function recomputeCgt(items: ReadonlyArray<RunItem>): Record<string, number | null> {
+export function recompute(items: ReadonlyArray<RunItem>): Record<string, number | null> {
   const ok = items.filter((i) => i.error === undefined);
   return prepareCgt(ok)(Uint32Array.from(ok, (_, i) => i));
 }
+
+/** P, R, F1 and DSC are 0-1 ratios, shown in percent with one decimal as the reference prints them (`round(x * 100, 1)`). */
+const RATIO = { unit: 'ratio', digits: 1 } as const;
 
 /**
  * The headline metrics of a setting for `run.json`: the native macro means (`macro_mean_f1`, `macro_mean_dsc`,
@@ -187,14 +204,14 @@ export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> 
     };
   };
   const out: Record<string, RunMetric> = {
-    macro_mean_f1: { value: result.macro.f1, n: count('mean_f1'), unit: 'ratio', ...ciOf('f1') },
-    macro_mean_dsc: { value: result.macro.dsc, n: count('mean_dsc'), unit: 'ratio', ...ciOf('dsc') },
-    macro_mean_p: { value: result.macro.p, n: count('mean_p'), unit: 'ratio' },
-    macro_mean_r: { value: result.macro.r, n: count('mean_r'), unit: 'ratio' },
+    macro_mean_f1: { value: result.macro.f1, n: count('mean_f1'), ...RATIO, ...ciOf('f1') },
+    macro_mean_dsc: { value: result.macro.dsc, n: count('mean_dsc'), ...RATIO, ...ciOf('dsc') },
+    macro_mean_p: { value: result.macro.p, n: count('mean_p'), ...RATIO },
+    macro_mean_r: { value: result.macro.r, n: count('mean_r'), ...RATIO },
   };
   for (const k of ['final_p', 'final_r', 'final_f1', 'final_dsc'] as const) {
     const m = macro(values.map((v) => v[k]));
-    out[macroName(k)] = { value: m.value, n: m.n, unit: 'ratio' };
+    out[macroName(k)] = { value: m.value, n: m.n, ...RATIO };
   }
   return out;
 }
@@ -202,7 +219,77 @@ export function cgtRunMetrics(result: SettingResult): Record<string, RunMetric> 
 /** `compare`'s entry point for CGT runs (`(await import('@eval/cgt')).runBenchmark`). CGT has no binary per-group outcome. */
 export const runBenchmark: RunBenchmark = {
   benchmark: CGT_BENCHMARK,
-  recompute: (items) => recomputeCgt(items),
+  package: '@eval/cgt',
+  cluster: { unit: 'group' },
+  recompute: (items) => recompute(items),
   prepare: (items) => prepareCgt(items),
   binary: {},
 };
+
+/** Everything the run record of one setting holds, for a caller that writes it (`startRun`, the CLI's `--run`). */
+export interface CgtRunRecord {
+  benchmark: typeof CGT_BENCHMARK;
+  variant: string;
+  /** The setting's name: the run's default system name. */
+  system: string;
+  /** Every option that changes a number, defaults included. */
+  options: Record<string, unknown>;
+  /** The group files read (inputs of role `predictions`). */
+  predictions: string[];
+  /** The replayed CGA annotations (source, pinned commit of a fetched set, sha256 of the files), when replayed. */
+  resource?: RunResource;
+  items: RunItem[];
+  metrics: Record<string, RunMetric>;
+  /** The reference script's stdout for this setting (the native artifact, format `cgt-printout`). */
+  referenceOutput: string;
+}
+
+/**
+ * The run record of one setting of an {@link evaluateCgt} evaluation: variant, options, the prediction files, the
+ * replayed annotations as a resource, one item per group, the macro metrics and the reference's printout.
+ */
+export async function cgtRun(evaluation: CgtEvaluation, setting: SettingResult): Promise<CgtRunRecord> {
+  const o = setting.options;
+  const gold = evaluation.gold;
+  const goldSource: CgtGoldSource = gold ? `cga-${gold.variant}` : 'embedded';
+  const invalidPrediction = evaluation.invalidPrediction;
+  const referenceOutput = formatReferenceOutput(setting);
+  return {
+    benchmark: CGT_BENCHMARK,
+    variant: cgtVariant(o, { gold: goldSource, invalidPrediction }),
+    system: setting.name,
+    options: {
+      dsc: o.dsc,
+      mean: o.mean,
+      prf1: o.prf1,
+      emptyGroup: o.emptyGroup,
+      invalidPrediction,
+      gold: goldSource,
+      bootstrap: o.bootstrap
+        ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence }
+        : false,
+    },
+    predictions: setting.groups.flatMap((g) => (g.file ? [g.file] : [])),
+    ...(gold ? { resource: await cgaResource(setting, gold) } : {}),
+    items: cgtRunItems(setting),
+    metrics: cgtRunMetrics(setting),
+    referenceOutput: referenceOutput.endsWith('\n') ? referenceOutput : `${referenceOutput}\n`,
+  };
+}
+
+/** The CGA files replayed for a setting as a run resource: sha256 of their sorted `path sha256` list. */
+async function cgaResource(s: SettingResult, gold: NonNullable<CgtEvaluation['gold']>): Promise<RunResource> {
+  const files = await Promise.all(
+    s.groups.map(async (g) => {
+      const file = join(gold.cgaDir, cgaFileName(g.id));
+      return { path: relative(gold.dir, file).split(sep).join('/'), sha256: sha256Hex(await readFile(file)) };
+    }),
+  );
+  const source = gold.source ?? 'directory';
+  return {
+    name: 'cgt',
+    ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}),
+    sha256: resourceFileListSha256(files),
+    source,
+  };
+}

@@ -8,15 +8,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRequest, costOf, countPromptTokens, DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '@eval/llm';
 import { countTextTokens } from '../../llm/src/tokens';
-import {
-  episodeCallRange,
-  loadResourceDir,
-  playEpisode,
-  readInstanceFile,
-  readInstancesFile,
-  scriptedAnswererFromFile,
-  type Answerer,
-} from '../src/index';
+import { playEpisode } from '../src/game-master';
+import { readInstanceFile, readInstancesFile } from '../src/instances';
+import { scriptedAnswererFromFile } from '../src/players';
+import { loadResourceDir } from '../src/resources';
+import { episodeCallRange } from '../src/run';
+import type { Answerer } from '../src/types';
 
 const SHARED = fileURLToPath(new URL('../../../../shared/scorekeeping', import.meta.url));
 const model = process.argv[2] ?? 'gpt-4o';

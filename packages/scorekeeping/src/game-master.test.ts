@@ -5,9 +5,9 @@ import { describe, expect, it } from 'vitest';
 import { parseProbeAnswer, parseSlotAnswer, playEpisode, probeText, type GameMasterOptions } from './game-master';
 import { readInstancesFile, type GameInstance } from './instances';
 import { chatModelAnswerer, perfectModel, scriptedAnswerer, scriptFromInteractions } from './players';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from './internal/pyjson';
 import { loadResourceDir } from './resources';
-import { formatScoresJson, scoreEpisode } from './scorer';
+import { formatScoresJson, scoreEpisode } from './metrics/scorer';
 import {
   CANONICAL_DIR,
   describeShared,
@@ -18,7 +18,7 @@ import {
   recordedEpisodeDirs,
   SHARED,
 } from './test-support/shared';
-import { hasContinuation } from './text';
+import { hasContinuation } from './internal/text';
 import type { Answerer, AnswererCall, Interactions } from './types';
 
 const canonical = HAS_CANONICAL ? await loadResourceDir(CANONICAL_DIR) : undefined!;

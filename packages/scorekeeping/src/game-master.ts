@@ -3,7 +3,7 @@ import type { ChatMessage } from '@eval/core';
 import { EvalError } from '@eval/core';
 import type { GameInstance } from './instances';
 import type { GameResources, GameWords } from './resources';
-import { containsValue, hasContinuation, pyFormat, pyReplace, pyStrip, type SlotMatch } from './text';
+import { containsValue, hasContinuation, pyFormat, pyReplace, pyStrip, type SlotMatch } from './internal/text';
 import type {
   Answerer,
   AnswererCall,

@@ -1,137 +1,97 @@
-export { PythonRandom } from '@eval/core/python';
-export { PyFloat, pyDumps, parsePyJson, type PyJsonValue, type PyDumpsOptions } from './pyjson';
-export { pyStrip, pyFormat, hasContinuation, containsValue, type SlotMatch } from './text';
+// The game's texts: clembench's resource directory, or the built-in default texts (own wording).
 export {
   EXPERIMENTS,
-  WHAT_VALUES,
-  RESOURCE_SET,
-  resourcePaths,
-  requiredResourceFiles,
   loadResourceDir,
-  writeResourceDir,
   resolveGameResources,
-  checkExperimentTexts,
-  gameWordsSchema,
   type ExperimentName,
   type ExperimentTexts,
   type GameResources,
   type GameWords,
   type ResolveGameResourcesOptions,
 } from './resources';
-export { defaultResources, DEFAULT_WORDS, DEFAULT_REPROMPTS } from './defaults';
+export { defaultResources } from './defaults';
+// Instances: clembench's generator (CPython's random stream) and instances files.
 export {
-  generateInstances,
   formatInstances,
-  renderInstanceBlock,
-  renderInitialPrompt,
+  generateInstances,
+  generateInstancesFile,
   readInstancesFile,
-  readInstanceFile,
-  checkSlotValues,
-  assertNoOverlaps,
-  describeOverlap,
-  gameInstanceSchema,
-  instancesFileSchema,
-  type GameInstance,
-  type InstancesFile,
-  type InstanceExperiment,
-  type GenerateInstancesOptions,
   type FormatInstancesOptions,
-  type ValueOverlap,
+  type GameInstance,
+  type GenerateInstancesFileOptions,
+  type GenerateInstancesOptions,
+  type InstanceExperiment,
+  type InstancesFile,
   type OverlapCheckMode,
 } from './instances';
-export {
-  playEpisode,
-  parseProbeAnswer,
-  parseSlotAnswer,
-  probeText,
-  pythonIsoTimestamp,
-  INVALID,
-  INVALID_LABEL,
-  isRunStoppingError,
-  RUN_STOPPING_ERROR_CODES,
-  type GameMasterOptions,
-  type EpisodeResult,
-} from './game-master';
+// One episode: the game master and the players (any ChatModel, a recorded transcript, perfect, clembench's mock).
+export { playEpisode, type EpisodeResult, type GameMasterOptions } from './game-master';
 export {
   chatModelAnswerer,
-  scriptedAnswerer,
-  scriptedAnswererFromFile,
-  scriptFromInteractions,
+  mockModel,
   perfectAnswer,
   perfectModel,
-  mockAnswer,
-  mockModel,
+  scriptedAnswererFromFile,
   type ChatModelAnswererOptions,
-  type EpisodeScript,
   type PerfectPlayerOptions,
 } from './players';
-export {
-  scoreEpisode,
-  scoreInteractionsFile,
-  formatScoresJson,
-  scoresToPyJson,
-  inferSlotCount,
-  readScoresFile,
-  scoredInteractionsSchema,
-  type EpisodeScores,
-  type ScoreOptions,
-  type ScoresJson,
-  type PyNumberType,
-} from './scorer';
-export {
-  aggregateScores,
-  loadRunScores,
-  findEpisodeFiles,
-  findResultFiles,
-  inWalkOrder,
-  transcriptSummary,
-  pandasMean,
-  pandasStd,
-  numpyRound,
-  type BenchmarkReport,
-  type GameModelRow,
-  type ModelRow,
-  type ExperimentRow,
-  type EpisodeScoreRecord,
-  type QualityFigures,
-  type ResultFiles,
-} from './aggregate';
-export {
-  runEpisodes,
-  playAndRecordEpisode,
-  EpisodeErroredError,
-  episodeCallRange,
-  ERRORED_FILE,
-  partitionEpisodes,
-  summarizeOutcomes,
-  episodeDirOf,
-  writeEpisode,
-  selectEpisodes,
-  modelPairName,
-  episodeDir,
-  GAME_NAME,
-  type RunEpisodesOptions,
-  type RecordEpisodeOptions,
-  type RunSummary,
-  type EpisodeOutcome,
-  type EpisodeRef,
-  type EpisodeStatus,
-} from './run';
 export type {
   Answerer,
   AnswererCall,
   AnswererReply,
-  Interactions,
   InteractionEvent,
+  Interactions,
   ProbeRecord,
   RequestRecord,
 } from './types';
+// The metrics: clembench's episode scores and clemeval's benchmark figures.
 export {
+  formatScoresJson,
+  scoreEpisode,
+  type EpisodeScores,
+  type ScoreOptions,
+  type ScoresJson,
+} from './metrics/scorer';
+export {
+  aggregateScores,
+  type BenchmarkReport,
+  type EpisodeScoreRecord,
+  type ExperimentRow,
+  type GameModelRow,
+  type ModelRow,
+  type QualityFigures,
+} from './metrics/aggregate';
+// Many episodes into clembench's results layout (resumable), as `dialeval scorekeeping play` and `score` do.
+export { runEpisodes, type EpisodeOutcome, type EpisodeRef, type RunEpisodesOptions, type RunSummary } from './run';
+export {
+  planScorekeepingRun,
+  playScorekeeping,
+  type PlayCostEstimate,
+  type PlayGameOptions,
+  type PlayJobResult,
+  type PlayScorekeepingOptions,
+  type RepeatSpread,
+  type ScorekeepingPlan,
+  type ScorekeepingPlayer,
+  type ScorekeepingPlayResult,
+  type ScorekeepingRunRecord,
+} from './play';
+export {
+  readResults,
+  scoreResults,
+  type ReadResultsOptions,
+  type ResultsReport,
+  type ScoreResultsOptions,
+  type ScoreResultsOutcome,
+} from './results';
+// The run record.
+export {
+  SCOREKEEPING_BENCHMARK,
   loadRunEpisodes,
+  recompute,
   runBenchmark,
   scorekeepingRunItems,
   scorekeepingRunMetrics,
-  scorekeepingRunVariant,
   type LoadRunEpisodesOptions,
   type RunEpisode,
 } from './runs';

@@ -12,7 +12,7 @@ import {
   renderInitialPrompt,
   renderInstanceBlock,
 } from './instances';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from './internal/pyjson';
 import { EXPERIMENTS, loadResourceDir, type GameResources } from './resources';
 import { CANONICAL_DIR, describeCanonical, describeShared, HAS_CANONICAL, SHARED } from './test-support/shared';
 

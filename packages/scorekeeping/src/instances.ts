@@ -1,6 +1,6 @@
 import { InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
-import { parsePyJson, pyDumps, type PyJsonValue } from './pyjson';
+import { parsePyJson, pyDumps, type PyJsonValue } from './internal/pyjson';
 import { PythonRandom } from '@eval/core/python';
 import {
   EXPERIMENTS,
@@ -11,7 +11,7 @@ import {
   resourcePaths,
   WHAT_VALUES,
 } from './resources';
-import { pyReplace } from './text';
+import { pyReplace } from './internal/text';
 
 /** One game instance, with the keys in the order clembench writes them. */
 export interface GameInstance {
@@ -281,4 +281,29 @@ export function assertNoOverlaps(resources: GameResources, mode: OverlapCheckMod
     field: [first.slot, first.index],
     code: 'input_overlapping_values',
   });
+}
+
+export interface GenerateInstancesFileOptions extends GenerateInstancesOptions, FormatInstancesOptions {
+  /** The value-overlap check of `checkvalues.py` before generating (default `case-sensitive`, as the reference). */
+  checkValues?: OverlapCheckMode | 'off';
+  /** Overlapping slot values are warnings instead of an {@link InputError}. */
+  allowOverlaps?: boolean;
+}
+
+/**
+ * `dialeval scorekeeping instances`: the value-overlap check, then the instances file's exact text (as Python's
+ * `json.dumps`); `warnings` describe the overlaps found when they are allowed.
+ */
+export function generateInstancesFile(
+  resources: GameResources,
+  options: GenerateInstancesFileOptions = {},
+): { text: string; warnings: string[] } {
+  const warnings: string[] = [];
+  const mode = options.checkValues ?? 'case-sensitive';
+  if (mode !== 'off') {
+    const found = checkSlotValues(resources, mode);
+    if (found.length > 0 && !options.allowOverlaps) assertNoOverlaps(resources, mode);
+    for (const f of found) warnings.push(`overlapping slot values (${mode}): ${describeOverlap(f)}`);
+  }
+  return { text: formatInstances(generateInstances(resources, options), { indent: options.indent }), warnings };
 }

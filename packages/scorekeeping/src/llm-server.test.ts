@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLlm } from '@eval/llm';
 import { startTestServer } from '@eval/llm/testing';
 import { afterEach, expect, it } from 'vitest';
-import { loadRunScores } from './aggregate';
+import { loadRunScores } from './metrics/aggregate';
 import { readInstancesFile } from './instances';
 import { chatModelAnswerer, perfectAnswer } from './players';
 import { loadResourceDir } from './resources';

@@ -6,7 +6,7 @@ import { generateInstances, readInstancesFile } from './instances';
 import { chatModelAnswerer, mockAnswer, mockModel, perfectAnswer, perfectModel, scriptedAnswerer } from './players';
 import { PythonRandom } from '@eval/core/python';
 import { loadResourceDir } from './resources';
-import { scoreEpisode } from './scorer';
+import { scoreEpisode } from './metrics/scorer';
 import { CANONICAL_DIR, describeCanonical, HAS_CANONICAL, SHARED, itShared } from './test-support/shared';
 
 const canonical = HAS_CANONICAL ? await loadResourceDir(CANONICAL_DIR) : undefined!;

@@ -1,10 +1,10 @@
 import type { ChatMessage, ChatModel, ChatOptions, ChatResult } from '@eval/core';
 import { EvalError, InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from './internal/pyjson';
 import { PythonRandom } from '@eval/core/python';
 import { EXPERIMENTS, type ExperimentName, type GameResources, type GameWords } from './resources';
-import { containsValue, pyStrip, type SlotMatch } from './text';
+import { containsValue, pyStrip, type SlotMatch } from './internal/text';
 import type { Answerer, AnswererCall, AnswererReply, Interactions } from './types';
 
 // ---------------------------------------------------------------------------------------------------------------------

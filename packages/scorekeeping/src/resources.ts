@@ -4,7 +4,7 @@ import { join, resolve } from 'node:path';
 import { EvalError, InputError, readText, resolveResourceDir, validate, writeFileAtomic } from '@eval/core';
 import { z } from 'zod';
 import { defaultResources } from './defaults';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from './internal/pyjson';
 
 /** The five experiments, in the order of clembench's `EXPERIMENTS` (also the order in instances.json and `0_…4_`). */
 export const EXPERIMENTS = ['travel-booking', 'job-interview', 'restaurant', 'things-places', 'letter-number'] as const;

@@ -11,11 +11,11 @@ import {
   pandasMean,
   pandasStd,
   type EpisodeScoreRecord,
-} from './aggregate';
+} from './metrics/aggregate';
 import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, perfectModel } from './players';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from './internal/pyjson';
 import { episodeCallRange, modelPairName, runEpisodes } from './run';
 import type { Answerer } from './types';
 import { SHARED, itShared } from './test-support/shared';

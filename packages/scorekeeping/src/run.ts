@@ -4,9 +4,9 @@ import { join } from 'node:path';
 import { EvalError, pythonFloatRepr, readText, writeFileAtomic } from '@eval/core';
 import { playEpisode, type GameMasterOptions } from './game-master';
 import type { GameInstance, InstancesFile } from './instances';
-import { parsePyJson, pyDumps, type PyJsonValue } from './pyjson';
+import { parsePyJson, pyDumps, type PyJsonValue } from './internal/pyjson';
 import type { GameResources } from './resources';
-import { formatScoresJson, scoreEpisode, type EpisodeScores } from './scorer';
+import { formatScoresJson, scoreEpisode, type EpisodeScores } from './metrics/scorer';
 import type { Answerer } from './types';
 
 /** The game's name in clembench (the `<game>` directory of the results layout). */

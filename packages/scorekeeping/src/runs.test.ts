@@ -5,7 +5,13 @@ import { dirname, join, relative, resolve, sep } from 'node:path';
 import type { RunItem } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, describe, expect, it } from 'vitest';
-import { aggregateScores, findResultFiles, inWalkOrder, loadRunScores, type BenchmarkReport } from './aggregate';
+import {
+  aggregateScores,
+  findResultFiles,
+  inWalkOrder,
+  loadRunScores,
+  type BenchmarkReport,
+} from './metrics/aggregate';
 import { defaultResources } from './defaults';
 import { generateInstances } from './instances';
 import { chatModelAnswerer, mockModel } from './players';
@@ -356,5 +362,39 @@ describe('scorekeeping run items keep the transcript by location; runBenchmark.i
     expect(restored[3]!.detail!.transcript).toStrictEqual(embedded.detail!.transcript);
     expect(restored.slice(-2)).toStrictEqual([embedded, { id: 'x', values: {} }]);
     expect(restored.slice(-2)[0]).toBe(embedded);
+  });
+});
+
+describe('the run record contract: clusters, units and digits, breakdowns, the descriptor', () => {
+  it('every item is its own episode cluster; every metric declares unit and digits; per-experiment and per-round figures are parts', async () => {
+    const dir = await mockResults(2, 7);
+    const episodes = await loadRunEpisodes(dir);
+    const items = scorekeepingRunItems(episodes);
+    expect(items.map((i) => i.cluster)).toEqual(items.map((i) => i.id));
+    expect(runBenchmark.package).toBe('@eval/scorekeeping');
+    expect(runBenchmark.cluster).toEqual({ unit: 'episode' });
+    const metrics = scorekeepingRunMetrics(episodes);
+    // recompute gives exactly the figures run.json records, and no other
+    expect(Object.keys(runBenchmark.recompute(items)).sort()).toEqual(Object.keys(metrics).sort());
+    // clemeval rounds % Played (percent points) and the Quality Score to 2 decimals; round accuracies are 0-1 means
+    const expectedFormat = (name: string) =>
+      name.endsWith('% Played')
+        ? { unit: '%', digits: 2 }
+        : /accuracy round/.test(name)
+          ? { unit: 'ratio', digits: 1 }
+          : { unit: 'score', digits: 2 };
+    for (const [name, m] of Object.entries(metrics)) {
+      expect({ unit: m.unit, digits: m.digits }, name).toEqual(expectedFormat(name));
+      const experiment = /^([a-z-]+): (.+)$/.exec(name);
+      if (!experiment) expect(m.part, name).toBeUndefined();
+      else if (experiment[2]!.startsWith('accuracy round '))
+        expect(m.part).toEqual({
+          of: `${experiment[1]}: accuracy`,
+          by: 'round',
+          value: experiment[2]!.slice('accuracy round '.length),
+        });
+      else expect(m.part).toEqual({ of: experiment[2], by: 'experiment', value: experiment[1] });
+    }
+    expect(metrics['travel-booking: accuracy round 0']).toBeDefined();
   });
 });

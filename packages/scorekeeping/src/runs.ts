@@ -19,9 +19,11 @@ import {
   type BenchmarkReport,
   type EpisodeScoreRecord,
   type ResultFiles,
-} from './aggregate';
-import type { ScoresJson } from './scorer';
+} from './metrics/aggregate';
+import type { ScoresJson } from './metrics/scorer';
 import type { Interactions } from './types';
+
+export const SCOREKEEPING_BENCHMARK = 'scorekeeping';
 
 /** An episode's scores with, where available, its transcript (`interactions.json` beside `scores.json`). */
 export interface RunEpisode extends EpisodeScoreRecord {
@@ -166,7 +168,8 @@ export function scorekeepingRunItems(
     const file = options.runDir ? join(dirname(e.file), 'interactions.json') : undefined;
     if (file && existsSync(file)) detail.interactions = runLocation(options.runDir!, file);
     else if (logs) Object.assign(detail, transcriptDetail(logs));
-    const item: RunItem = { id, group: experiment, values, detail };
+    // an episode's probes share its conversation: the episode is the unit a resample draws
+    const item: RunItem = { id, group: experiment, cluster: id, values, detail };
     if (abortReason) item.error = `the player failed: ${abortReason}`;
     items.push(item);
   }
@@ -198,29 +201,47 @@ function recordsFromItems(items: ReadonlyArray<RunItem>): EpisodeScoreRecord[] {
     });
 }
 
+/** clemeval rounds `% Played` (percent points) and the Quality Score (0-100, as Main Score) to 2 decimals. */
+const PERCENT = { unit: '%', digits: 2 } as const;
+const SCORE = { unit: 'score', digits: 2 } as const;
+/** A probing round's accuracy: a 0-1 mean, shown in percent. */
+const ACCURACY = { unit: 'ratio', digits: 1 } as const;
+
 /**
  * The headline figures of a clemeval report over one system: `% Played`, `Quality Score`, `Quality Score (std)`,
  * `clemscore`, and per experiment `<experiment>: % Played`, `<experiment>: Quality Score`, `<experiment>: Quality
- * Score (std)`, `<experiment>: accuracy round <k>` (as `dialeval scorekeeping report` prints them). A report over
- * several model pairs is pooled into one system.
+ * Score (std)` (each a `part` of the headline figure `by: 'experiment'`), `<experiment>: accuracy round <k>` (a part
+ * of `<experiment>: accuracy` `by: 'round'`: the private/shared curve), as `dialeval scorekeeping report` prints them.
+ * A report over several model pairs is pooled into one system.
  */
-function figures(report: BenchmarkReport): Record<string, { value: number | null; n: number; unit?: string }> {
-  const out: Record<string, { value: number | null; n: number; unit?: string }> = {};
+function figures(report: BenchmarkReport): Record<string, RunMetric> {
+  const out: Record<string, RunMetric> = {};
   const v = (x: number) => (Number.isNaN(x) ? null : x);
   const g = report.games[0];
   const m = report.models[0];
   const n = g?.episodes ?? 0;
-  out['% Played'] = { value: g ? v(g.played) : null, n, unit: '%' };
-  out['Quality Score'] = { value: g ? v(g.quality) : null, n };
-  out['Quality Score (std)'] = { value: g ? v(g.qualityStd) : null, n };
-  out.clemscore = { value: m ? v(m.clemscore) : null, n };
+  out['% Played'] = { value: g ? v(g.played) : null, n, ...PERCENT };
+  out['Quality Score'] = { value: g ? v(g.quality) : null, n, ...SCORE };
+  out['Quality Score (std)'] = { value: g ? v(g.qualityStd) : null, n, ...SCORE };
+  out.clemscore = { value: m ? v(m.clemscore) : null, n, ...SCORE };
   for (const e of report.experiments) {
     const name = experimentName(e.experiment);
-    out[`${name}: % Played`] = { value: v(e.played), n: e.episodes, unit: '%' };
-    out[`${name}: Quality Score`] = { value: v(e.quality), n: e.episodes };
-    out[`${name}: Quality Score (std)`] = { value: v(e.qualityStd), n: e.episodes };
+    const part = (of: string) => ({ part: { of, by: 'experiment', value: name } });
+    out[`${name}: % Played`] = { value: v(e.played), n: e.episodes, ...PERCENT, ...part('% Played') };
+    out[`${name}: Quality Score`] = { value: v(e.quality), n: e.episodes, ...SCORE, ...part('Quality Score') };
+    out[`${name}: Quality Score (std)`] = {
+      value: v(e.qualityStd),
+      n: e.episodes,
+      ...SCORE,
+      ...part('Quality Score (std)'),
+    };
     for (const [k, r] of Object.entries(e.accuracyByRound))
-      out[`${name}: accuracy round ${k}`] = { value: v(r.mean), n: r.episodes, unit: 'ratio' };
+      out[`${name}: accuracy round ${k}`] = {
+        value: v(r.mean),
+        n: r.episodes,
+        ...ACCURACY,
+        part: { of: `${name}: accuracy`, by: 'round', value: k },
+      };
   }
   return out;
 }
@@ -252,16 +273,24 @@ export function scorekeepingRunMetrics(
 }
 
 /**
- * scorekeeping for `compare`, `runs` and `report`: `recompute` gives every figure of {@link scorekeepingRunMetrics}
- * from items (pandas' NaN-skipping mean and std, numpy's rounding, as clemeval); `% Played` is binary per episode.
+ * Every figure of {@link scorekeepingRunMetrics} from items (pandas' NaN-skipping mean and std, numpy's rounding, as
+ * clemeval): exactly the values `run.json` records. Items with `error` count into nothing.
+ */
+export function recompute(items: ReadonlyArray<RunItem>): Record<string, number | null> {
+  const out: Record<string, number | null> = {};
+  for (const [k, m] of Object.entries(figures(aggregateScores(recordsFromItems(items))))) out[k] = m.value;
+  return out;
+}
+
+/**
+ * scorekeeping for `compare`, `runs` and `report`: {@link recompute}; `% Played` is binary per episode; the episode
+ * is the cluster of an item (an item is one).
  */
 export const runBenchmark: RunBenchmark = {
-  benchmark: 'scorekeeping',
-  recompute(items) {
-    const out: Record<string, number | null> = {};
-    for (const [k, m] of Object.entries(figures(aggregateScores(recordsFromItems(items))))) out[k] = m.value;
-    return out;
-  },
+  benchmark: SCOREKEEPING_BENCHMARK,
+  package: '@eval/scorekeeping',
+  cluster: { unit: 'episode' },
+  recompute: (items) => recompute(items),
   binary: { '% Played': 'played' },
   itemDetails: readItemDetails,
 };

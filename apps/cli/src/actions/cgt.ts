@@ -1,31 +1,14 @@
-import { readFile } from 'node:fs/promises';
-import { join, relative, sep } from 'node:path';
+import { join } from 'node:path';
+import { FileDigests, getResourceSet, pythonFloatRepr, resolveResourceDir } from '@eval/core';
 import {
-  FileDigests,
-  type RunResource,
-  getResourceSet,
-  resolveResourceDir,
-  pythonFloatRepr,
-  resourceFileListSha256,
-  sha256Hex,
-} from '@eval/core';
-import {
-  CGT_BENCHMARK,
-  type CgaVariant,
-  type CgtOptions,
-  type InvalidPredictionMode,
+  type CgtEvaluation,
+  type CgtGoldOptions,
   type PyNumber,
   type SettingResult,
-  cgaDirFor,
-  cgaFileName,
-  cgtRunItems,
-  cgtRunMetrics,
-  cgtVariant,
-  evaluateSetting,
+  cgtRun,
+  evaluateCgt,
   formatReferenceOutput,
   formatReport,
-  readPredictions,
-  withReplayedGold,
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun, runRequested } from '../run-record';
@@ -171,156 +154,89 @@ function csv(results: SettingResult[]): string {
 
 export async function runCgt(dir: string, opts: CgtCommandOptions): Promise<void> {
   // choice flags are validated (and defaulted) by commander's .choices() in commands/cgt.ts
-  const format = opts.format;
-  const invalidPrediction: InvalidPredictionMode = opts.invalidPrediction;
-  const variant: CgaVariant = opts.cgaVariant;
   const samples = opts.bootstrap ?? 1000;
-  const options: CgtOptions = {
+  let gold: CgtGoldOptions | undefined;
+  if (opts.gold !== undefined && opts.gold !== false) {
+    const given = typeof opts.gold === 'string' ? opts.gold : undefined;
+    gold = {
+      dir: await resolveResourceDir('cgt', { dir: given, flag: '--gold' }),
+      variant: opts.cgaVariant,
+      source: given !== undefined ? 'option' : process.env[getResourceSet('cgt').envVar] ? 'env' : 'cache',
+    };
+  }
+  // the run record hashes the group files from the bytes read here (no second read at the end)
+  const digests = runRequested(opts) ? new FileDigests() : undefined;
+  const evaluation = await evaluateCgt(dir, {
     dsc: opts.mode,
     mean: opts.mean,
     prf1: opts.prf1,
     emptyGroup: opts.emptyGroup,
     bootstrap: samples === 0 ? false : { samples, seed: opts.seed ?? 0, confidence: opts.confidence ?? 0.95 },
-  };
-
-  // the run record hashes the group files from the bytes read here (no second read at the end)
-  const digests = runRequested(opts) ? new FileDigests() : undefined;
-  const settings = await readPredictions(dir, { invalidPrediction, onRead: digests?.onRead });
-  let goldLabel = 'embedded';
-  let cgaDir: string | undefined;
-  let base: string | undefined;
-  if (opts.gold !== undefined && opts.gold !== false) {
-    base = await resolveResourceDir('cgt', {
-      dir: typeof opts.gold === 'string' ? opts.gold : undefined,
-      flag: '--gold',
-    });
-    cgaDir = await cgaDirFor(base, variant);
-    goldLabel = `replayed from ${cgaDir}`;
-    for (const s of settings) s.groups = await withReplayedGold(s.groups, cgaDir);
-  }
-  const results = settings.map((s) => evaluateSetting(s, options));
-
+    invalidPrediction: opts.invalidPrediction,
+    gold,
+    onRead: digests?.onRead,
+  });
+  const results = evaluation.settings;
+  const cgaDir = evaluation.gold?.cgaDir;
   let text: string;
-  if (format === 'json') {
+  if (opts.format === 'json') {
     text = formatReport(results, {
       extras: opts.details === true,
       meta: {
         options: new Map<string, string | null>([
-          ['dsc', options.dsc!],
-          ['mean', options.mean!],
-          ['prf1', options.prf1!],
-          ['empty_group', options.emptyGroup!],
-          ['invalid_prediction', invalidPrediction],
+          ['dsc', opts.mode],
+          ['mean', opts.mean],
+          ['prf1', opts.prf1],
+          ['empty_group', opts.emptyGroup],
+          ['invalid_prediction', opts.invalidPrediction],
           ['gold', cgaDir ? 'cga' : 'embedded'],
           ['cga_dir', cgaDir ?? null],
         ]),
       },
     });
-  } else if (format === 'csv') text = csv(results);
-  else if (format === 'reference') {
+  } else if (opts.format === 'csv') text = csv(results);
+  else if (opts.format === 'reference') {
     // One setting: byte for byte the reference's stdout; several: each under a `==> name <==` header.
     text =
       results.length === 1
         ? formatReferenceOutput(results[0]!)
         : results.map((r) => `==> ${r.name} <==\n${formatReferenceOutput(r)}`).join('\n');
-  } else text = table(results, goldLabel);
+  } else text = table(results, cgaDir ? `replayed from ${cgaDir}` : 'embedded');
   await emit(text, opts.out);
-  await writeCgtRuns(dir, opts, results, {
-    invalidPrediction,
-    format,
-    gold: cgaDir && base ? { base, cgaDir, variant } : undefined,
-    digests,
-  });
-}
-
-/** A text as `emit` writes it (one final newline). */
-const asEmitted = (text: string) => (text.endsWith('\n') ? text : `${text}\n`);
-
-/** The CGA annotation files replayed for a setting, as a resource of the run (source, pinned commit of a fetched set, sha256 of the files). */
-async function cgaResource(
-  opts: CgtCommandOptions,
-  s: SettingResult,
-  gold: { base: string; cgaDir: string },
-): Promise<RunResource> {
-  const source = typeof opts.gold === 'string' ? 'option' : process.env[getResourceSet('cgt').envVar] ? 'env' : 'cache';
-  const files = await Promise.all(
-    s.groups.map(async (g) => {
-      const file = join(gold.cgaDir, cgaFileName(g.id));
-      return { path: relative(gold.base, file).split(sep).join('/'), sha256: sha256Hex(await readFile(file)) };
-    }),
-  );
-  return {
-    name: 'cgt',
-    ...(source === 'cache' ? { commit: getResourceSet('cgt').commit } : {}),
-    sha256: resourceFileListSha256(files),
-    source,
-  };
+  // with several settings, `--run DIR` holds one run per setting in `DIR/<setting>`; they are written side by side
+  await Promise.all(results.map((s) => writeCgtRun(opts, evaluation, s, digests)));
 }
 
 /**
- * Writes the run records when asked for (`--run`, `$DIALEVAL_RUNS`): one run per setting (with several settings,
- * `--run DIR` holds one run per setting in `DIR/<setting>`), with the group files, the CGA annotations when
- * replayed, every option that changes a number, the native output (`reference-output.txt`: the reference script's
- * stdout) and the files the command wrote, one item per group, the macro metrics. The JSON layout (`--format json`) is
- * not kept beside it: items.jsonl and run.json hold the same figures, and the `--out` file is listed when there is one.
+ * Writes the run record of one setting when asked for (`--run`, `$DIALEVAL_RUNS`): what `cgtRun` gives (options,
+ * prediction files, replayed annotations, items, metrics, the reference's printout as `reference-output.txt`) and the
+ * `--out` file. The JSON layout (`--format json`) is not kept beside it: items.jsonl and run.json hold the same figures.
  */
-async function writeCgtRuns(
-  input: string,
-  opts: CgtCommandOptions,
-  results: SettingResult[],
-  ctx: {
-    invalidPrediction: InvalidPredictionMode;
-    format: string;
-    gold?: { base: string; cgaDir: string; variant: CgaVariant };
-    digests?: FileDigests;
-  },
-): Promise<void> {
-  const several = results.length > 1;
-  // the settings' runs are written side by side: their file writes wait for the disk together, not one after another
-  await Promise.all(results.map((s) => writeCgtRun(input, opts, s, several, ctx)));
-}
-
 async function writeCgtRun(
-  input: string,
   opts: CgtCommandOptions,
+  evaluation: CgtEvaluation,
   s: SettingResult,
-  several: boolean,
-  ctx: {
-    invalidPrediction: InvalidPredictionMode;
-    format: string;
-    gold?: { base: string; cgaDir: string; variant: CgaVariant };
-    digests?: FileDigests;
-  },
+  digests: FileDigests | undefined,
 ): Promise<void> {
-  const o = s.options;
-  const goldSource = ctx.gold ? (`cga-${ctx.gold.variant}` as const) : 'embedded';
-  const options: Record<string, unknown> = {
-    dsc: o.dsc,
-    mean: o.mean,
-    prf1: o.prf1,
-    emptyGroup: o.emptyGroup,
-    invalidPrediction: ctx.invalidPrediction,
-    gold: goldSource,
-    bootstrap: o.bootstrap
-      ? { samples: o.bootstrap.samples, seed: o.bootstrap.seed, confidence: o.bootstrap.confidence }
-      : false,
-  };
+  const several = evaluation.settings.length > 1;
   const flags = {
     run: opts.run !== undefined && several ? join(opts.run, s.name) : opts.run,
     system: opts.system !== undefined && several ? `${opts.system}/${s.name}` : opts.system,
   };
+  if (!runRequested(flags)) return;
+  const record = await cgtRun(evaluation, s);
   const run = await openRun(flags, {
-    benchmark: CGT_BENCHMARK,
-    variant: cgtVariant(o, { gold: goldSource, invalidPrediction: ctx.invalidPrediction }),
-    system: s.name,
-    input,
-    options,
+    benchmark: record.benchmark,
+    variant: record.variant,
+    system: record.system,
+    input: evaluation.input,
+    options: record.options,
   });
   if (!run) return;
-  for (const g of s.groups) if (g.file) await run.addInput('predictions', g.file, ctx.digests);
-  if (ctx.gold) run.addResource(await cgaResource(opts, s, ctx.gold));
+  for (const file of record.predictions) await run.addInput('predictions', file, digests);
+  if (record.resource) run.addResource(record.resource);
   // written by finish, with the run's own files
-  run.addArtifact(join(run.dir, 'reference-output.txt'), 'cgt-printout', asEmitted(formatReferenceOutput(s)));
-  if (opts.out) run.addArtifact(opts.out, ctx.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${ctx.format}`);
-  await run.finish({ items: cgtRunItems(s), metrics: cgtRunMetrics(s) });
+  run.addArtifact(join(run.dir, 'reference-output.txt'), 'cgt-printout', record.referenceOutput);
+  if (opts.out) run.addArtifact(opts.out, opts.format === 'reference' ? 'cgt-printout' : `dialeval-cgt-${opts.format}`);
+  await run.finish({ items: record.items, metrics: record.metrics });
 }

@@ -1,4 +1,4 @@
-import { type Command, Option } from 'commander';
+import { type Command, InvalidArgumentError, Option } from 'commander';
 import { addRunOptions } from '../run-record';
 import { addLlmOptions } from '../llm-options';
 import { integer } from '../parsers';
@@ -8,6 +8,29 @@ import type {
   ScorekeepingScoreFlags,
   ScorekeepingReportFlags,
 } from '../flags/scorekeeping';
+
+/** Parses `--episodes 0-4,7` into game ids. */
+export function parseEpisodeList(value: string): number[] {
+  const out = new Set<number>();
+  for (const part of value.split(',').map((s) => s.trim())) {
+    if (part === '') continue;
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    if (!m) throw new InvalidArgumentError(`--episodes expects numbers and ranges like 0-4,7, got "${part}"`);
+    const a = Number(m[1]);
+    const b = m[2] === undefined ? a : Number(m[2]);
+    if (b < a) throw new InvalidArgumentError(`--episodes: empty range "${part}"`);
+    for (let i = a; i <= b; i++) out.add(i);
+  }
+  if (out.size === 0) throw new InvalidArgumentError('--episodes is empty');
+  return [...out].sort((x, y) => x - y);
+}
+
+/** `--experiments a,b`: the names (the package checks them against the game's experiments). */
+const nameList = (value: string) =>
+  value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
 
 export function registerScorekeeping(program: Command): void {
   const sk = program
@@ -78,8 +101,9 @@ export function registerScorekeeping(program: Command): void {
         .option(
           '--experiments <names>',
           'comma-separated experiments (default: all): travel-booking, job-interview, restaurant, things-places, letter-number',
+          nameList,
         )
-        .option('--episodes <ids>', 'episode numbers (game ids), e.g. 0-4,7 (default: all)')
+        .option('--episodes <ids>', 'episode numbers (game ids), e.g. 0-4,7 (default: all)', parseEpisodeList)
         .option(
           '--episode-concurrency <n>',
           'episodes played at the same time',

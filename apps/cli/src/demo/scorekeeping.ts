@@ -8,14 +8,12 @@ export const scorekeepingDemo: DemoEntry = {
   title: 'Scorekeeping (clembench private/shared): a perfect vs the mock Answerer on the built-in default experiments',
   async run() {
     const {
+      aggregateScores,
       chatModelAnswerer,
       defaultResources,
       EXPERIMENTS,
       generateInstances,
       mockModel,
-      numpyRound,
-      pandasMean,
-      pandasStd,
       perfectModel,
       playEpisode,
       scoreEpisode,
@@ -33,25 +31,26 @@ export const scorekeepingDemo: DemoEntry = {
     ];
     for (const p of players) {
       const answerer = chatModelAnswerer(p.model, { name: p.name });
-      const main: number[] = [];
-      const played: number[] = [];
+      const records = [];
       let calls = 0;
       for (const exp of instances.experiments) {
         for (const instance of exp.game_instances) {
           const { interactions } = await playEpisode(instance, exp.name, resources, answerer);
           const scores = scoreEpisode(interactions, { nSlots: Object.keys(instance.slots).length });
-          main.push(scores.episodeScores['Main Score']!);
-          played.push(1 - scores.episodeScores.Aborted!);
           calls += scores.episodeScores['Request Count']!;
+          records.push({
+            model: p.name,
+            game: 'privateshared',
+            experiment: exp.name,
+            episode: `episode_${instance.game_id}`,
+            file: '',
+            scores: { 'turn scores': scores.turnScores, 'episode scores': scores.episodeScores },
+          });
         }
       }
-      const figures = {
-        episodes: main.length,
-        played: numpyRound(pandasMean(played) * 100, 2),
-        quality: numpyRound(pandasMean(main), 2),
-        qualityStd: numpyRound(pandasStd(main), 2),
-        calls,
-      };
+      // clemeval's figures (% Played, Quality Score and its std, rounded as clemeval does)
+      const g = aggregateScores(records).games[0]!;
+      const figures = { episodes: g.episodes, played: g.played, quality: g.quality, qualityStd: g.qualityStd, calls };
       data[p.name] = figures;
       const q = Number.isNaN(figures.quality) ? 'n/a (every episode aborted)' : figures.quality.toFixed(2);
       lines.push(

@@ -21,8 +21,8 @@ export interface ScorekeepingPlayFlags extends LlmFlags, RunFlags {
   resources?: string;
   instances?: string;
   instancesSeed: number;
-  experiments?: string;
-  episodes?: string;
+  experiments?: string[];
+  episodes?: number[];
   episodeConcurrency: number;
   sequentialProbes?: boolean;
   coda: 'log-only' | 'send' | 'off';

@@ -1,7 +1,7 @@
 import { cohenKappa, InputError, readText, validate } from '@eval/core';
 import { z } from 'zod';
-import { parsePyJson, PyFloat, pyDumps, type PyJsonValue } from './pyjson';
-import type { Interactions } from './types';
+import { parsePyJson, PyFloat, pyDumps, type PyJsonValue } from '../internal/pyjson';
+import type { Interactions } from '../types';
 
 /** Python type of a score: decides `0` vs `0.0` in scores.json. */
 export type PyNumberType = 'int' | 'float';

@@ -2,9 +2,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cohenKappa } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from '../internal/pyjson';
 import { formatScoresJson, scoreEpisode, scoreInteractionsFile } from './scorer';
-import { describeShared, recordedEpisodeDirs } from './test-support/shared';
+import { describeShared, recordedEpisodeDirs } from '../test-support/shared';
 
 const episodes = recordedEpisodeDirs();
 

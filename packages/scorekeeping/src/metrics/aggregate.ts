@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { basename, dirname, join, relative, resolve, sep } from 'node:path';
 import { InputError, readText } from '@eval/core';
-import { parsePyJson } from './pyjson';
+import { parsePyJson } from '../internal/pyjson';
 import { readScoresFile, type ScoresJson } from './scorer';
 
 /**
