@@ -127,11 +127,11 @@ export class EvalError extends Error {
 
 /**
  * The category of any thrown value: an {@link EvalError}'s own, `filesystem` for a Node.js system error of a file
- * operation (EACCES, ENOSPC, ...), else `internal`.
+ * operation (EACCES, ENOSPC, ... with the path it was about), else `internal`.
  */
 export function errorCategory(error: unknown): ErrorCategory {
   if (EvalError.isInstance(error)) return error.category;
-  if (FileSystemError.isSystemError(error)) return 'filesystem';
+  if (FileSystemError.isSystemError(error) && typeof error.path === 'string') return 'filesystem';
   return 'internal';
 }
 

@@ -170,6 +170,7 @@ export {
 export {
   type FoundRunBenchmark,
   type LoadRunBenchmarkOptions,
+  type RunBenchmarkRef,
   loadRunBenchmark,
   runBenchmarkOf,
   runBenchmarkPackage,

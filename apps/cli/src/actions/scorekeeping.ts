@@ -801,7 +801,6 @@ async function writePlayRun(
       },
       packages: ['@eval/scorekeeping', ...(p.llm ? ['@eval/llm'] : [])],
       // played games are kept durably whatever the player: a model's were paid for
-      durable: true,
     },
   );
   if (!run) return;

@@ -8,5 +8,6 @@ export interface CompareCommandOptions {
   force?: boolean;
   metric?: string[];
   recompute?: string;
+  fallbackItemMeans?: boolean;
   out?: string;
 }

@@ -4,7 +4,7 @@ import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { EvalError } from '../errors';
 import { meanOfValues } from './compare';
-import type { RunBenchmark, RunManifest } from './schema';
+import type { RunBenchmark } from './schema';
 
 /** What {@link loadRunBenchmark} found: the descriptor and where it came from (a package name, or the fallback). */
 export interface FoundRunBenchmark {
@@ -13,6 +13,13 @@ export interface FoundRunBenchmark {
   source: string;
   /** True when no descriptor was found and the metrics are recomputed as means of item values. */
   fallback: boolean;
+}
+
+/** What of a run's record names its descriptor (a whole `RunManifest` will do). */
+export interface RunBenchmarkRef {
+  benchmark: string;
+  benchmarkPackage?: string;
+  tool?: { packages?: Record<string, string> };
 }
 
 export interface LoadRunBenchmarkOptions {
@@ -38,7 +45,7 @@ const NO_DESCRIPTOR = 'input_no_descriptor';
  * The package whose `runBenchmark` recomputes a run's metrics: the manifest's `benchmarkPackage`, else
  * `@eval/<benchmark>` when the run's `tool.packages` lists it (runs written before `benchmarkPackage` existed).
  */
-export function runBenchmarkPackage(manifest: Pick<RunManifest, 'benchmark' | 'benchmarkPackage' | 'tool'>) {
+export function runBenchmarkPackage(manifest: RunBenchmarkRef): string | undefined {
   if (manifest.benchmarkPackage !== undefined) return manifest.benchmarkPackage;
   const builtIn = `@eval/${manifest.benchmark}`;
   return Object.hasOwn(manifest.tool?.packages ?? {}, builtIn) ? builtIn : undefined;
@@ -89,7 +96,7 @@ function tryResolve(resolve: (name: string) => string, name: string): string | u
  * `fallbackToItemMeans`.
  */
 export async function loadRunBenchmark(
-  manifest: Pick<RunManifest, 'benchmark' | 'benchmarkPackage' | 'tool'>,
+  manifest: RunBenchmarkRef,
   options: LoadRunBenchmarkOptions = {},
 ): Promise<FoundRunBenchmark> {
   const name = runBenchmarkPackage(manifest);
