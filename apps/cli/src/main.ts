@@ -23,7 +23,7 @@ export function exitCodeFor(error: unknown): number {
 
 /**
  * The program with its subcommands. Given the arguments, and when the first one names a subcommand, only that one is
- * declared (declaring all of them costs a few ms of every run); otherwise (`--help`, `help`, an unknown or missing
+ * declared (the others' declarations would be work for nothing); otherwise (`--help`, `help`, an unknown or missing
  * command) all of them are, for the help text and the "did you mean" suggestions.
  */
 export function buildProgram(argv?: readonly string[]): Command {

@@ -1,6 +1,5 @@
 import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { isAscii } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
 import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
@@ -82,8 +81,7 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   const compressed = isGzip(buf);
   if (compressed) buf = gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);
-  // ASCII (most JSON files) reads the same as Latin-1, whose decoding is a plain copy
-  let text = isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
+  let text = buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
 }
