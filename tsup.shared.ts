@@ -9,15 +9,6 @@ export function evalTsupConfig(overrides: Options = {}) {
     clean: true,
     sourcemap: false,
     target: 'node20',
-    // CommonJS builds load lazily with require() (every dependency has a CommonJS build): a CommonJS consumer gets
-    // CommonJS dependencies, and the CLI's compile cache (apps/cli/src/compile-cache.ts) can keep these modules too
-    esbuildOptions(options, context) {
-      if (context.format === 'cjs') options.supported = { ...options.supported, 'dynamic-import': false };
-    },
-    // With shared chunks (`splitting`), tsup turns the CommonJS chunks into CommonJS with sucrase, which also rewrites
-    // `a?.b`, `??` and class fields into helper calls (an array and closures built on every evaluation); rollup
-    // (`treeshake`) does that step instead and keeps the syntax, as the ESM builds have it.
-    treeshake: overrides.splitting === true,
     ...overrides,
   });
 }

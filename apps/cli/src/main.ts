@@ -1,5 +1,5 @@
 import { Command, CommanderError } from 'commander';
-import { EvalError } from '@eval/core';
+import { type ErrorCategory, EvalError, errorCategory } from '@eval/core';
 import { commands } from './commands/index';
 import { rememberCommandLine } from './run-record';
 import { configFailure, filesystemFailure } from './failures';
@@ -7,33 +7,23 @@ import { UsageError } from './util';
 
 export const EXIT = { ok: 0, failure: 1, usage: 2 } as const;
 
-const BAD_INPUT_CODES = new Set([
-  'usage_error',
-  'input_error',
-  'invalid_json',
-  'invalid_csv',
-  'file_not_found',
-  'resource_missing',
-  'unknown_resource',
-  'llm_config',
-  'missing_api_key',
-  'fs_error',
-  'invalid_utf8',
-]);
+/** The exit code of each error category (CONTRIBUTING.md, "Errors and exit codes"). */
+export const EXIT_CODES: Readonly<Record<ErrorCategory, number>> = {
+  input: EXIT.usage,
+  configuration: EXIT.usage,
+  filesystem: EXIT.usage,
+  evaluation: EXIT.failure,
+  internal: EXIT.failure,
+};
 
-/** Exit code for an error: 2 for bad input or usage, 1 for evaluation failures. */
+/** Exit code for an error: by its category (2 for bad input, usage, configuration and filesystem; else 1). */
 export function exitCodeFor(error: unknown): number {
-  if (EvalError.isInstance(error)) {
-    if (BAD_INPUT_CODES.has(error.code) || error.code.startsWith('input_') || error.code.endsWith('_input'))
-      return EXIT.usage;
-    return EXIT.failure;
-  }
-  return EXIT.failure;
+  return EXIT_CODES[errorCategory(error)];
 }
 
 /**
  * The program with its subcommands. Given the arguments, and when the first one names a subcommand, only that one is
- * declared (declaring all of them costs a few ms of every run); otherwise (`--help`, `help`, an unknown or missing
+ * declared (the others' declarations would be work for nothing); otherwise (`--help`, `help`, an unknown or missing
  * command) all of them are, for the help text and the "did you mean" suggestions.
  */
 export function buildProgram(argv?: readonly string[]): Command {
@@ -72,16 +62,16 @@ export async function main(argv: string[]): Promise<number> {
       process.stderr.write(
         `dialeval: configuration error (${config.cause}): ${message}\n${message.includes(config.fix) ? '' : `fix: ${config.fix}\n`}`,
       );
-      return EXIT.usage;
+      return EXIT_CODES.configuration;
     }
     const fs = filesystemFailure(error);
     if (fs) {
       process.stderr.write(`dialeval: error: ${fs}\n`);
-      return EXIT.usage;
+      return EXIT_CODES.filesystem;
     }
     const code = exitCodeFor(error);
     const message = EvalError.isInstance(error) ? error.message : ((error as Error)?.stack ?? String(error));
-    const label = error instanceof UsageError ? 'usage' : EvalError.isInstance(error) ? 'error' : 'internal error';
+    const label = UsageError.isInstance(error) ? 'usage' : EvalError.isInstance(error) ? 'error' : 'internal error';
     process.stderr.write(`dialeval: ${label}: ${message}\n`);
     return code;
   }

@@ -110,33 +110,21 @@ describe('openRun', () => {
     expect((await readRunManifest(dir)).id).toBe(m.id);
   });
 
-  it('durable only when the command says so (it called an LLM): the others are written without fsync', async () => {
-    // fsync counted through node:fs itself (the ESM bindings follow the CommonJS object after syncBuiltinESMExports)
-    const fs = (await import('node:fs')).default;
-    const { syncBuiltinESMExports } = await import('node:module');
-    const original = fs.fsync;
-    let fsyncs = 0;
-    fs.fsync = ((fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
-      fsyncs++;
-      original(fd, cb);
-    }) as typeof fs.fsync;
-    syncBuiltinESMExports();
-    const counts: number[] = [];
-    try {
-      for (const durable of [undefined, true]) {
-        fsyncs = 0;
-        const w = (await openRun(
-          { run: join(work, `durable-${durable}`) },
-          { benchmark: 'toy', variant: 'v1', ...(durable ? { durable } : {}) },
-        ))!;
-        await w.finish({ items: [{ id: 'q1', values: { correct: true } }], metrics: {} });
-        counts.push(fsyncs);
-      }
-    } finally {
-      fs.fsync = original;
-      syncBuiltinESMExports();
-    }
-    expect(counts).toEqual([0, 2]); // items.jsonl and run.json
+  it('records the descriptor’s package (default @eval/<benchmark> when installed) and cluster unit', async () => {
+    const own = (await openRun({ run: join(work, 'pkg-default') }, { benchmark: 'multiwoz', variant: '2022' }))!;
+    expect((await own.finish({ items: [], metrics: {} })).benchmarkPackage).toBe('@eval/multiwoz');
+    const third = (await openRun(
+      { run: join(work, 'pkg-third') },
+      {
+        benchmark: 'distinct',
+        variant: 'v1',
+        descriptor: { package: 'distinct-bench', cluster: { unit: 'dialogue' } },
+      },
+    ))!;
+    const m = await third.finish({ items: [], metrics: {} });
+    expect([m.benchmarkPackage, m.cluster]).toEqual(['distinct-bench', { unit: 'dialogue' }]);
+    const none = (await openRun({ run: join(work, 'pkg-none') }, { benchmark: 'toy', variant: 'v1' }))!;
+    expect((await none.finish({ items: [], metrics: {} })).benchmarkPackage).toBeUndefined();
   });
 
   it('DIALEVAL_RUNS=<parent>: <parent>/<benchmark>/<system>/<timestamp>, --system wins, two runs never share a directory', async () => {

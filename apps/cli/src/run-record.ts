@@ -2,7 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { basename, dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { type RunWriter, startRun } from '@eval/core';
+import { type RunBenchmark, type RunWriter, startRun } from '@eval/core';
 import type { Command } from 'commander';
 
 /** `--run DIR` and `--system NAME`, as `addRunOptions` declares them. */
@@ -24,13 +24,10 @@ export interface OpenRunInit {
   /** More `@eval/*` packages whose versions to record (always: `@eval/core` and `@eval/<benchmark>` when it exists). */
   packages?: string[];
   /**
-   * Wait for the record to reach the disk before it is made visible (`startRun`'s `durable`). Commands that called an
-   * LLM say so: their record is of calls that were paid for. A record recomputed from local files in about a second
-   * (cgt, multiwoz, scorekeeping score/report, llm-judge report, memory aggregate) is written atomically without
-   * fsync (default): waiting for the disk would cost more than writing it again after a power loss, which damages it
-   * detectably (the readers refuse it), never silently.
+   * The benchmark's `runBenchmark` descriptor: the run records its `package` (so that `compare`, `runs` and `report`
+   * find it; default `@eval/<benchmark>` when that is installed) and its `cluster` unit.
    */
-  durable?: boolean;
+  descriptor?: Pick<RunBenchmark, 'package' | 'cluster'>;
 }
 
 /** Adds `--run <dir>` and `--system <name>` to an evaluating command. */
@@ -119,7 +116,7 @@ function readVersion(file: string): string | undefined {
   }
 }
 
-/** Versions looked up so far: a command writing several runs (cgt, one per setting) reads each package.json once. */
+/** Versions looked up so far (a command writing several runs, cgt one per setting, asks for the same ones). */
 const versions = new Map<string, string | undefined>();
 
 /** The CLI's own version (apps/cli/package.json, one level above src/ and dist/). */
@@ -156,27 +153,9 @@ function timestamp(now = new Date()): string {
 /** The command line as every run of this process records it (scrubbed once). */
 const recordedCommand = (): string[] => (scrubbedCommand ??= scrubArgv(commandLine ?? process.argv.slice(2)));
 
-let warmedUp = false;
-
-/**
- * Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs.
- * When it will, what every run of this process records of it (the scrubbed command line, the versions of the CLI,
- * `@eval/core` and the command's benchmark package) is worked out on the next turn of the event loop, while the
- * command's inputs are being read, instead of when the run is opened at the end (first calls: about 1 ms).
- */
+/** Whether {@link openRun} will write a run (`--run DIR`, or `$DIALEVAL_RUNS`): known before the command reads its inputs. */
 export function runRequested(opts: RunFlags): boolean {
-  const requested = opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
-  if (requested && !warmedUp) {
-    warmedUp = true;
-    setImmediate(() => {
-      const command = recordedCommand();
-      cliVersion();
-      packageVersion('@eval/core');
-      // the benchmark's package (`dialeval cgt` -> `@eval/cgt`), when the command is named after one
-      if (command[0] !== undefined && /^[a-z][a-z-]*$/.test(command[0])) packageVersion(`@eval/${command[0]}`);
-    });
-  }
-  return requested;
+  return opts.run !== undefined || Boolean(process.env.DIALEVAL_RUNS);
 }
 
 /**
@@ -200,18 +179,16 @@ export async function openRun(opts: RunFlags, init: OpenRunInit): Promise<RunWri
     if (v !== undefined) packages[name] = v;
   }
   const cli = cliVersion();
-  // Every command opens its run once its results are in hand (evaluated, judged, played) and finishes it at once:
-  // no start marker (a command stopped before then leaves an empty run directory, never a complete-looking one).
-  return startRun(
-    dir,
-    {
-      benchmark: init.benchmark,
-      variant: init.variant,
-      system,
-      command: recordedCommand(),
-      options: scrubOptions(init.options ?? {}),
-      tool: { ...(cli !== undefined ? { cli } : {}), packages },
-    },
-    { marker: false, durable: init.durable === true },
-  );
+  const builtIn = `@eval/${init.benchmark}`;
+  const benchmarkPackage = init.descriptor?.package ?? (packages[builtIn] !== undefined ? builtIn : undefined);
+  return startRun(dir, {
+    benchmark: init.benchmark,
+    variant: init.variant,
+    system,
+    ...(benchmarkPackage !== undefined ? { package: benchmarkPackage } : {}),
+    ...(init.descriptor?.cluster !== undefined ? { cluster: init.descriptor.cluster } : {}),
+    command: recordedCommand(),
+    options: scrubOptions(init.options ?? {}),
+    tool: { ...(cli !== undefined ? { cli } : {}), packages },
+  });
 }

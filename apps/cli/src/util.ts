@@ -1,10 +1,17 @@
 import { EvalError, writeFileAtomic } from '@eval/core';
 
-/** Wrong flags or arguments: exit code 2. */
+const USAGE_MARKER = Symbol.for('@eval/cli.usage-error');
+
+/** Wrong flags or arguments: category `input`, exit code 2. */
 export class UsageError extends EvalError {
+  readonly [USAGE_MARKER] = true;
   constructor(message: string) {
-    super('usage_error', message);
+    super('usage_error', message, { category: 'input' });
     this.name = 'UsageError';
+  }
+
+  static override isInstance(error: unknown): error is UsageError {
+    return EvalError.hasMarker(error, USAGE_MARKER);
   }
 }
 

@@ -78,10 +78,22 @@ describe('dialeval report', () => {
 
   it('several runs: embeds the comparison dialeval compare computes (same R and seed)', async () => {
     const out = join(root, 'cmp.html');
-    const r = await runCli(['report', dirs.base!, dirs.better!, '--out', out, '--resamples', '300', '--seed', '3']);
+    const r = await runCli([
+      'report',
+      dirs.base!,
+      dirs.better!,
+      '--out',
+      out,
+      '--resamples',
+      '300',
+      '--seed',
+      '3',
+      '--fallback-item-means',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const c = await runCli([
       'compare',
+      '--fallback-item-means',
       dirs.base!,
       dirs.better!,
       '--resamples',
@@ -98,7 +110,16 @@ describe('dialeval report', () => {
 
   it('several runs of different variants (e.g. two judging methods): shown side by side with a note, compared only with --force', async () => {
     const out = join(root, 'variants.html');
-    const r = await runCli(['report', dirs.base!, dirs['method-b']!, '--out', out, '--resamples', '100']);
+    const r = await runCli([
+      'report',
+      dirs.base!,
+      dirs['method-b']!,
+      '--out',
+      out,
+      '--resamples',
+      '100',
+      '--fallback-item-means',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toMatch(/Not compared: .*different variants.*--force compares them anyway/);
     const { data } = embedded(out);
@@ -114,6 +135,7 @@ describe('dialeval report', () => {
       '--resamples',
       '100',
       '--force',
+      '--fallback-item-means',
     ]);
     expect(forced.code, forced.stderr).toBe(0);
     expect(embedded(out).data.comparison.forced[0]).toMatch(/variant: "v2"/);

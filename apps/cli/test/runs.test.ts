@@ -9,17 +9,19 @@ import { probeResolved, runCli } from './cli';
 const root = mkdtempSync(join(tmpdir(), 'dialeval-runs-'));
 const runsDir = join(root, 'runs');
 const dirs: Record<string, string> = {};
+const project = join(root, 'project');
 
 async function writeRun(
   name: string,
   correct: Array<boolean | 'error'>,
-  init: { variant?: string; benchmark?: string; unfinished?: boolean } = {},
+  init: { variant?: string; benchmark?: string; unfinished?: boolean; package?: string } = {},
 ) {
-  const dir = join(runsDir, init.benchmark ?? 'my-qa', name);
+  const dir = join(init.package ? join(root, 'pkg-runs') : runsDir, init.benchmark ?? 'my-qa', name);
   const run = await startRun(dir, {
     benchmark: init.benchmark ?? 'my-qa',
     variant: init.variant ?? 'v1',
     system: name,
+    ...(init.package ? { package: init.package } : {}),
   });
   dirs[name] = dir;
   if (init.unfinished) return;
@@ -40,11 +42,24 @@ beforeAll(async () => {
   await writeRun('other-variant', [true, true, true, true, true, false, true, false], { variant: 'v2' });
   await writeRun('stopped', [], { unfinished: true });
   await writeRun('elsewhere', [true, false], { benchmark: 'other-bench' });
+  // runs whose run.json names their package, `my-qa-bench`, installed in the user's project (not beside dialeval)
+  await writeRun('pkgBase', [true, true, false, false, true, false, true, false], { package: 'my-qa-bench' });
+  await writeRun('pkgBetter', [true, true, true, true, true, false, true, false], { package: 'my-qa-bench' });
+  const pkg = join(project, 'node_modules', 'my-qa-bench');
+  mkdirSync(pkg, { recursive: true });
+  writeFileSync(join(pkg, 'package.json'), JSON.stringify({ name: 'my-qa-bench', type: 'module', main: 'index.js' }));
+  writeFileSync(
+    join(pkg, 'index.js'),
+    `export const runBenchmark = { benchmark: 'my-qa', package: 'my-qa-bench', binary: { correct: 'correct' }, recompute(items) {
+      const ok = items.filter((i) => !i.error);
+      return { correct: ok.filter((i) => i.values.correct).length / ok.length };
+    } };\n`,
+  );
 });
 
 describe('dialeval compare (third-party benchmark, mean of item values)', () => {
   it('table: first line says complete, the metric row has A, B, B - A and the McNemar p', async () => {
-    const r = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '500']);
+    const r = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs.better!, '--resamples', '500']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('complete: every run complete, every unit paired -- my-qa (v1), 500 resamples, seed 0');
@@ -55,7 +70,18 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
   });
 
   it('json: every figure, flipped ids, seed and R; reproducible', async () => {
-    const args = ['compare', dirs.base!, dirs.better!, '--resamples', '300', '--seed', '5', '--format', 'json'];
+    const args = [
+      'compare',
+      '--fallback-item-means',
+      dirs.base!,
+      dirs.better!,
+      '--resamples',
+      '300',
+      '--seed',
+      '5',
+      '--format',
+      'json',
+    ];
     const r = await runCli(args);
     expect(r.code, r.stderr).toBe(0);
     const c = JSON.parse(r.stdout);
@@ -67,13 +93,31 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
   });
 
   it('a partial run: the first line says partial; csv and markdown', async () => {
-    const t = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200']);
+    const t = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs.flaky!, '--resamples', '200']);
     expect(t.code, t.stderr).toBe(0);
     expect(t.stdout.split('\n')[0]).toMatch(/^partial: B is partial \(1 failed of 8\); A\/B: 1 unit\(s\) unpaired/);
-    const md = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200', '--format', 'markdown']);
+    const md = await runCli([
+      'compare',
+      '--fallback-item-means',
+      dirs.base!,
+      dirs.flaky!,
+      '--resamples',
+      '200',
+      '--format',
+      'markdown',
+    ]);
     expect(md.stdout.split('\n')[0]).toMatch(/^partial: /);
     expect(md.stdout).toContain('| pair | metric | A | B | B - A |');
-    const csv = await runCli(['compare', dirs.base!, dirs.flaky!, '--resamples', '200', '--format', 'csv']);
+    const csv = await runCli([
+      'compare',
+      '--fallback-item-means',
+      dirs.base!,
+      dirs.flaky!,
+      '--resamples',
+      '200',
+      '--format',
+      'csv',
+    ]);
     const [header, row] = csv.stdout.trim().split('\n');
     expect(header!.split(',').slice(0, 8)).toEqual([
       'run_a',
@@ -87,6 +131,21 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     ]);
     expect(row!.split(',').slice(2, 5)).toEqual(['base', 'flaky', 'correct']);
     expect(row).toContain(',7,1,true,200,0'); // paired, unpaired, partial, resamples, seed
+  });
+
+  it('without a descriptor the runs are refused (exit 2), naming the benchmark and the flag', async () => {
+    const r = await runCli(['compare', dirs.base!, dirs.better!, '--resamples', '10']);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/cannot recompute the metrics of benchmark "my-qa".*--fallback-item-means/);
+    expect(r.stdout).toBe('');
+  });
+
+  it('a package named in run.json is found in the current directory (a third-party benchmark)', async () => {
+    const args = ['compare', dirs.pkgBase!, dirs.pkgBetter!, '--resamples', '10', '--format', 'json'];
+    const r = await runCli(args, { cwd: project });
+    expect(r.code, r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).recomputedBy).toBe('my-qa-bench');
+    expect((await runCli(args, { cwd: root })).code).toBe(2); // not installed there
   });
 
   it('--recompute MODULE supplies the benchmark (a RunBenchmark export)', async () => {
@@ -115,23 +174,24 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     expect(c.pairs[0].metrics[0].mcnemar).toBeNull(); // binary: {} turns McNemar off
     const bad = join(root, 'bad.mjs');
     writeFileSync(bad, 'export const x = 1;\n');
-    const e = await runCli(['compare', dirs.base!, dirs.better!, '--recompute', bad]);
+    const e = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs.better!, '--recompute', bad]);
     expect(e.code).toBe(2);
     expect(e.stderr).toMatch(/exports no `runBenchmark`/);
   });
 
   it('refuses different variants or benchmarks (exit 2) unless --force', async () => {
-    const r = await runCli(['compare', dirs.base!, dirs['other-variant']!]);
+    const r = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs['other-variant']!]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       `${join(dirs['other-variant']!, 'run.json')}, field variant: cannot compare runs of different variants`,
     );
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
-    const b = await runCli(['compare', dirs.base!, dirs.elsewhere!]);
+    const b = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs.elsewhere!]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/field benchmark: cannot compare runs of different benchmarks/);
     const f = await runCli([
       'compare',
+      '--fallback-item-means',
       dirs.base!,
       dirs['other-variant']!,
       '--force',
@@ -145,10 +205,10 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
   });
 
   it('bad input: an unfinished run, a missing directory, a broken items.jsonl line (exit 2)', async () => {
-    const u = await runCli(['compare', dirs.base!, dirs.stopped!]);
+    const u = await runCli(['compare', '--fallback-item-means', dirs.base!, dirs.stopped!]);
     expect(u.code).toBe(2);
     expect(u.stderr).toMatch(/run\.json: no run\.json: not a run directory, or an unfinished run/);
-    const m = await runCli(['compare', dirs.base!, join(root, 'nope')]);
+    const m = await runCli(['compare', '--fallback-item-means', dirs.base!, join(root, 'nope')]);
     expect(m.code).toBe(2);
     expect(m.stderr).toMatch(/nope: no such run directory/);
     const broken = join(root, 'broken');
@@ -158,7 +218,7 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
       join(broken, 'items.jsonl'),
       '{"id":"q1","values":{"correct":true}}\n{"id":"q1","values":{"correct":false}}\n',
     );
-    const d = await runCli(['compare', dirs.base!, broken]);
+    const d = await runCli(['compare', '--fallback-item-means', dirs.base!, broken]);
     expect(d.code).toBe(2);
     expect(d.stderr).toContain(
       `${join(broken, 'items.jsonl')}, record 2, field id: duplicate item id "q1" (first on line 1)`,
@@ -173,7 +233,7 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     const lines = readFileSync(join(dirs.better!, 'items.jsonl'), 'utf8').split('\n');
     writeFileSync(join(damaged, 'items.jsonl'), `${lines.slice(0, 5).join('\n')}\n`);
     for (const argv of [
-      ['compare', dirs.base!, damaged],
+      ['compare', '--fallback-item-means', dirs.base!, damaged],
       ['report', damaged, '--out', join(root, 'damaged.html')],
     ]) {
       const r = await runCli(argv);
@@ -189,30 +249,16 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
 
 describe('dialeval multiwoz compare (the old spelling) on run directories', () => {
   it('is `dialeval compare` with --samples as R', async () => {
-    const old = await runCli([
-      'multiwoz',
-      'compare',
-      dirs.base!,
-      dirs.better!,
-      '--samples',
-      '200',
-      '--seed',
-      '3',
-      '--format',
-      'json',
-    ]);
+    const old = await runCli(
+      ['multiwoz', 'compare', dirs.pkgBase!, dirs.pkgBetter!, '--samples', '200', '--seed', '3', '--format', 'json'],
+      { cwd: project },
+    );
     expect(old.code, old.stderr).toBe(0);
-    const now = await runCli([
-      'compare',
-      dirs.base!,
-      dirs.better!,
-      '--resamples',
-      '200',
-      '--seed',
-      '3',
-      '--format',
-      'json',
-    ]);
+    expect(JSON.parse(old.stdout).recomputedBy).toBe('my-qa-bench');
+    const now = await runCli(
+      ['compare', dirs.pkgBase!, dirs.pkgBetter!, '--resamples', '200', '--seed', '3', '--format', 'json'],
+      { cwd: project },
+    );
     expect(old.stdout).toBe(now.stdout);
     const mixed = await runCli(['multiwoz', 'compare', dirs.base!, join(dirs.base!, 'items.jsonl')]);
     expect(mixed.code).toBe(2);
@@ -223,7 +269,7 @@ describe('dialeval multiwoz compare (the old spelling) on run directories', () =
 describe('compare and runs load no benchmark package for a third-party benchmark', () => {
   it('only @eval/core is resolved', () => {
     for (const args of [
-      ['compare', dirs.base!, dirs.better!, '--resamples', '10'],
+      ['compare', '--fallback-item-means', dirs.base!, dirs.better!, '--resamples', '10'],
       ['runs', runsDir],
     ]) {
       const r = probeResolved(args);

@@ -1,9 +1,206 @@
-export * from './errors';
-export * from './io';
+// errors
+export {
+  ChecksumError,
+  ERROR_CODES,
+  type ErrorCategory,
+  type ErrorCode,
+  EvalError,
+  errorCategory,
+  FileSystemError,
+  formatFieldPath,
+  InputError,
+  type InputIssue,
+  type InputLocation,
+  ResourceMissingError,
+} from './errors';
+// input/output
+export {
+  type InvalidUtf8Report,
+  type JsonlRecord,
+  jsonSyntaxError,
+  parseCsv,
+  parseJson,
+  type ReadOptions,
+  readCsv,
+  readJson,
+  readJsonl,
+  readJsonlAll,
+  readText,
+  removeStaleTempFiles,
+  validate,
+  writeFileAtomic,
+  writeJsonAtomic,
+} from './io';
 export { readZip } from './zip';
-export * from './stats';
-export * from './chat';
-export * from './resources/index';
-export * from './python/number';
-export * from './python/json';
-export * from './runs/index';
+// statistics
+export {
+  type BootstrapOptions,
+  bootstrapCI,
+  bootstrapMeanCI,
+  type ConfidenceInterval,
+  cohenKappa,
+  decomposeDouble,
+  exactMean,
+  fleissKappa,
+  forEachResample,
+  fsum,
+  harmonicMean,
+  numpySum,
+  type AlphaLevel,
+  alphaFromCoincidences,
+  type BcaInterval,
+  bcaInterval,
+  chiSquare1Sf,
+  type ClusteredMcnemar,
+  clusteredMcnemar,
+  clusterIndex,
+  coincidenceMatrix,
+  erfc,
+  forEachClusterResample,
+  jackknifeClusters,
+  krippendorffAlpha,
+  normalCdf,
+  normalQuantile,
+  type PairedBootstrapResult,
+  type Prf,
+  type PrfCounts,
+  pairedBootstrap,
+  percentile,
+  prf,
+  ratingTable,
+  ratioToDouble,
+  seededRandom,
+  stdev,
+} from './stats';
+// the chat-model interface
+export type {
+  ChatMessage,
+  ChatModel,
+  ChatOptions,
+  ChatResult,
+  ChatRole,
+  ChatUsage,
+  FinishReason,
+  ResponseFormat,
+} from './chat';
+// resource sets
+export {
+  DEFAULT_RESOURCE_MIRROR,
+  dialevalHome,
+  type Environment,
+  type FetchResourceOptions,
+  type FetchResourceResult,
+  fetchResourceSet,
+  getResourceSet,
+  gitBlobSha1,
+  listResourceSets,
+  type ResolveResourceOptions,
+  type ResourceFile,
+  type ResourceSet,
+  registerResourceSet,
+  resolveResourceDir,
+  resourceCachePath,
+  resourceFileUrl,
+  resourceStatus,
+  sha256Hex,
+} from './resources/index';
+// Python semantics used across the packages (all of them, and more, in `@eval/core/python`)
+export { pythonFloatRepr, pythonRound } from './python/number';
+export {
+  isPyDict,
+  type PyDict,
+  PyFloat,
+  PyInt,
+  type PyNumberPolicy,
+  type PythonJsonDumpsOptions,
+  PythonJsonError,
+  type PythonJsonParseOptions,
+  type PythonReprable,
+  type PythonReprOptions,
+  parsePythonJson,
+  type PyValue,
+  pythonJsonDumps,
+  pythonJsonString,
+  pythonRepr,
+  pythonReprSymbol,
+  pythonStr,
+  pythonStrRepr,
+  toPlainJson,
+} from './python/json';
+// run records (their zod schemas: the `@eval/core/schemas` entry, loaded when a run is written or read)
+export type {
+  RunArtifact,
+  RunBenchmark,
+  RunFailure,
+  RunInput,
+  RunItem,
+  RunItemValue,
+  RunLlm,
+  RunManifest,
+  RunMetric,
+  RunResource,
+  RunStatus,
+} from './runs/schema';
+export { RUN_SCHEMA_VERSION } from './runs/version';
+export {
+  displayScale,
+  formatMetricDifference,
+  formatMetricValue,
+  isPercentMetric,
+  type MetricFormat,
+  metricDigits,
+} from './runs/format';
+export {
+  type FileDigest,
+  FileDigests,
+  RUN_FILES,
+  type RunFinish,
+  RunWriter,
+  type RunWriterInit,
+  resolveRunLocation,
+  resourceFileListSha256,
+  runLocation,
+  startRun,
+} from './runs/writer';
+export {
+  KNOWN_RUN_SCHEMA_VERSIONS,
+  type ListRunsOptions,
+  type LoadedRun,
+  listRuns,
+  type RunListing,
+  readRun,
+  readRunManifest,
+} from './runs/reader';
+export {
+  type ComparedRun,
+  type CompareRunsOptions,
+  compareRuns,
+  holmAdjust,
+  type MetricComparison,
+  mcnemarExact,
+  meanOfValues,
+  type PairComparison,
+  type RunComparison,
+} from './runs/compare';
+export {
+  type AgreementOptions,
+  type BaseRate,
+  type JudgeAgreement,
+  type JudgeAgreementOptions,
+  type JudgeLabel,
+  type JudgeLabels,
+  type JudgePairAgreement,
+  type LabelAgreement,
+  type MetricUnderJudges,
+  alphaLevelOf,
+  judgeAgreement,
+  labelAgreement,
+} from './runs/agreement';
+export {
+  type FoundRunBenchmark,
+  type LoadRunBenchmarkOptions,
+  type RunBenchmarkRef,
+  loadRunBenchmark,
+  runBenchmarkOf,
+  runBenchmarkPackage,
+} from './runs/descriptor';

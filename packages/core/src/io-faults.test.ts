@@ -12,7 +12,6 @@ import {
   readText,
   removeStaleTempFiles,
   writeFileAtomic,
-  writeFileAtomicSync,
   type InvalidUtf8Report,
 } from './io';
 import { Utf8Validator } from './utf8';
@@ -135,10 +134,7 @@ function countValidFffd(bytes: Uint8Array): number {
   return n;
 }
 
-const WRITERS = [
-  ['writeFileAtomic', writeFileAtomic],
-  ['writeFileAtomicSync', async (file: string, data: string | Uint8Array) => writeFileAtomicSync(file, data)],
-] as const;
+const WRITERS = [['writeFileAtomic', writeFileAtomic]] as const;
 
 describe.each(WRITERS)('stale temporary files: %s', (writer, write) => {
   it('the first atomic write into a directory removes the temporary files of dead processes, not of live ones', async () => {

@@ -15,7 +15,6 @@ import {
   readText,
   validate,
   writeFileAtomic,
-  writeFileAtomicSync,
 } from './io';
 
 const dir = mkdtempSync(join(tmpdir(), 'eval-core-io-'));
@@ -114,10 +113,7 @@ describe('readers', () => {
   });
 });
 
-describe.each([
-  ['writeFileAtomic', writeFileAtomic],
-  ['writeFileAtomicSync', async (file: string, data: string | Uint8Array) => writeFileAtomicSync(file, data)],
-] as const)('%s', (name, write) => {
+describe.each([['writeFileAtomic', writeFileAtomic]] as const)('%s', (name, write) => {
   it('writes through a temporary file and leaves no residue', async () => {
     const sub = join(dir, `atomic-${name}`);
     await write(join(sub, 'out.json'), 'one');

@@ -1,27 +1,13 @@
-import {
-  closeSync,
-  createReadStream,
-  fsyncSync,
-  mkdirSync,
-  openSync,
-  readdirSync,
-  renameSync,
-  rmSync,
-  writeSync,
-} from 'node:fs';
+import { createReadStream } from 'node:fs';
 import { mkdir, open, readdir, readFile, rename, rm } from 'node:fs/promises';
-import { isAscii } from 'node:buffer';
 import { dirname, basename, join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { Transform } from 'node:stream';
+import { createGunzip, gunzipSync } from 'node:zlib';
 import type { z } from 'zod';
 import { FileSystemError, InputError, type InputLocation } from './errors';
 import { PythonJsonError, parsePythonJson } from './python/json';
 import { Utf8Validator } from './utf8';
-
-// zlib and readline are loaded on first use (gzip input, JSONL streaming): most commands never need them, and loading
-// them at start-up costs time.
-const zlib = () => process.getBuiltinModule('node:zlib');
-const readline = () => process.getBuiltinModule('node:readline');
 
 /** How the readers treat bytes that are not valid UTF-8. */
 export interface ReadOptions {
@@ -93,10 +79,9 @@ export async function readText(file: string, options?: ReadOptions): Promise<str
   }
   options?.onRead?.(file, buf);
   const compressed = isGzip(buf);
-  if (compressed) buf = zlib().gunzipSync(buf);
+  if (compressed) buf = gunzipSync(buf);
   checkUtf8(buf, file, compressed, options);
-  // ASCII (most JSON files) reads the same as Latin-1, whose decoding is a plain copy
-  let text = isAscii(buf) ? buf.toString('latin1') : buf.toString('utf8');
+  let text = buf.toString('utf8');
   if (text.charCodeAt(0) === 0xfeff) text = text.slice(1);
   return text;
 }
@@ -241,7 +226,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
   }
   const raw = createReadStream(file);
   const compressed = isGzip(head);
-  const decoded = compressed ? raw.pipe(zlib().createGunzip()) : raw;
+  const decoded = compressed ? raw.pipe(createGunzip()) : raw;
   // Bytes are checked as UTF-8 on their way to the line reader (which would replace invalid ones silently).
   const validator = new Utf8Validator();
   const input = decoded.pipe(
@@ -261,7 +246,7 @@ export async function* readJsonl<S extends z.ZodType = z.ZodUnknown>(
     }),
   );
   decoded.on('error', (error: Error) => input.destroy(error));
-  const lines = readline().createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
+  const lines = createInterface({ input, crlfDelay: Number.POSITIVE_INFINITY });
   let line = 0;
   try {
     for await (const text of lines) {
@@ -383,6 +368,11 @@ export async function readCsv(
 
 let tmpCounter = 0;
 
+/** A temporary file beside `file`, named as {@link removeStaleTempFiles} recognises it (internal). */
+export function tempPathFor(file: string): string {
+  return join(dirname(file), `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
+}
+
 /** `.<name>.<pid>.<time>[.<n>].tmp`: the temporary files {@link writeFileAtomic} creates. */
 const TMP_NAME = /^\..+\.(\d+)\.(\d{10,})(?:\.\d+)?\.tmp$/;
 /** Directories this process has already swept for stale temporary files. */
@@ -430,22 +420,6 @@ function staleTempFiles(names: string[]): string[] {
   });
 }
 
-function sweepSync(dir: string): void {
-  let names: string[];
-  try {
-    names = readdirSync(dir);
-  } catch {
-    return;
-  }
-  for (const name of staleTempFiles(names)) {
-    try {
-      rmSync(join(dir, name), { force: true });
-    } catch {
-      // as removeStaleTempFiles
-    }
-  }
-}
-
 /**
  * Writes a file atomically: the data goes to a temporary file in the same directory, is fsync'd,
  * then renamed over the target. Readers never see a half-written file. Filesystem failures (EACCES, ENOTDIR,
@@ -463,7 +437,7 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     swept.add(dir);
     await removeStaleTempFiles(dir);
   }
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
+  const tmp = tempPathFor(file);
   let fh;
   try {
     fh = await open(tmp, 'w');
@@ -483,52 +457,6 @@ export async function writeFileAtomic(file: string, data: string | Uint8Array): 
     await rename(tmp, file);
   } catch (error) {
     await rm(tmp, { force: true });
-    throw FileSystemError.from(error, file);
-  }
-}
-
-/**
- * {@link writeFileAtomic} with blocking calls: the same temporary file, fsync, rename, sweep and errors, without a
- * thread-pool round trip per step (seven of them), which costs more than the steps themselves for the small files a
- * command writes as it starts or finishes. It blocks the event loop for the write and the fsync: not for large files
- * while other work is in flight.
- */
-export function writeFileAtomicSync(file: string, data: string | Uint8Array): void {
-  const dir = dirname(file);
-  try {
-    mkdirSync(dir, { recursive: true });
-  } catch (error) {
-    throw FileSystemError.from(error, dir, 'cannot create directory');
-  }
-  if (!swept.has(dir)) {
-    swept.add(dir);
-    sweepSync(dir);
-  }
-  const tmp = join(dir, `.${basename(file)}.${process.pid}.${Date.now()}.${tmpCounter++}.tmp`);
-  let fd: number;
-  try {
-    fd = openSync(tmp, 'w');
-  } catch (error) {
-    throw FileSystemError.from(error, file);
-  }
-  try {
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    for (let at = 0; at < bytes.length; ) at += writeSync(fd, bytes, at, bytes.length - at);
-    fsyncSync(fd);
-  } catch (error) {
-    try {
-      closeSync(fd);
-    } catch {
-      // the write failed already: that is the error to report
-    }
-    rmSync(tmp, { force: true });
-    throw FileSystemError.from(error, file);
-  }
-  closeSync(fd);
-  try {
-    renameSync(tmp, file);
-  } catch (error) {
-    rmSync(tmp, { force: true });
     throw FileSystemError.from(error, file);
   }
 }

@@ -16,8 +16,11 @@ import { csvLine, formatMarkdownTable, formatNumber, formatTable, percent } from
 import { UsageError, emit } from '../util';
 
 /** The benchmark's descriptor, found as `dialeval compare` finds it. */
-async function loadDescriptor(name: string, recompute?: string): Promise<{ benchmark: RunBenchmark; source: string }> {
-  return (await import('./compare')).loadRunBenchmark(name, recompute);
+async function loadDescriptor(
+  manifest: LoadedRun['manifest'],
+  opts: AgreementCommandOptions,
+): Promise<{ benchmark: RunBenchmark; source: string }> {
+  return (await import('./compare')).findRunBenchmark(manifest, opts);
 }
 
 async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
@@ -210,7 +213,7 @@ export async function runAgreement(dirs: string[], opts: AgreementCommandOptions
   if (dirs.length + humans.length < 2 || dirs.length === 0)
     throw new UsageError('agreement needs at least two judges: two run directories, or one and --human FILE');
   const runs = await loadRuns(dirs);
-  const { benchmark, source } = await loadDescriptor(runs[0]!.manifest.benchmark, opts.recompute);
+  const { benchmark, source } = await loadDescriptor(runs[0]!.manifest, opts);
   const extraJudges = await Promise.all(
     humans.map((file) => readHumanLabels(file, humans.length === 1 ? 'human' : `human ${basename(file)}`)),
   );

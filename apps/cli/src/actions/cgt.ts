@@ -9,6 +9,7 @@ import {
   evaluateCgt,
   formatReferenceOutput,
   formatReport,
+  runBenchmark,
 } from '@eval/cgt';
 import type { CgtCommandOptions } from '../flags/cgt';
 import { openRun, runRequested } from '../run-record';
@@ -227,6 +228,7 @@ async function writeCgtRun(
   const record = await cgtRun(evaluation, s);
   const run = await openRun(flags, {
     benchmark: record.benchmark,
+    descriptor: runBenchmark,
     variant: record.variant,
     system: record.system,
     input: evaluation.input,

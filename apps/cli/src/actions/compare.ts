@@ -1,67 +1,53 @@
 import { stat } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import {
+  type FoundRunBenchmark,
   type LoadedRun,
-  type RunBenchmark,
+  type RunBenchmarkRef,
   type RunComparison,
-  EvalError,
   compareRuns,
-  meanOfValues,
+  loadRunBenchmark,
   readRun,
+  runBenchmarkOf,
 } from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
 import { formatMarkdownTable } from '../format';
 import { UsageError, emit } from '../util';
 import { csvLine, formatNumber, formatTable } from '../format';
 
-/** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
-const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
-  cgt: () => import('@eval/cgt'),
-  multiwoz: () => import('@eval/multiwoz'),
-  scorekeeping: () => import('@eval/scorekeeping'),
-  'llm-judge': () => import('@eval/llm-judge'),
-  memory: () => import('@eval/memory'),
+/** How the CLI loads the benchmark packages it depends on itself (the built-in benchmarks). */
+const ownPackages = {
+  resolve: (name: string) => createRequire(import.meta.url).resolve(name),
+  import: (name: string) => import(name),
 };
 
-function isRunBenchmark(x: unknown): x is RunBenchmark {
-  return (
-    typeof x === 'object' &&
-    x !== null &&
-    typeof (x as RunBenchmark).recompute === 'function' &&
-    typeof (x as RunBenchmark).benchmark === 'string'
-  );
-}
-
-/** The recompute function for `name`: `--recompute MODULE`, else the benchmark package's `runBenchmark`, else the mean of item values. */
-export async function loadRunBenchmark(
-  name: string,
-  recompute?: string,
-): Promise<{ benchmark: RunBenchmark; source: string }> {
+/**
+ * The descriptor that recomputes a run's metrics: `--recompute MODULE`, else the one its run record names (see
+ * `loadRunBenchmark`: the user's project first, then the CLI's own packages). A run whose descriptor cannot be found
+ * is refused unless `fallbackItemMeans` (then the metrics are the means of the item values).
+ */
+export async function findRunBenchmark(
+  manifest: RunBenchmarkRef,
+  opts: { recompute?: string; fallbackItemMeans?: boolean } = {},
+): Promise<FoundRunBenchmark> {
+  const { recompute } = opts;
   if (recompute !== undefined) {
-    let mod: Record<string, unknown>;
+    let mod: unknown;
     try {
-      mod = (await import(pathToFileURL(resolve(recompute)).href)) as Record<string, unknown>;
+      mod = await import(pathToFileURL(resolve(recompute)).href);
     } catch (error) {
       throw new UsageError(`--recompute ${recompute}: cannot load the module (${(error as Error).message})`);
     }
-    const candidate = mod.runBenchmark ?? mod.default;
-    if (!isRunBenchmark(candidate))
+    const benchmark = runBenchmarkOf(mod) ?? runBenchmarkOf({ runBenchmark: (mod as { default?: unknown }).default });
+    if (!benchmark)
       throw new UsageError(
         `--recompute ${recompute}: the module exports no \`runBenchmark\` (or default) with \`benchmark\` and \`recompute\``,
       );
-    return { benchmark: candidate, source: recompute };
+    return { benchmark, source: recompute, fallback: false };
   }
-  const load = PACKAGES[name];
-  if (!load) return { benchmark: meanOfValues(name), source: 'mean of item values' };
-  const mod = await load();
-  if (!isRunBenchmark(mod.runBenchmark)) {
-    throw new EvalError(
-      'no_recompute',
-      `@eval/${name} exports no runBenchmark: this version cannot recompute its metrics from items`,
-    );
-  }
-  return { benchmark: mod.runBenchmark, source: `@eval/${name}` };
+  return loadRunBenchmark(manifest, { fallbackToItemMeans: opts.fallbackItemMeans === true, own: ownPackages });
 }
 
 async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
@@ -251,7 +237,7 @@ export async function runCompare(dirs: string[], opts: CompareCommandOptions): P
   const resamples = opts.resamples ?? 10_000;
   const seed = opts.seed ?? 0;
   const runs = await loadRuns(dirs);
-  const { benchmark, source } = await loadRunBenchmark(runs[0]!.manifest.benchmark, opts.recompute);
+  const { benchmark, source } = await findRunBenchmark(runs[0]!.manifest, opts);
   const comparison = compareRuns(runs, benchmark, {
     resamples,
     seed,

@@ -458,7 +458,6 @@ async function writeJudgeRun(a: {
         systemMessage: flags.systemMessage ?? 'reference',
       },
       packages: ['@eval/llm'],
-      durable: true,
     },
   );
   if (!run) return;

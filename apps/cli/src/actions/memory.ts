@@ -538,7 +538,6 @@ async function writeJudgeRun(
       ...aggregationRunOptions(flags),
     },
     packages: ['@eval/llm'],
-    durable: true,
   });
   if (!run) return;
   await run.addInput('run-artifact', artifact);

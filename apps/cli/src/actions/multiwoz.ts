@@ -16,6 +16,7 @@ import {
   multiwozRunResource,
   multiwozVariant,
   mwzevalResults,
+  runBenchmark,
 } from '@eval/multiwoz';
 import type { MultiwozCommandOptions, MultiwozCompareOptions } from '../flags/multiwoz';
 import { formatTable } from '../format';
@@ -159,6 +160,7 @@ export async function runMultiwoz(predictions: string, opts: MultiwozCommandOpti
   if (!runRequested(opts)) return;
   const run = await openRun(opts, {
     benchmark: MULTIWOZ_BENCHMARK,
+    descriptor: runBenchmark,
     variant: multiwozVariant({ normalization: opts.normalization, addSlotDomains: opts.addSlotDomains }),
     input: predictions,
     options: multiwozRunOptions(report, settings),

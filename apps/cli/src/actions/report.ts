@@ -14,7 +14,7 @@ import { runItemSchema } from '@eval/core/schemas';
 import { type ReportRun, writeReport } from '@eval/report';
 import type { ReportCommandOptions } from '../flags/report';
 import { UsageError } from '../util';
-import { loadRunBenchmark, progressOnTty } from './compare';
+import { findRunBenchmark, progressOnTty } from './compare';
 
 /** A run directory as the report shows it: finished runs through `readRun`; a directory without run.json as unfinished. */
 export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?: LoadedRun }> {
@@ -57,7 +57,10 @@ export async function loadReportRun(dir: string): Promise<ReportRun & { loaded?:
 async function withItemDetails(run: ReportRun & { loaded?: LoadedRun }): Promise<void> {
   const name = run.manifest?.benchmark ?? run.started?.benchmark;
   if (name === undefined || run.items.length === 0 || run.path === undefined) return;
-  const { benchmark } = await loadRunBenchmark(name);
+  // an unfinished run has no record naming its package: the built-in one of that name, if any
+  const { benchmark } = await findRunBenchmark(run.manifest ?? { benchmark: name, benchmarkPackage: `@eval/${name}` }, {
+    fallbackItemMeans: true,
+  });
   if (!benchmark.itemDetails) return;
   run.items = await benchmark.itemDetails(run.items, run.path, run.manifest ?? undefined);
 }
@@ -82,7 +85,7 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
   const notes: string[] = [];
   let comparison;
   if (runs.length > 1 && finished.length === runs.length) {
-    const { benchmark } = await loadRunBenchmark(finished[0]!.manifest.benchmark);
+    const { benchmark } = await findRunBenchmark(finished[0]!.manifest, opts);
     try {
       comparison = compareRuns(finished, benchmark, {
         resamples,

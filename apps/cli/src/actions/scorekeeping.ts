@@ -15,6 +15,7 @@ import {
   type PlayScorekeepingOptions,
   type ScorekeepingPlayResult,
   type ScorekeepingRunRecord,
+  runBenchmark,
 } from '@eval/scorekeeping';
 import type {
   ScorekeepingInstancesFlags,
@@ -277,8 +278,7 @@ async function writeRun(
     input,
     options: record.options,
     ...(extra.llm ? { packages: ['@eval/llm'] } : {}),
-    // played games are kept durably whatever the player: a model's were paid for
-    ...(record.dir !== undefined ? { durable: true } : {}),
+    descriptor: runBenchmark,
   });
   if (run) await record.writeTo(run, extra);
 }

@@ -40,6 +40,10 @@ export function registerAgreement(program: Command): void {
     .option('--seed <n>', 'seed of the resampling', integer('--seed', { min: 0 }), 0)
     .option('--metric <name>', 'recompute only this headline metric under each judge (repeatable)', collect)
     .option('--recompute <module>', 'an ES module exporting `runBenchmark` for a benchmark dialeval does not know')
+    .option(
+      '--fallback-item-means',
+      'when no descriptor can be found for the runs, recompute each metric as the mean of its item values',
+    )
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
     .action(async (runs: string[], opts: AgreementCommandOptions) => {
       const { runAgreement } = await import('../actions/agreement');

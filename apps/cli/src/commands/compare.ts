@@ -34,6 +34,10 @@ export function registerCompare(program: Command): void {
       '--recompute <module>',
       'an ES module exporting `runBenchmark` (a RunBenchmark) for a benchmark dialeval does not know',
     )
+    .option(
+      '--fallback-item-means',
+      "when the benchmark's descriptor cannot be found: compare the means of the item values instead of refusing",
+    )
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')
     .addOption(
       new Option(

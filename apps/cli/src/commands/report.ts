@@ -26,6 +26,10 @@ export function registerReport(program: Command): void {
     )
     .option('--all-pairs', 'several runs: compare every pair, not only each run against the first')
     .option('--force', 'several runs: compare runs of different variants anyway (the mismatch is shown)')
+    .option(
+      '--fallback-item-means',
+      "several runs, when the benchmark's descriptor cannot be found: compare the means of the item values instead of refusing",
+    )
     .action(async (runs: string[], opts: ReportCommandOptions) => {
       const { runReport } = await import('../actions/report');
       await runReport(runs, opts);

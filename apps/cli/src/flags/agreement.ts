@@ -14,5 +14,6 @@ export interface AgreementCommandOptions {
   seed: number;
   metric?: string[];
   recompute?: string;
+  fallbackItemMeans?: boolean;
   out?: string;
 }

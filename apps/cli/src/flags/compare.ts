@@ -8,6 +8,7 @@ export interface CompareCommandOptions {
   force?: boolean;
   metric?: string[];
   recompute?: string;
+  fallbackItemMeans?: boolean;
   out?: string;
   /** `.choices()` in the command: resample clusters (default, where items carry them) or items. */
   unit?: 'item' | 'cluster';

@@ -6,4 +6,5 @@ export interface ReportCommandOptions {
   seed: number;
   allPairs?: boolean;
   force?: boolean;
+  fallbackItemMeans?: boolean;
 }

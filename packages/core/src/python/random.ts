@@ -3,6 +3,7 @@
  * of CPython 3.11), bit-exact for: `seed(int)`, `seed(str)` (version 2), `random()`, `getrandbits(k)`,
  * `_randbelow(n)`, `randrange(n)`, `randint(a, b)`, `choice`, `sample` and `shuffle`.
  */
+import { createHash } from 'node:crypto';
 
 const N = 624;
 const M = 397;
@@ -36,10 +37,7 @@ export class PythonRandom {
     let n: bigint;
     if (typeof a === 'string') {
       const bytes = Buffer.from(a, 'utf8');
-      const all = Buffer.concat([
-        bytes,
-        process.getBuiltinModule('node:crypto').createHash('sha512').update(bytes).digest(),
-      ]);
+      const all = Buffer.concat([bytes, createHash('sha512').update(bytes).digest()]);
       n = BigInt(`0x${all.toString('hex')}`);
     } else n = typeof a === 'bigint' ? a : BigInt(a);
     if (n < 0n) n = -n;

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
@@ -121,14 +122,9 @@ export interface FetchResourceResult {
   downloaded: boolean;
 }
 
-/** sha256 (hex) of bytes: node's one-shot `crypto.hash` where it exists (node >= 20.12), else a Hash. */
+/** sha256 (hex) of bytes. */
 export function sha256Hex(data: Uint8Array): string {
-  const crypto = process.getBuiltinModule('node:crypto') as typeof import('node:crypto') & {
-    hash?: (algorithm: string, data: Uint8Array, encoding: 'hex') => string;
-  };
-  return typeof crypto.hash === 'function'
-    ? crypto.hash('sha256', data, 'hex')
-    : crypto.createHash('sha256').update(data).digest('hex');
+  return createHash('sha256').update(data).digest('hex');
 }
 
 export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = DEFAULT_RESOURCE_MIRROR): string {
@@ -139,12 +135,7 @@ export function resourceFileUrl(set: ResourceSet, file: ResourceFile, mirror = D
 
 /** Git blob id of `data` (sha1 of `"blob <size>\0" + data`, as `git hash-object` computes it). */
 export function gitBlobSha1(data: Uint8Array): string {
-  return process
-    .getBuiltinModule('node:crypto')
-    .createHash('sha1')
-    .update(`blob ${data.byteLength}\0`)
-    .update(data)
-    .digest('hex');
+  return createHash('sha1').update(`blob ${data.byteLength}\0`).update(data).digest('hex');
 }
 
 /** Throws when a file of the set has no checksum to verify it against (nothing is downloaded then). */

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { InputError } from '../errors';
 import { clusterIndex, krippendorffAlpha } from '../stats';
-import { type JudgeLabels, type LoadedRun, compareRuns, judgeAgreement, labelAgreement, meanOfValues } from './index';
+import { type JudgeLabels, type LoadedRun, compareRuns, judgeAgreement, labelAgreement, meanOfValues } from '../index';
 import type { RunBenchmark, RunItem, RunManifest } from './schema';
 
 function run(dir: string, items: RunItem[], extra: Partial<RunManifest> = {}): LoadedRun {

@@ -84,8 +84,8 @@ export async function readRun(dir: string): Promise<LoadedRun> {
     lineOf.set(value.id, line);
     items.push(value);
   }
-  // run.json is written after items.jsonl: fewer items than it counts is a file cut short (a run written without
-  // fsync when the power went, a copy broken off) or edited, never a run to compare
+  // run.json is written after items.jsonl: fewer items than it counts is a file cut short (a copy broken off) or
+  // edited, never a run to compare
   if (items.length !== manifest.counts.items) {
     throw new InputError(
       `has ${items.length} item line(s) where run.json's counts.items is ${manifest.counts.items}: the run is damaged (cut short or edited); write it again`,

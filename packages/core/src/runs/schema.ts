@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { RUN_SCHEMA_VERSION } from './version';
 
 /**
- * The run record (spec `runs.md` sections 1-3): `run.json` (the manifest, {@link runManifestSchema}) and
+ * The run record: `run.json` (the manifest, {@link runManifestSchema}) and
  * `items.jsonl` (one {@link RunItem} per evaluated unit) in one directory, beside the benchmark's native outputs.
  *
  * `schemaVersion` is bumped on any incompatible change; readers refuse a version they do not know.

@@ -1,5 +1,5 @@
 /**
- * The run record's `schemaVersion` (spec `runs.md` section 2), bumped on any incompatible change; readers refuse a
+ * The run record's `schemaVersion`, bumped on any incompatible change; readers refuse a
  * version they do not know. Kept apart from the zod schemas (`@eval/core/schemas`) so that `@eval/core` loads
  * without zod.
  */

@@ -9,7 +9,9 @@ import {
 } from '../../../../../test-support/reference-data';
 import { normalizeResponse } from '../normalize';
 import { mosesDetokenize, mosesTokenize } from './moses';
-import * as generated from './perluniprops.generated';
+import { IsAlnum, IsAlpha, IsLower, IsN, IsSc, IsSo } from './perluniprops.generated';
+
+const generated = { IsAlnum, IsAlpha, IsLower, IsN, IsSc, IsSo };
 
 const SACREMOSES = referencePath('multiwoz/data/sacremoses');
 const SHARED = referencePath('multiwoz');
