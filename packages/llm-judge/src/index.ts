@@ -1,7 +1,7 @@
-export { METHODS, JUDGE_METHODS, isJudgeMethod, methodRoles } from './methods';
-export type { JudgeMethod, MethodInfo, TemplateRole } from './methods';
-export { SLOTS, NUMERICAL_SLOT_VALUES, DEFAULT_SCHEMA, slotSchema } from './slots';
-export type { SlotSchema } from './slots';
+export { METHODS, JUDGE_METHODS, isJudgeMethod, methodRoles } from './internal/methods';
+export type { JudgeMethod, MethodInfo, TemplateRole } from './internal/methods';
+export { SLOTS, NUMERICAL_SLOT_VALUES, DEFAULT_SCHEMA, slotSchema } from './internal/slots';
+export type { SlotSchema } from './internal/slots';
 export {
   checkRecordOrder,
   groupByDialogue,
@@ -11,10 +11,10 @@ export {
   recordToJson,
   serializeTurnRecords,
   splitFlag,
-} from './records';
-export type { ReadRecordsOptions, SlotValues, TurnRecord, TurnRecordJson } from './records';
-export { TEMPLATE_FILES, TEMPLATE_FIELDS, TEMPLATE_RESOURCE, checkTemplate, loadTemplates } from './templates';
-export type { LoadTemplatesOptions, PromptTemplate } from './templates';
+} from './internal/records';
+export type { ReadRecordsOptions, SlotValues, TurnRecord, TurnRecordJson } from './internal/records';
+export { TEMPLATE_FILES, TEMPLATE_FIELDS, TEMPLATE_RESOURCE, checkTemplate, loadTemplates } from './internal/templates';
+export type { LoadTemplatesOptions, PromptTemplate } from './internal/templates';
 export {
   REFERENCE_MODEL,
   REFERENCE_SYSTEM_MESSAGE,
@@ -24,8 +24,8 @@ export {
   judgeMessages,
   promptFields,
   renderPrompt,
-} from './render';
-export { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
+} from './internal/render';
+export { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './internal/parse';
 export type {
   AccuracyParse,
   CompletenessParse,
@@ -33,8 +33,8 @@ export type {
   ParseFailureOutcome,
   ParsedVia,
   SingleStepParse,
-} from './parse';
-export { integrateSingleStep, integrateTwoStep } from './integrate';
+} from './internal/parse';
+export { integrateSingleStep, integrateTwoStep } from './internal/integrate';
 export type {
   FailureStage,
   IntegrateOptions,
@@ -45,7 +45,7 @@ export type {
   TurnFailure,
   TurnJudgement,
   TwoStepOutputs,
-} from './integrate';
+} from './internal/integrate';
 export {
   computeMetrics,
   judgeTurns,
@@ -62,10 +62,10 @@ export {
   evaluateOutputs,
   evaluationToJson,
   readOutputFiles,
-} from './evaluate';
-export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './evaluate';
-export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './recorded';
-export type { OutputEntry, PromptCheck, PromptMismatch } from './recorded';
+} from './internal/evaluate';
+export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './internal/evaluate';
+export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './internal/recorded';
+export type { OutputEntry, PromptCheck, PromptMismatch } from './internal/recorded';
 export {
   convertRawPredictions,
   convertStatePredictions,
@@ -79,7 +79,7 @@ export {
   readDialogueSource,
   tradeSlotName,
   updateState,
-} from './convert';
+} from './internal/convert';
 export type {
   ConversionResult,
   ConversionWarnings,
@@ -87,20 +87,20 @@ export type {
   SourceDialogue,
   SourceTurn,
   StatePredictions,
-} from './convert';
-export { humanCheck, readHumanJudgements } from './meta';
-export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './meta';
-export { isConfigurationError, runJudge } from './run';
-export type { CallFailure, CallStage, JudgeRun, RunJudgeOptions } from './run';
-export { importRecordedOutputs } from './import';
-export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './import';
-export { pythonFormat } from './python';
-export { evalPythonLiteral, PythonEvalError } from './python';
-export { parseJsonPy, stringifyJson } from './json';
-export { PyDict, PySet, PyTuple, PyOpaque, pythonRepr, toPlain } from './python';
-export type { PyValue } from './python';
-export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './convert';
-export { loadMultiwozDialogues } from './multiwoz-source';
-export type { MultiwozSourceOptions } from './multiwoz-source';
+} from './internal/convert';
+export { humanCheck, readHumanJudgements } from './internal/meta';
+export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './internal/meta';
+export { isConfigurationError, runJudge } from './internal/run';
+export type { CallFailure, CallStage, JudgeRun, RunJudgeOptions } from './internal/run';
+export { importRecordedOutputs } from './internal/import';
+export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './internal/import';
+export { pythonFormat } from './internal/python';
+export { evalPythonLiteral, PythonEvalError } from './internal/python';
+export { parseJsonPy, stringifyJson } from './internal/json';
+export { PyDict, PySet, PyTuple, PyOpaque, pythonRepr, toPlain } from './internal/python';
+export type { PyValue } from './internal/python';
+export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './internal/convert';
+export { loadMultiwozDialogues } from './internal/multiwoz-source';
+export type { MultiwozSourceOptions } from './internal/multiwoz-source';
 export { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
 export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';

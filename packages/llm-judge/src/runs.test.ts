@@ -5,9 +5,9 @@ import { compareRuns, readRun, startRun } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { evaluateOutputFiles, evaluateOutputs, readOutputFiles } from './evaluate';
-import type { JudgeMethod } from './methods';
-import { readOutputEntries } from './recorded';
+import { evaluateOutputFiles, evaluateOutputs, readOutputFiles } from './internal/evaluate';
+import type { JudgeMethod } from './internal/methods';
+import { readOutputEntries } from './internal/recorded';
 import { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
 
 const SLICE = referencePath('llm-judge/slice');

@@ -6,10 +6,10 @@ import {
   resolveRunLocation,
   runLocation,
 } from '@eval/core';
-import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
+import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './internal/evaluate';
 import { percent, ruleJointOf } from './metrics';
-import { readOutputEntries, type OutputEntry } from './recorded';
-import type { SlotValues, TurnRecord } from './records';
+import { readOutputEntries, type OutputEntry } from './internal/recorded';
+import type { SlotValues, TurnRecord } from './internal/records';
 
 /** The options of an evaluation that change its numbers, with their defaults (the reference's behaviour). */
 const DEFAULTS = {

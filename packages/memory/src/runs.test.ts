@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runItemSchema } from '@eval/core/schemas';
 import { expect, it } from 'vitest';
-import { aggregateEvalResults } from './aggregate';
-import { recordsFromJson } from './files';
+import { aggregateEvalResults } from './metrics';
+import { recordsFromJson } from './internal/files';
 import { memoryRunItems, memoryRunMetrics, memoryRunVariant, runBenchmark } from './runs';
-import { SHARED_MEMORY, describeMemory } from './test/shared';
+import { SHARED_MEMORY, describeMemory } from './internal/test/shared';
 
 interface Fixture {
   records: unknown;

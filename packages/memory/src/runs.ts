@@ -3,8 +3,8 @@
  * figures of `overall_score`, and the {@link runBenchmark} that recomputes them from items.
  */
 import type { RunBenchmark, RunItem, RunMetric } from '@eval/core';
-import { aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
-import type { AccuracyRecord, EvalRecords, IntegrityRecord, QaRecord, UpdateRecord } from './schema';
+import { aggregateEvalResults, type AggregateOptions, type OverallScore } from './metrics';
+import type { AccuracyRecord, EvalRecords, IntegrityRecord, QaRecord, UpdateRecord } from './internal/schema';
 
 /** What changes the numbers of a HaluMem aggregate, besides the judged records themselves. */
 export interface MemoryVariantOptions {
