@@ -1,106 +1,53 @@
-export { METHODS, JUDGE_METHODS, isJudgeMethod, methodRoles } from './internal/methods';
+// The run record: the benchmark's name, its descriptor for `compare`/`runs`/`report`, items and metrics of a run
+export {
+  LLM_JUDGE_BENCHMARK,
+  llmJudgeRunItems,
+  llmJudgeRunMetrics,
+  llmJudgeRunSetup,
+  recompute,
+  runBenchmark,
+} from './runs';
+export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';
+
+// The methods and their templates
+export { JUDGE_METHODS, METHODS, isJudgeMethod, methodRoles } from './internal/methods';
 export type { JudgeMethod, MethodInfo, TemplateRole } from './internal/methods';
-export { SLOTS, NUMERICAL_SLOT_VALUES, DEFAULT_SCHEMA, slotSchema } from './internal/slots';
-export type { SlotSchema } from './internal/slots';
-export {
-  checkRecordOrder,
-  groupByDialogue,
-  readTurnRecords,
-  recordFromJson,
-  recordFromPy,
-  recordToJson,
-  serializeTurnRecords,
-  splitFlag,
-} from './internal/records';
-export type { ReadRecordsOptions, SlotValues, TurnRecord, TurnRecordJson } from './internal/records';
-export { TEMPLATE_FILES, TEMPLATE_FIELDS, TEMPLATE_RESOURCE, checkTemplate, loadTemplates } from './internal/templates';
+export { TEMPLATE_RESOURCE, loadTemplates } from './internal/templates';
 export type { LoadTemplatesOptions, PromptTemplate } from './internal/templates';
-export {
-  REFERENCE_MODEL,
-  REFERENCE_SYSTEM_MESSAGE,
-  REFERENCE_TEMPERATURE,
-  SKIPPED_ACCURACY_OUTPUT,
-  historyObject,
-  judgeMessages,
-  promptFields,
-  renderPrompt,
-} from './internal/render';
-export { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './internal/parse';
-export type {
-  AccuracyParse,
-  CompletenessParse,
-  ParseFailure,
-  ParseFailureOutcome,
-  ParsedVia,
-  SingleStepParse,
-} from './internal/parse';
-export { integrateSingleStep, integrateTwoStep } from './internal/integrate';
-export type {
-  FailureStage,
-  IntegrateOptions,
-  IntegrationResult,
-  OnParseFailure,
-  SingleStepOutputs,
-  TrackedSets,
-  TurnFailure,
-  TurnJudgement,
-  TwoStepOutputs,
-} from './internal/integrate';
-export {
-  computeMetrics,
-  judgeTurns,
-  percent,
-  ruleJudgements,
-  ruleMetrics,
-  ruleTurnLabel,
-  stateMatches,
-} from './metrics';
-export type { JudgedTurn, JudgeMetrics, MetricOptions, RuleJoint, RuleMetrics, RuleNormalization } from './metrics';
-export {
-  evaluateIntegration,
-  evaluateOutputFiles,
-  evaluateOutputs,
-  evaluationToJson,
-  readOutputFiles,
-} from './internal/evaluate';
+
+// Reading inputs: per-turn records, judge outputs
+export { readJudgeInput } from './internal/workflow';
+export type { JudgeInput, JudgeInputSource } from './internal/workflow';
+export { readTurnRecords, recordFromJson, serializeTurnRecords } from './internal/records';
+export type { SlotValues, TurnRecord, TurnRecordJson } from './internal/records';
+export { readOutputEntries } from './internal/recorded';
+export type { OutputEntry } from './internal/recorded';
+
+// The metrics
+export { evaluateOutputFiles, evaluateOutputs, evaluationToJson, readOutputFiles } from './internal/evaluate';
 export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './internal/evaluate';
-export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './internal/recorded';
-export type { OutputEntry, PromptCheck, PromptMismatch } from './internal/recorded';
+export { ruleMetrics } from './metrics';
+export type { JudgeMetrics, RuleMetrics } from './metrics';
+
+// Judging with an LLM, importing recorded runs, reporting
+export { runJudge } from './internal/run';
+export type { CallFailure, JudgeRun, RunJudgeOptions } from './internal/run';
 export {
-  convertRawPredictions,
-  convertStatePredictions,
-  dialogueKey,
-  dialoguesFromRecords,
-  dialoguesFromTrade,
-  fixGeneralLabelError,
-  fixSlotValue,
-  fixTimeLabel,
-  parseRawPredictions,
-  readDialogueSource,
-  tradeSlotName,
-  updateState,
-} from './internal/convert';
+  findJudgeOutputs,
+  judgeReportJson,
+  judgeResultJson,
+  judgeToDirectory,
+  reportJudgeOutputs,
+} from './internal/workflow';
 export type {
-  ConversionResult,
-  ConversionWarnings,
-  RawPrediction,
-  SourceDialogue,
-  SourceTurn,
-  StatePredictions,
-} from './internal/convert';
-export { humanCheck, readHumanJudgements } from './internal/meta';
-export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './internal/meta';
-export { isConfigurationError, runJudge } from './internal/run';
-export type { CallFailure, CallStage, JudgeRun, RunJudgeOptions } from './internal/run';
+  JudgeDirectoryOptions,
+  JudgeDirectoryResult,
+  JudgedDirectory,
+  JudgeOutputSource,
+  JudgeReport,
+  JudgeReportOptions,
+  JudgeRunRecord,
+} from './internal/workflow';
 export { importRecordedOutputs } from './internal/import';
 export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './internal/import';
-export { pythonFormat } from './internal/python';
-export { evalPythonLiteral, PythonEvalError } from './internal/python';
-export { parseJsonPy, stringifyJson } from './internal/json';
-export { PyDict, PySet, PyTuple, PyOpaque, pythonRepr, toPlain } from './internal/python';
-export type { PyValue } from './internal/python';
-export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './internal/convert';
-export { loadMultiwozDialogues } from './internal/multiwoz-source';
-export type { MultiwozSourceOptions } from './internal/multiwoz-source';
-export { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
-export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';
+export type { HumanCheckResult, HumanCheckRow } from './internal/meta';
