@@ -1,28 +1,10 @@
 /**
- * The HaluMem reference's conventions on top of `@eval/core/python`: values read by `JSON.parse` (integral numbers
- * are ints), `int()` of a JSON value as a result, truthiness, `str.format` errors as `EvalError`s and the
- * `json.dump(..., indent=4)` number typing of its result files.
+ * This package's binding of `@eval/core/python` to the HaluMem reference's conventions: values read by `JSON.parse`
+ * (integral numbers print as ints), `str.format` errors as `EvalError`s and the `json.dump(..., indent=4)` number
+ * typing of its result files. Every Python behaviour itself is core's.
  */
 import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr } from '@eval/core';
-import {
-  FormatError,
-  PY_WHITESPACE,
-  PythonValueError,
-  pyInt as corePyInt,
-  pyStrip,
-  pythonFormat,
-} from '@eval/core/python';
-
-/** Python's whitespace and `str.strip()`: `@eval/core/python`'s (re-exported for this package's public API). */
-export { PY_WHITESPACE, pyStrip };
-
-/** Python truthiness of a JSON value: `None`, `False`, `0`, `""`, `[]` and `{}` are false. */
-export function pyTruthy(value: unknown): boolean {
-  if (value === undefined || value === null || value === false || value === 0 || value === '') return false;
-  if (Array.isArray(value)) return value.length > 0;
-  if (typeof value === 'object') return Object.keys(value as object).length > 0;
-  return true;
-}
+import { FormatError, pythonFormat } from '@eval/core/python';
 
 /**
  * Python `str()` of a JSON value: strings as is, `None`/`True`/`False`, lists and dicts by `repr`. Integral numbers
@@ -43,34 +25,6 @@ export function pyFormat(template: string, fields: Record<string, unknown>): str
     if (error instanceof FormatError) throw new EvalError('template_error', error.message);
     throw error;
   }
-}
-
-/** Result of {@link pyInt}: the integer, or why Python's `int()` would raise. */
-export type PyIntResult = { ok: true; value: number } | { ok: false; error: string };
-
-/**
- * Python's `int(x)` applied to a JSON value: ints pass, floats truncate toward zero, booleans give 1/0,
- * strings convert as `@eval/core/python`'s `pyInt` (CPython `int(str)`: Unicode decimal digits, one sign, single
- * underscores between digits, surrounding whitespace except U+001C..U+001F); anything else (`"2.0"`, `"2|1|0"`, `None`, lists, dicts) raises.
- */
-export function pyInt(value: unknown): PyIntResult {
-  if (typeof value === 'boolean') return { ok: true, value: value ? 1 : 0 };
-  if (typeof value === 'number') {
-    if (!Number.isFinite(value)) return { ok: false, error: `cannot convert float ${value} to integer` };
-    const t = Math.trunc(value);
-    return { ok: true, value: t === 0 ? 0 : t };
-  }
-  if (typeof value === 'string') {
-    try {
-      const n = Number(corePyInt(value));
-      return { ok: true, value: n === 0 ? 0 : n };
-    } catch (error) {
-      if (error instanceof PythonValueError) return { ok: false, error: error.message };
-      throw error;
-    }
-  }
-  const type = value === null || value === undefined ? 'NoneType' : Array.isArray(value) ? 'list' : 'dict';
-  return { ok: false, error: `int() argument must be a string, a bytes-like object or a real number, not '${type}'` };
 }
 
 /**
