@@ -8,7 +8,14 @@ import { describeWithReferenceData, referencePath } from '../../../test-support/
 import { evaluateOutputFiles, evaluateOutputs, readOutputFiles } from './internal/evaluate';
 import type { JudgeMethod } from './internal/methods';
 import { readOutputEntries } from './internal/recorded';
-import { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, recompute, runBenchmark } from './runs';
+import {
+  llmJudgeRunItems,
+  llmJudgeRunMetrics,
+  llmJudgeRunSetup,
+  llmJudgeRunVariant,
+  recompute,
+  runBenchmark,
+} from './runs';
 
 const SLICE = referencePath('llm-judge/slice');
 const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
@@ -271,7 +278,8 @@ describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
       async function keep(dir: string, file: string, system: string) {
         const outputs = await readOutputFiles('direct', [file]);
         const evaluation = evaluateOutputs('direct', outputs);
-        const run = await startRun(dir, { benchmark: 'llm-judge', variant: llmJudgeRunVariant('direct'), system });
+        const { benchmark, variant, options } = llmJudgeRunSetup('direct');
+        const run = await startRun(dir, { benchmark, variant, options, system });
         await run.addInput('outputs', file);
         run.addArtifact(file, 'llm-dst-eval-output');
         await run.finish({

@@ -44,6 +44,8 @@ export type {
   SessionInput,
 } from './internal/system';
 export { loadMemorySystem } from './internal/workflow';
+export { loadAnswerPrompts, renderAnswerPrompt, renderContextTemplate } from './internal/answer-prompts';
+export type { AnswerPromptSystem, HaluMemAnswerPrompts } from './internal/answer-prompts';
 export type { LoadedMemorySystem, LoadMemorySystemOptions } from './internal/workflow';
 export { ExtractRetrieveBaseline, FullContextBaseline } from './internal/baselines/index';
 export type { ExtractRetrieveOptions, FullContextOptions } from './internal/baselines/index';
