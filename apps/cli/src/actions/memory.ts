@@ -197,26 +197,10 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
         aggregate: aggregateOptions(flags),
         onUser: (e) => stderr(judgeUserLines(e, { status: tty() || e.status !== 'judged' })),
       });
-      const summary = {
-        artifact: resolve(artifact),
-        out: result.out,
-        workDir: result.workDir,
-        complete: result.complete,
-        dryRun: llm.dryRun,
-        routing,
-        users: result.users,
-        failedJudgements: result.failedJudgements,
-        callFailures: result.users.flatMap((u) =>
-          u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error })),
-        ),
-        llm: llm.usage(),
-        runs: result.summaries,
-        ...(result.overall ? { overall_score: result.overall } : {}),
-      };
+      const { summary, dryRun, error } = describeJudgeRun(result, llm, { artifact, routing });
       if (flags.summary) await writeJsonAtomic(flags.summary, summary);
-      const described = describeJudgeRun(result, { dryRun: llm.dryRun, model: llmOptions.model });
-      if (described.dryRun !== undefined) return emit(described.dryRun);
-      if (described.error) throw described.error;
+      if (dryRun !== undefined) return emit(dryRun);
+      if (error) throw error;
       const overall = result.overall!;
       const repeatStats = result.repeatOverall
         ? memoryRepeatStats([overall, ...result.repeatOverall], result.labels ?? [])

@@ -7,6 +7,7 @@ import { existsSync, statSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { type ChatModel, EvalError, InputError, type ReadOptions } from '@eval/core';
+import type { Llm } from '@eval/llm';
 import type { OverallScore, TimeConsuming } from '../metrics';
 import { ANSWER_PROMPT_SYSTEMS, type AnswerPromptSystem, loadAnswerPrompts } from './answer-prompts';
 import { ExtractRetrieveBaseline } from './baselines/extract-retrieve';
@@ -217,14 +218,32 @@ export function judgeUserLines(e: UserEvent, options: { status: boolean }): stri
 }
 
 /**
- * A judge run in words: for a dry run, its estimate (`dryRun`); for a run that did not finish, the error to raise
- * (`error`: budget, failed calls, interruption; the finished judgements are kept for the next run).
+ * A judge run in words: what a summary file records of it (`summary`: the artifact, the files, each user's outcome,
+ * failed calls, usage, `overall_score`); for a dry run, its estimate (`dryRun`); for a run that did not finish, the
+ * error to raise (`error`: budget, failed calls, interruption; the finished judgements are kept for the next run).
  */
 export function describeJudgeRun(
   result: JudgeRunResult,
-  llm: { dryRun: boolean; model: string },
-): { dryRun?: string; error?: EvalError } {
-  const model = llm.model;
+  llm: Pick<Llm, 'dryRun' | 'options' | 'usage'>,
+  run: { artifact: string; routing: string },
+): { summary: Record<string, unknown>; dryRun?: string; error?: EvalError } {
+  const model = llm.options.model;
+  const summary = {
+    artifact: resolve(run.artifact),
+    out: result.out,
+    workDir: result.workDir,
+    complete: result.complete,
+    dryRun: llm.dryRun,
+    routing: run.routing,
+    users: result.users,
+    failedJudgements: result.failedJudgements,
+    callFailures: result.users.flatMap((u) =>
+      u.callFailures.map((f) => ({ uuid: u.uuid, user: u.userName, item: f.id, error: f.error })),
+    ),
+    llm: llm.usage(),
+    runs: result.summaries,
+    ...(result.overall ? { overall_score: result.overall } : {}),
+  };
   if (llm.dryRun) {
     const dry = result.summaries.filter((s) => s.dryRun);
     const sum = (which: 'realistic' | 'upper', f: 'calls' | 'promptTokens' | 'completionTokens' | 'cost') =>
@@ -235,6 +254,7 @@ export function describeJudgeRun(
     const line = (which: 'realistic' | 'upper') =>
       `${which === 'realistic' ? 'realistic' : 'upper bound'}: ${sum(which, 'calls')} calls, ~${sum(which, 'promptTokens')} prompt + ~${sum(which, 'completionTokens')} completion tokens, ${usd(sum(which, 'cost'))}${first ? ` (${first[which].explanation})` : ''}`;
     return {
+      summary,
       dryRun: [
         `dry run: ${result.users.filter((u) => u.status !== 'cached').length} user(s) planned, nothing judged or written`,
         line('realistic'),
@@ -242,13 +262,14 @@ export function describeJudgeRun(
       ].join('\n'),
     };
   }
-  if (result.complete && result.overall) return {};
+  if (result.complete && result.overall) return { summary };
   const stopped = result.summaries.some((s) => s.stoppedByBudget)
     ? 'stopped by --max-cost'
     : result.callFailures > 0
       ? `incomplete: ${result.callFailures} judgement call(s) failed after every retry (not scored)`
       : 'interrupted';
   return {
+    summary,
     error: new EvalError(
       'judge_incomplete',
       `judging ${stopped}: no stat result written; finished judgements are kept in ${result.workDir}; run the same command again to resume (it retries exactly the failed and missing judgements)`,
