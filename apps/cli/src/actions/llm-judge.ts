@@ -23,6 +23,7 @@ import {
   reportJudgeOutputs,
   serializeTurnRecords,
   type EvaluateOptions,
+  type ImportFileReport,
   type JudgeRunRecord,
   type MethodEvaluation,
 } from '@eval/llm-judge';
@@ -52,19 +53,7 @@ const evaluateOptions = (f: LlmJudgeMetricFlags): EvaluateOptions => ({
 
 const warn = (line: string) => process.stderr.write(`dialeval llm-judge: ${line}\n`);
 
-const METRIC_HEADER = [
-  'method',
-  'turns',
-  'skipped',
-  'TSA',
-  'TSA M21',
-  'TSA M24',
-  'coh. M21',
-  'coh. M24',
-  'GPT-JGA',
-  'JGA M21',
-  'JGA M24',
-];
+const METRIC_HEADER = 'method|turns|skipped|TSA|TSA M21|TSA M24|coh. M21|coh. M24|GPT-JGA|JGA M21|JGA M24'.split('|');
 
 /** A method's row: its run metrics as the run record declares them (percent points, two decimals), `—` for none. */
 function metricRow(e: MethodEvaluation): string[] {
@@ -188,6 +177,11 @@ function repeatTable(method: string, stats: RepeatStats): string {
 // import
 // ---------------------------------------------------------------------------------------------------------------
 
+/** The fields of a file's import report, in the table's order. */
+const IMPORT_COLUMNS = 'file role entries verified placeholders failedCalls written unchanged replaced'.split(
+  ' ',
+) as Array<keyof ImportFileReport>;
+
 export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags): Promise<void> {
   const templates = await loadTemplates(flags.role ? [flags.role] : 'all', {
     dir: flags.templates,
@@ -210,17 +204,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
     [
       formatTable(
         ['file', 'role', 'entries', 'verified', 'placeholders', 'failed calls', 'written', 'unchanged', 'replaced'],
-        result.files.map((f) => [
-          f.file,
-          f.role,
-          f.entries,
-          f.verified,
-          f.placeholders,
-          f.failedCalls,
-          f.written,
-          f.unchanged,
-          f.replaced,
-        ]),
+        result.files.map((f) => IMPORT_COLUMNS.map((k) => f[k])),
       ),
       '',
       flags.verifyOnly

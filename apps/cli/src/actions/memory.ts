@@ -228,20 +228,7 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
   );
 }
 
-const REPEAT_COLUMNS = [
-  'R',
-  'weightedR',
-  'targetP',
-  'acc',
-  'FMR',
-  'F1',
-  'updateC',
-  'updateH',
-  'updateO',
-  'qaC',
-  'qaH',
-  'qaO',
-];
+const REPEAT_COLUMNS = 'R weightedR targetP acc FMR F1 updateC updateH updateO qaC qaH qaO'.split(' ');
 
 type RepeatStats = { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement };
 
