@@ -12,7 +12,7 @@ export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';
 // The methods and their templates
 export { JUDGE_METHODS, METHODS, isJudgeMethod, methodRoles } from './internal/methods';
 export type { JudgeMethod, MethodInfo, TemplateRole } from './internal/methods';
-export { TEMPLATE_RESOURCE, loadTemplates } from './internal/templates';
+export { loadTemplates } from './internal/templates';
 export type { LoadTemplatesOptions, PromptTemplate } from './internal/templates';
 
 // Reading inputs: per-turn records, judge outputs

@@ -1,16 +1,6 @@
-import { existsSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
+import { join, resolve } from 'node:path';
+import { EvalError, FileDigests, type ReadOptions, type RunLlm, writeFileAtomic, writeJsonAtomic } from '@eval/core';
 import {
-  EvalError,
-  FileDigests,
-  type ReadOptions,
-  type RunLlm,
-  type RunWriter,
-  writeFileAtomic,
-  writeJsonAtomic,
-} from '@eval/core';
-import {
-  TEMPLATE_RESOURCE,
   findJudgeOutputs,
   importRecordedOutputs,
   judgeReportJson,
@@ -103,24 +93,11 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       }
       const e = judged.run.evaluation;
       // the output directory is the run (unless --run names another); its record is of calls that were paid for
-      await writeRun(
-        { run: flags.run ?? resolve(flags.out), system: flags.system },
-        judged.record,
-        digests,
-        async (run) => {
-          const sources = Object.values(templates)
-            .map((t) => t.source)
-            .filter((s) => existsSync(s));
-          if (sources.length > 0)
-            run.addResource(
-              await describeResource(TEMPLATE_RESOURCE, dirname(sources[0]!), flags.templates !== undefined),
-            );
-          return runLlmRecord(llm, {
-            sampling: { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens },
-            pricesFile: flags.prices,
-          });
-        },
-      );
+      const sampling = { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens };
+      await writeRun({ run: flags.run ?? resolve(flags.out), system: flags.system }, judged.record, digests, {
+        resourceFromFlag: flags.templates !== undefined,
+        llm: () => runLlmRecord(llm, { sampling, pricesFile: flags.prices }),
+      });
       if (flags.summary) await writeJsonAtomic(flags.summary, judged.summary);
       for (const line of judged.warnings) warn(line);
       if (flags.format === 'json') return emit(judgeResultJson(judged));
@@ -304,14 +281,19 @@ async function writeRun(
   flags: RunFlags,
   record: JudgeRunRecord,
   digests: FileDigests | undefined,
-  llm?: (run: RunWriter) => Promise<RunLlm>,
+  more: { resourceFromFlag?: boolean; llm?: () => Promise<RunLlm> } = {},
 ): Promise<void> {
-  const run = await openRun(flags, { ...record.init, ...(llm ? { packages: ['@eval/llm'], durable: true } : {}) });
+  const run = await openRun(flags, { ...record.init, ...(more.llm ? { packages: ['@eval/llm'], durable: true } : {}) });
   if (!run) return;
   for (const { role, path } of record.inputs) await run.addInput(role, path, digests);
-  const described = llm ? await llm(run) : undefined;
+  const { resource } = record;
+  if (resource) run.addResource(await describeResource(resource.name, resource.dir, more.resourceFromFlag === true));
   for (const { path, format } of record.artifacts) run.addArtifact(path, format);
-  await run.finish({ items: record.items(run.dir), metrics: record.metrics, ...(described ? { llm: described } : {}) });
+  await run.finish({
+    items: record.items(run.dir),
+    metrics: record.metrics,
+    ...(more.llm ? { llm: await more.llm() } : {}),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------------------------

@@ -39,7 +39,7 @@ import { loadMultiwozDialogues } from './multiwoz-source';
 import { serializeOutputEntries } from './recorded';
 import { readTurnRecords, type TurnRecord } from './records';
 import { runJudge, type CallFailure, type JudgeRun } from './run';
-import type { PromptTemplate } from './templates';
+import { type PromptTemplate, TEMPLATE_RESOURCE } from './templates';
 import type { TemplateRole } from './methods';
 
 /** File stem of a method's outputs (`ours_acc_outputs.json`, `twodim_cot_comp_outputs.json`, `direct_outputs.json`). */
@@ -63,6 +63,8 @@ const usage = (message: string) => new EvalError('usage_error', message);
 export interface JudgeRunRecord {
   init: ReturnType<typeof llmJudgeRunSetup> & { input?: string };
   inputs: Array<{ role: string; path: string }>;
+  /** The resource set the run read (the templates' directory), when it read files of one. */
+  resource?: { name: string; dir: string };
   artifacts: Array<{ path: string; format: string }>;
   metrics: Record<string, RunMetric>;
   items(runDir: string): RunItem[];
@@ -78,6 +80,7 @@ function runRecord(
   return {
     init: { ...setup, options: { ...setup.options, ...more.options }, input: more.input },
     inputs: more.inputs,
+    ...(more.resource ? { resource: more.resource } : {}),
     artifacts: more.artifacts,
     metrics: llmJudgeRunMetrics(e),
     items: (runDir) => llmJudgeRunItems(e, { outputs, gptJga: options.gptJga, runDir }),
@@ -378,6 +381,10 @@ export async function judgeToDirectory(options: JudgeDirectoryOptions): Promise<
     `${stringifyJson({ ...summary, evaluation: evaluationToJson(run.evaluation) }, 2)}\n`,
   );
   const [first, second] = judgeOutputFiles(out, method);
+  const templatesDir = Object.values(options.templates)
+    .map((t) => t.source)
+    .filter((f) => existsSync(f))
+    .map((f) => dirname(f))[0];
   const outputs: MethodOutputs =
     'outputs' in run.outputs
       ? { ...run.outputs, file: first }
@@ -400,6 +407,7 @@ export async function judgeToDirectory(options: JudgeDirectoryOptions): Promise<
       inputs: Object.entries(source)
         .filter(([, path]) => existsSync(path))
         .map(([role, path]) => ({ role, path })),
+      resource: templatesDir ? { name: TEMPLATE_RESOURCE, dir: templatesDir } : undefined,
       artifacts: [
         ...written.map((path) => ({ path, format: 'llm-dst-eval-output' })),
         { path: resultFile, format: 'dialeval-llm-judge-result' },
