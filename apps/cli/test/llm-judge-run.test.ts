@@ -119,6 +119,9 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     expect(Object.fromEntries(Object.entries(m.metrics).map(([k, x]) => [k, x.value]))).toStrictEqual(recomputed);
     const e = expected('expected_direct.json').metrics_percent;
     expect(m.metrics.TSA!.value).toBe(e.TSA_gpt);
+    // every turn in its dialogue's cluster (the descriptor names the unit)
+    expect(runBenchmark).toMatchObject({ package: '@eval/llm-judge', cluster: { unit: 'dialogue' } });
+    for (const item of run.items) expect(item.cluster).toBe(item.id.slice(0, item.id.lastIndexOf('-')));
     expect(m.metrics.JGA!.value).toBe(e['GPT_JGA_repo(already-before-turn)']);
     // the llm block: host and port only, 42 calls answered, never the key
     const host = new URL(server.baseURL).host;

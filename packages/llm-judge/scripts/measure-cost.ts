@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { buildRequest, countPromptTokens, costOf, DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '@eval/llm';
 import { countTextTokens } from '../../llm/src/tokens';
 import { JUDGE_METHODS, METHODS, loadTemplates, methodRoles, readOutputEntries, readTurnRecords } from '../src/index';
-import { judgeMessages, REFERENCE_SYSTEM_MESSAGE, renderPrompt } from '../src/render';
+import { judgeMessages, REFERENCE_SYSTEM_MESSAGE, renderPrompt } from '../src/internal/render';
 
 const SHARED = fileURLToPath(new URL('../../../../shared/llm-judge', import.meta.url));
 const model = process.argv[2] ?? 'gpt-4o';

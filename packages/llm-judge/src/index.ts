@@ -1,106 +1,53 @@
-export { METHODS, JUDGE_METHODS, isJudgeMethod, methodRoles } from './methods';
-export type { JudgeMethod, MethodInfo, TemplateRole } from './methods';
-export { SLOTS, NUMERICAL_SLOT_VALUES, DEFAULT_SCHEMA, slotSchema } from './slots';
-export type { SlotSchema } from './slots';
+// The run record: the benchmark's name, its descriptor for `compare`/`runs`/`report`, items and metrics of a run
 export {
-  checkRecordOrder,
-  groupByDialogue,
-  readTurnRecords,
-  recordFromJson,
-  recordFromPy,
-  recordToJson,
-  serializeTurnRecords,
-  splitFlag,
-} from './records';
-export type { ReadRecordsOptions, SlotValues, TurnRecord, TurnRecordJson } from './records';
-export { TEMPLATE_FILES, TEMPLATE_FIELDS, TEMPLATE_RESOURCE, checkTemplate, loadTemplates } from './templates';
-export type { LoadTemplatesOptions, PromptTemplate } from './templates';
-export {
-  REFERENCE_MODEL,
-  REFERENCE_SYSTEM_MESSAGE,
-  REFERENCE_TEMPERATURE,
-  SKIPPED_ACCURACY_OUTPUT,
-  historyObject,
-  judgeMessages,
-  promptFields,
-  renderPrompt,
-} from './render';
-export { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
-export type {
-  AccuracyParse,
-  CompletenessParse,
-  ParseFailure,
-  ParseFailureOutcome,
-  ParsedVia,
-  SingleStepParse,
-} from './parse';
-export { integrateSingleStep, integrateTwoStep } from './integrate';
-export type {
-  FailureStage,
-  IntegrateOptions,
-  IntegrationResult,
-  OnParseFailure,
-  SingleStepOutputs,
-  TrackedSets,
-  TurnFailure,
-  TurnJudgement,
-  TwoStepOutputs,
-} from './integrate';
-export {
-  computeMetrics,
-  judgeTurns,
-  percent,
-  ruleJudgements,
-  ruleMetrics,
-  ruleTurnLabel,
-  stateMatches,
-} from './metrics';
-export type { JudgedTurn, JudgeMetrics, MetricOptions, RuleJoint, RuleMetrics, RuleNormalization } from './metrics';
-export {
-  evaluateIntegration,
-  evaluateOutputFiles,
-  evaluateOutputs,
-  evaluationToJson,
-  readOutputFiles,
-} from './evaluate';
-export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './evaluate';
-export { readOutputEntries, serializeOutputEntries, verifyPrompts } from './recorded';
-export type { OutputEntry, PromptCheck, PromptMismatch } from './recorded';
-export {
-  convertRawPredictions,
-  convertStatePredictions,
-  dialogueKey,
-  dialoguesFromRecords,
-  dialoguesFromTrade,
-  fixGeneralLabelError,
-  fixSlotValue,
-  fixTimeLabel,
-  parseRawPredictions,
-  readDialogueSource,
-  tradeSlotName,
-  updateState,
-} from './convert';
-export type {
-  ConversionResult,
-  ConversionWarnings,
-  RawPrediction,
-  SourceDialogue,
-  SourceTurn,
-  StatePredictions,
-} from './convert';
-export { humanCheck, readHumanJudgements } from './meta';
-export type { Confusion, HumanCheckResult, HumanCheckRow, HumanJudgements, MetaJudge } from './meta';
-export { isConfigurationError, runJudge } from './run';
-export type { CallFailure, CallStage, JudgeRun, RunJudgeOptions } from './run';
-export { importRecordedOutputs } from './import';
-export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './import';
-export { pythonFormat } from './python';
-export { evalPythonLiteral, PythonEvalError } from './python';
-export { parseJsonPy, stringifyJson } from './json';
-export { PyDict, PySet, PyTuple, PyOpaque, pythonRepr, toPlain } from './python';
-export type { PyValue } from './python';
-export { beliefStateFromMetadata, dialoguesFromMultiwoz21 } from './convert';
-export { loadMultiwozDialogues } from './multiwoz-source';
-export type { MultiwozSourceOptions } from './multiwoz-source';
-export { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
+  LLM_JUDGE_BENCHMARK,
+  llmJudgeRunItems,
+  llmJudgeRunMetrics,
+  llmJudgeRunSetup,
+  recompute,
+  runBenchmark,
+} from './runs';
 export type { LlmJudgeRunItemsOptions, LlmJudgeTurnSource } from './runs';
+
+// The methods and their templates
+export { JUDGE_METHODS, METHODS, isJudgeMethod, methodRoles } from './internal/methods';
+export type { JudgeMethod, MethodInfo, TemplateRole } from './internal/methods';
+export { loadTemplates } from './internal/templates';
+export type { LoadTemplatesOptions, PromptTemplate } from './internal/templates';
+
+// Reading inputs: per-turn records, judge outputs
+export { readJudgeInput } from './internal/workflow';
+export type { JudgeInput, JudgeInputSource } from './internal/workflow';
+export { readTurnRecords, recordFromJson, serializeTurnRecords } from './internal/records';
+export type { SlotValues, TurnRecord, TurnRecordJson } from './internal/records';
+export { readOutputEntries } from './internal/recorded';
+export type { OutputEntry } from './internal/recorded';
+
+// The metrics
+export { evaluateOutputFiles, evaluateOutputs, evaluationToJson, readOutputFiles } from './internal/evaluate';
+export type { EvaluateOptions, EvaluationSummary, MethodEvaluation, MethodOutputs } from './internal/evaluate';
+export { ruleMetrics } from './metrics';
+export type { JudgeMetrics, RuleMetrics } from './metrics';
+
+// Judging with an LLM, importing recorded runs, reporting
+export { runJudge } from './internal/run';
+export type { CallFailure, JudgeRun, RunJudgeOptions } from './internal/run';
+export {
+  findJudgeOutputs,
+  judgeReportJson,
+  judgeResultJson,
+  judgeToDirectory,
+  reportJudgeOutputs,
+} from './internal/workflow';
+export type {
+  JudgeDirectoryOptions,
+  JudgeDirectoryResult,
+  JudgedDirectory,
+  JudgeOutputSource,
+  JudgeReport,
+  JudgeReportOptions,
+  JudgeRunRecord,
+} from './internal/workflow';
+export { importRecordedOutputs } from './internal/import';
+export type { ImportFileReport, ImportRecordedOptions, ImportResult } from './internal/import';
+export type { HumanCheckResult, HumanCheckRow } from './internal/meta';

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import { ruleJudgements, ruleMetrics, ruleTurnLabel, stateMatches } from './metrics';
-import { recordFromJson, readTurnRecords } from './records';
+import { recordFromJson, readTurnRecords } from './internal/records';
 
 const PRED = referencePath('llm-judge/predictions');
 

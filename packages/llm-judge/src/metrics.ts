@@ -1,5 +1,5 @@
-import type { IntegrationResult, TurnJudgement } from './integrate';
-import type { SlotValues, TurnRecord } from './records';
+import type { IntegrationResult, TurnJudgement } from './internal/integrate';
+import type { SlotValues, TurnRecord } from './internal/records';
 
 /**
  * How the rule TSA compares turn labels (quirk 9): `two-step` (`analyze.py`: spaces removed from values,

@@ -5,10 +5,17 @@ import { compareRuns, readRun, startRun } from '@eval/core';
 import { runItemSchema } from '@eval/core/schemas';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
-import { evaluateOutputFiles, evaluateOutputs, readOutputFiles } from './evaluate';
-import type { JudgeMethod } from './methods';
-import { readOutputEntries } from './recorded';
-import { llmJudgeRunItems, llmJudgeRunMetrics, llmJudgeRunVariant, runBenchmark } from './runs';
+import { evaluateOutputFiles, evaluateOutputs, readOutputFiles } from './internal/evaluate';
+import type { JudgeMethod } from './internal/methods';
+import { readOutputEntries } from './internal/recorded';
+import {
+  llmJudgeRunItems,
+  llmJudgeRunMetrics,
+  llmJudgeRunSetup,
+  llmJudgeRunVariant,
+  recompute,
+  runBenchmark,
+} from './runs';
 
 const SLICE = referencePath('llm-judge/slice');
 const expected = (name: string) => JSON.parse(readFileSync(join(SLICE, name), 'utf8'));
@@ -43,6 +50,11 @@ describeWithReferenceData('llm-judge/slice')('llm-judge run items: recompute rep
     expect(Object.fromEntries(Object.entries(llmJudgeRunMetrics(e)).map(([k, x]) => [k, x.value]))).toStrictEqual(
       runBenchmark.recompute(items, 'ours'),
     );
+    expect(recompute(items, 'ours')).toStrictEqual(runBenchmark.recompute(items, 'ours'));
+    // percent points with two decimals, as the reference prints them (`{:.2f}`); each turn in its dialogue's cluster
+    for (const metric of Object.values(llmJudgeRunMetrics(e))) expect(metric).toMatchObject({ unit: '%', digits: 2 });
+    for (const item of items) expect(item.cluster).toBe(item.group);
+    expect(new Set(items.map((i) => i.cluster)).size).toBe(new Set(e.records.map((r) => r.dialogueId)).size);
     // the turns where judge and RULE-M24 disagree are the reference's incoherent flags
     expect(
       items
@@ -266,7 +278,8 @@ describeWithReferenceData('llm-judge/slice')('README "Runs" example', () => {
       async function keep(dir: string, file: string, system: string) {
         const outputs = await readOutputFiles('direct', [file]);
         const evaluation = evaluateOutputs('direct', outputs);
-        const run = await startRun(dir, { benchmark: 'llm-judge', variant: llmJudgeRunVariant('direct'), system });
+        const { benchmark, variant, options } = llmJudgeRunSetup('direct');
+        const run = await startRun(dir, { benchmark, variant, options, system });
         await run.addInput('outputs', file);
         run.addArtifact(file, 'llm-dst-eval-output');
         await run.finish({

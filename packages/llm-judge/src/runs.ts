@@ -6,10 +6,13 @@ import {
   resolveRunLocation,
   runLocation,
 } from '@eval/core';
-import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './evaluate';
+import type { EvaluateOptions, MethodEvaluation, MethodOutputs } from './internal/evaluate';
 import { percent, ruleJointOf } from './metrics';
-import { readOutputEntries, type OutputEntry } from './recorded';
-import type { SlotValues, TurnRecord } from './records';
+import { readOutputEntries, type OutputEntry } from './internal/recorded';
+import type { SlotValues, TurnRecord } from './internal/records';
+
+/** The benchmark's name in run records. */
+export const LLM_JUDGE_BENCHMARK = 'llm-judge';
 
 /** The options of an evaluation that change its numbers, with their defaults (the reference's behaviour). */
 const DEFAULTS = {
@@ -31,6 +34,31 @@ export function llmJudgeRunVariant(method: string, options: EvaluateOptions = {}
     if (value !== undefined && value !== DEFAULTS[key]) parts.push(`${key}=${String(value)}`);
   }
   return parts.join(';');
+}
+
+/**
+ * What a run record of an evaluation of `method` is opened with: the benchmark, its package and cluster unit (a turn's
+ * dialogue), the variant, and the options that can change a number (defaults included).
+ */
+export function llmJudgeRunSetup(
+  method: string,
+  options: EvaluateOptions = {},
+): {
+  benchmark: string;
+  package: string;
+  cluster: { unit: string };
+  variant: string;
+  options: Record<string, unknown>;
+} {
+  const all: Record<string, unknown> = { method };
+  for (const key of Object.keys(DEFAULTS) as Array<keyof typeof DEFAULTS>) all[key] = options[key] ?? DEFAULTS[key];
+  return {
+    benchmark: LLM_JUDGE_BENCHMARK,
+    package: '@eval/llm-judge',
+    cluster: { unit: 'dialogue' },
+    variant: llmJudgeRunVariant(method, options),
+    options: all,
+  };
 }
 
 function variantOptions(variant: string | undefined): Record<string, string> {
@@ -124,7 +152,7 @@ export interface LlmJudgeRunItemsOptions {
 
 /**
  * The items of an evaluation, one per turn of its input in the reference's order: id = the turn's flag
- * (`MUL0004.json-4`), group = the dialogue. Values: `judge` (the turn judged accurate and complete: TSA),
+ * (`MUL0004.json-4`), group and cluster = the dialogue (turns of a dialogue are correlated). Values: `judge` (the turn judged accurate and complete: TSA),
  * `accurate`, `complete` (the two dimensions), `ruleM21`, `ruleM24` (rule verdicts, null without 2.4 labels),
  * `joint` (the judge's joint correctness under the evaluation's GPT-JGA option: JGA), `jointBefore`, `jointAfter`,
  * `ruleJointM21`, `ruleJointM24` (exact state match: rule JGA). A turn the evaluation left out (failed call,
@@ -156,7 +184,15 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
           }
         : turnDetail(r, own ? explanationOf(own.map((p) => p.entry.output)) : undefined);
     const t = judged.get(r.flag);
-    if (!t) return { id: r.flag, group: r.dialogueId, values: {}, error: failures.get(r.flag) ?? 'not judged', detail };
+    if (!t)
+      return {
+        id: r.flag,
+        group: r.dialogueId,
+        cluster: r.dialogueId,
+        values: {},
+        error: failures.get(r.flag) ?? 'not judged',
+        detail,
+      };
     const accurate = t.incorrect.length === 0;
     const complete = t.missed.length === 0;
     const jointBefore = t.before.incorrect.length === 0 && t.before.missed.length === 0;
@@ -184,7 +220,7 @@ export function llmJudgeRunItems(evaluation: MethodEvaluation, options: LlmJudge
     detail.rules = rules;
     detail.disagree = t.ruleMwz21 !== t.judge;
     if (t.failure) detail.failure = t.failure;
-    return { id: r.flag, group: r.dialogueId, values, detail };
+    return { id: r.flag, group: r.dialogueId, cluster: r.dialogueId, values, detail };
   });
 }
 
@@ -254,24 +290,19 @@ const NAMES = [
 ] as const;
 
 /**
- * The headline metrics of an evaluation (percent): `TSA` (the judge's turn-level accuracy), `TSA M21`/`TSA M24`
- * (rule), `coherence M21`/`coherence M24`, `JGA` (GPT-JGA), `JGA M21`/`JGA M24` (rule JGA, over every turn of the
- * input, as the reference divides).
+ * The headline metrics of an evaluation, in percent points with two decimals as the reference prints them
+ * (`{:.2f}`): `TSA` (the judge's turn-level accuracy), `TSA M21`/`TSA M24` (rule), `coherence M21`/`coherence M24`,
+ * `JGA` (GPT-JGA), `JGA M21`/`JGA M24` (rule JGA, over every turn of the input, as the reference divides).
  */
 export function llmJudgeRunMetrics(evaluation: MethodEvaluation): Record<string, RunMetric> {
   const out: Record<string, RunMetric> = {};
   for (const [name, key] of NAMES) {
     const n = key.startsWith('ruleJga') ? evaluation.metrics.totalTurns : evaluation.metrics.turns;
-    out[name] = { value: evaluation.metrics[key], n, unit: '%' };
+    out[name] = { value: evaluation.metrics[key], n, unit: '%', digits: 2 };
   }
   return out;
 }
 
-/**
- * llm-judge for `compare`, `runs` and `report`: `recompute` gives every metric of {@link llmJudgeRunMetrics} from
- * items, exactly as `computeMetrics` does. Rule JGA divides by every turn, failed ones included (the reference's
- * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
- */
 /** Per-item outcomes of the judged items, as counted by the metrics. */
 const COLUMNS = [
   'judge',
@@ -333,6 +364,21 @@ function metricsFromSums(sum: number[], n: number, all: number, offset: number):
 const ruleJgaOffset = (variant: string | undefined) => (variantOptions(variant).ruleJga === 'reference' ? 1 : 0);
 
 /**
+ * Every metric of {@link llmJudgeRunMetrics} from a run's items (`runBenchmark.recompute`), exactly as the evaluation
+ * computes them: items with `error` count into rule JGA's denominator only.
+ */
+export function recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null> {
+  const sum = COLUMNS.map(() => 0);
+  let n = 0;
+  for (const item of items) {
+    if (item.error !== undefined) continue;
+    n++;
+    itemColumns(item.values).forEach((x, k) => (sum[k]! += x));
+  }
+  return metricsFromSums(sum, n, items.length, ruleJgaOffset(variant));
+}
+
+/**
  * llm-judge for `compare`, `runs` and `report`: `recompute` gives every metric of {@link llmJudgeRunMetrics} from
  * items, exactly as `computeMetrics` does. Rule JGA divides by every turn, failed ones included (the reference's
  * denominator: a turn not judged counts as not matching); the variant's `ruleJga=reference` adds the reference's +1.
@@ -341,17 +387,10 @@ const ruleJgaOffset = (variant: string | undefined) => (variantOptions(variant).
  * output files: exactly the detail embedding gives; an item whose file is gone, unreadable or changed stays as recorded.
  */
 export const runBenchmark: RunBenchmark = {
-  benchmark: 'llm-judge',
-  recompute(items, variant) {
-    const sum = COLUMNS.map(() => 0);
-    let n = 0;
-    for (const item of items) {
-      if (item.error !== undefined) continue;
-      n++;
-      itemColumns(item.values).forEach((x, k) => (sum[k]! += x));
-    }
-    return metricsFromSums(sum, n, items.length, ruleJgaOffset(variant));
-  },
+  benchmark: LLM_JUDGE_BENCHMARK,
+  package: '@eval/llm-judge',
+  cluster: { unit: 'dialogue' },
+  recompute: (items, variant) => recompute(items, variant),
   prepare(items, variant) {
     const columns = items.map((i) => itemColumns(i.values));
     const offset = ruleJgaOffset(variant);

@@ -8,7 +8,7 @@ import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  aggregateEvalResults,
+  evaluateMemory,
   buildJudgeInputs,
   computeTimeConsuming,
   readRunArtifact,
@@ -170,7 +170,7 @@ async function main(): Promise<void> {
       records.memory_update_records.length +
       records.question_answering_records.length;
     const a0 = performance.now();
-    aggregateEvalResults(records);
+    evaluateMemory(records);
     const aggMs = performance.now() - a0;
     process.stdout.write(
       `aggregated ${total} records (10x HaluMem-Medium) in ${aggMs.toFixed(1)} ms (${(((total / aggMs) * 1000) / 1e6).toFixed(2)} M records/s)\n`,

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Regenerates src/judge-prompts.generated.ts from prompts/*.txt (the four HaluMem judge templates, unmodified).
+// Regenerates src/internal/judge-prompts.generated.ts from prompts/*.txt (the four HaluMem judge templates, unmodified).
 // The .txt files are the data of record; the TS module embeds them so the bundles need no file-system access.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
@@ -24,5 +24,5 @@ for (const [, constName] of names) {
   const text = readFileSync(join(root, 'prompts', `${constName}.txt`), 'utf8');
   out += `\nexport const ${constName}: string = ${JSON.stringify(text)};\n`;
 }
-writeFileSync(join(root, 'src', 'judge-prompts.generated.ts'), out);
-process.stdout.write('wrote src/judge-prompts.generated.ts\n');
+writeFileSync(join(root, 'src', 'internal', 'judge-prompts.generated.ts'), out);
+process.stdout.write('wrote src/internal/judge-prompts.generated.ts\n');

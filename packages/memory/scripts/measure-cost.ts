@@ -8,7 +8,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildRequest, costOf, countPromptTokens, DEFAULT_PRICES, DEFAULT_PRICES_DATE } from '@eval/llm';
-import { buildJudgeInputs, judgeJobs, renderJudgePrompt } from '../src/index';
+import { buildJudgeInputs, renderJudgePrompt } from '../src/index';
+import { judgeJobs } from '../src/internal/judge';
 
 const SHARED = fileURLToPath(new URL('../../../../shared/memory', import.meta.url));
 const model = process.argv[2] ?? 'gpt-4o';

@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { runItemSchema } from '@eval/core/schemas';
 import { expect, it } from 'vitest';
-import { aggregateEvalResults } from './aggregate';
-import { recordsFromJson } from './files';
-import { memoryRunItems, memoryRunMetrics, memoryRunVariant, runBenchmark } from './runs';
-import { SHARED_MEMORY, describeMemory } from './test/shared';
+import { aggregateEvalResults } from './metrics';
+import { recordsFromJson } from './internal/files';
+import { memoryRunItems, memoryRunMetrics, memoryRunVariant, recompute, runBenchmark } from './runs';
+import { SHARED_MEMORY, describeMemory } from './internal/test/shared';
 
 interface Fixture {
   records: unknown;
@@ -41,8 +41,31 @@ describeMemory('memory run items: recompute reproduces every HaluMem figure', ()
       // the run's metrics are the native aggregate's figures, named the same way
       const metrics = memoryRunMetrics(aggregateEvalResults(recordsFromJson(f.records, name)));
       expect(Object.fromEntries(Object.entries(metrics).map(([k, m]) => [k, m.value]))).toStrictEqual(expected);
+      expect(recompute(items, memoryRunVariant())).toStrictEqual(expected);
     });
   }
+
+  it('every metric declares its unit and digits; the figures per memory type are parts of a breakdown; items cluster by user', () => {
+    const f = fixture('aggregate_fixture_sessions0-11.json');
+    const records = recordsFromJson(f.records);
+    const metrics = memoryRunMetrics(aggregateEvalResults(recordsFromJson(f.records)));
+    expect(metrics['memory_integrity.recall(all)']).toMatchObject({ unit: 'ratio', digits: 2 });
+    expect(metrics.memory_extraction_f1).toMatchObject({ unit: 'ratio', digits: 2 });
+    expect(metrics['question_answering.qa_num']).toMatchObject({ unit: 'count', digits: 0 });
+    // importance sums are not counts (the fixture's memory_importance_sum is 110.25)
+    expect(metrics['memory_integrity.memory_importance_sum']).toMatchObject({ value: 110.25, digits: 2 });
+    for (const m of Object.values(metrics)) expect(m.digits).toBeTypeOf('number');
+    expect(metrics['memory_type_accuracy.Event Memory.memory_acc']!.part).toEqual({
+      of: 'memory_acc',
+      by: 'memory type',
+      value: 'Event Memory',
+    });
+    expect(Object.values(metrics).filter((m) => m.part).length).toBe(3 * 4);
+    expect(metrics['memory_integrity.recall(all)']!.part).toBeUndefined();
+    const items = memoryRunItems(records);
+    for (const item of items) expect(item.cluster).toBe(item.group);
+    expect(runBenchmark).toMatchObject({ package: '@eval/memory', cluster: { unit: 'user' } });
+  });
 
   it('a failed judgement (as HaluMem counts it) is judged: false, not a run failure; it stays in the (all) denominators only', () => {
     const f = fixture('aggregate_fixture_with_invalid.json');

@@ -3,8 +3,11 @@
  * figures of `overall_score`, and the {@link runBenchmark} that recomputes them from items.
  */
 import type { RunBenchmark, RunItem, RunMetric } from '@eval/core';
-import { aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
-import type { AccuracyRecord, EvalRecords, IntegrityRecord, QaRecord, UpdateRecord } from './schema';
+import { aggregateEvalResults, type AggregateOptions, type OverallScore } from './metrics';
+import type { AccuracyRecord, EvalRecords, IntegrityRecord, QaRecord, UpdateRecord } from './internal/schema';
+
+/** The benchmark's name in run records. */
+export const MEMORY_BENCHMARK = 'memory';
 
 /** What changes the numbers of a HaluMem aggregate, besides the judged records themselves. */
 export interface MemoryVariantOptions {
@@ -12,6 +15,8 @@ export interface MemoryVariantOptions {
   routing?: 'reference' | 'corrected';
   acceptBooleanIncluded?: boolean;
   typeAccuracyExcludesInterference?: boolean;
+  /** What an empty category gives when aggregating (`error`, the reference, or `null`); recorded, not in the variant. */
+  onEmpty?: 'error' | 'null';
 }
 
 /**
@@ -24,6 +29,32 @@ export function memoryRunVariant(options: MemoryVariantOptions = {}): string {
   if (options.routing && options.routing !== 'reference') parts.push(`routing=${options.routing}`);
   if (options.typeAccuracyExcludesInterference) parts.push('typeAccuracyExcludesInterference');
   return ['halumem', ...parts].join(';');
+}
+
+/**
+ * What a run record of a HaluMem evaluation is opened with: the benchmark, its package and cluster unit (the user of a
+ * memory point or question), the variant, and the aggregation options that can change a number (defaults included;
+ * `routing` when the run judged).
+ */
+export function memoryRunSetup(options: MemoryVariantOptions = {}): {
+  benchmark: string;
+  package: string;
+  cluster: { unit: string };
+  variant: string;
+  options: Record<string, unknown>;
+} {
+  return {
+    benchmark: MEMORY_BENCHMARK,
+    package: '@eval/memory',
+    cluster: { unit: 'user' },
+    variant: memoryRunVariant(options),
+    options: {
+      ...(options.routing ? { routing: options.routing } : {}),
+      acceptBooleanIncluded: Boolean(options.acceptBooleanIncluded),
+      typeAccuracyExcludesInterference: Boolean(options.typeAccuracyExcludesInterference),
+      onEmpty: options.onEmpty ?? 'error',
+    },
+  };
 }
 
 function variantFlags(variant: string | undefined): Set<string> {
@@ -92,7 +123,8 @@ function judgeFailed(item: RunItem, reason: string): void {
 /**
  * The items of judged HaluMem records, in a stable order: memory points (`memory:<user>/<session>/<index>`), the
  * system's extracted memories judged for accuracy (`extracted:<user>/<session>/<n>`), update points
- * (`update:<user>/<session>/<index>`), questions (`question:<user>/<session>/<n>`); group = user (uuid).
+ * (`update:<user>/<session>/<index>`), questions (`question:<user>/<session>/<n>`); group and cluster = the user
+ * (uuid): the judgements of one user's memories are correlated, so resampling draws whole users.
  *
  * A failed judgement (a null score, or a label outside HaluMem's vocabulary) gives an item with `judged: false` and
  * `detail.judgeFailure`. HaluMem's "(all)" figures count such records in their denominators as not correct, its
@@ -115,6 +147,7 @@ export function memoryRunItems(
     const item: RunItem = {
       id: `memory:${user}/${session}/${typeof r.index === 'number' ? r.index : n}`,
       group: user,
+      cluster: user,
       values: {
         integrityScore: score ?? null,
         importance: r.importance,
@@ -145,6 +178,7 @@ export function memoryRunItems(
     const item: RunItem = {
       id: `extracted:${user}/${session}/${n}`,
       group: user,
+      cluster: user,
       values: { accuracyScore: score ?? null, included },
       detail: {
         kind: 'extracted',
@@ -170,6 +204,7 @@ export function memoryRunItems(
     const item: RunItem = {
       id: `update:${user}/${session}/${typeof r.index === 'number' ? r.index : n}`,
       group: user,
+      cluster: user,
       values,
       detail: {
         kind: 'update',
@@ -196,6 +231,7 @@ export function memoryRunItems(
     const item: RunItem = {
       id: `question:${user}/${session}/${n}`,
       group: user,
+      cluster: user,
       values,
       detail: {
         kind: 'question',
@@ -302,8 +338,10 @@ function flatten(overall: OverallScore): Record<string, number | null> {
 /**
  * The headline figures of a HaluMem `overall_score`, named `<section>.<key>` as the reference names them
  * (`memory_integrity.recall(all)`, `question_answering.correct_qa_ratio(valid)`, `memory_extraction_f1`,
- * `memory_type_accuracy.Event Memory.memory_acc`, ...). Ratios carry unit `ratio`; `n` is the denominator's
- * record count ((all): every record of the kind, (valid): the validly judged ones).
+ * `memory_type_accuracy.Event Memory.memory_acc`, ...). Ratios carry unit `ratio` (shown as percentages with two
+ * decimals, as the HaluMem paper prints them), record counts unit `count`, importance sums two decimals; the figures
+ * per memory type are parts of a breakdown (`part: { of: 'memory_acc', by: 'memory type', value: 'Event Memory' }`).
+ * `n` is the denominator's record count ((all): every record of the kind, (valid): the validly judged ones).
  */
 export function memoryRunMetrics(overall: OverallScore): Record<string, RunMetric> {
   const mi = overall.memory_integrity;
@@ -327,10 +365,27 @@ export function memoryRunMetrics(overall: OverallScore): Record<string, RunMetri
   };
   const out: Record<string, RunMetric> = {};
   for (const [name, value] of Object.entries(flatten(overall))) {
-    const isCount = /(_num|_sum)$/.test(name);
-    out[name] = { value, n: nOf(name), ...(isCount ? {} : { unit: 'ratio' }) };
+    const format = name.endsWith('_num')
+      ? { unit: 'count', digits: 0 }
+      : name.endsWith('_sum')
+        ? { unit: 'importance', digits: 2 }
+        : { unit: 'ratio', digits: 2 };
+    const [section, type, key] = name.split('.');
+    const part =
+      section === 'memory_type_accuracy' && type !== undefined && key !== undefined
+        ? { part: { of: key, by: 'memory type', value: type } }
+        : {};
+    out[name] = { value, n: nOf(name), ...format, ...part };
   }
   return out;
+}
+
+/**
+ * Every figure of {@link memoryRunMetrics} from a run's items (`runBenchmark.recompute`): HaluMem's aggregate over the
+ * records the items stand for (an empty category gives null instead of raising).
+ */
+export function recompute(items: ReadonlyArray<RunItem>, variant?: string): Record<string, number | null> {
+  return flatten(aggregateEvalResults(recordsFromItems(items.map(itemRecord)), recomputeOptions(variant)));
 }
 
 /**
@@ -339,10 +394,10 @@ export function memoryRunMetrics(overall: OverallScore): Record<string, RunMetri
  * gives null instead of raising). The variant's `typeAccuracyExcludesInterference` is honoured.
  */
 export const runBenchmark: RunBenchmark = {
-  benchmark: 'memory',
-  recompute(items, variant) {
-    return flatten(aggregateEvalResults(recordsFromItems(items.map(itemRecord)), recomputeOptions(variant)));
-  },
+  benchmark: MEMORY_BENCHMARK,
+  package: '@eval/memory',
+  cluster: { unit: 'user' },
+  recompute: (items, variant) => recompute(items, variant),
   /** Builds each item's record once; a resample only gathers them (the aggregate reads them, never changes them). */
   prepare(items, variant) {
     const records = items.map(itemRecord);

@@ -1,6 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { formatMetricValue } from '../format';
 import type { DemoEntry } from './index';
 
 /**
@@ -85,7 +86,8 @@ function standInJudge(prompt: string): string {
   return `Looking at the user's words.\n\`\`\`json\n${JSON.stringify(body)}\n\`\`\``;
 }
 
-const pct = (x: number | null) => (x === null ? '—' : `${x.toFixed(1)}%`);
+/** llm-judge's figures are percent points: shown with one decimal (and a `%` sign). */
+const POINTS = { unit: '%', digits: 1 } as const;
 
 export const llmJudgeDemo: DemoEntry = {
   name: 'llm-judge',
@@ -143,8 +145,8 @@ export const llmJudgeDemo: DemoEntry = {
       const lines = [
         `${records.length} turns of 2 made-up dialogues; rule judgements against the annotations, and method "ours" with demo templates`,
         `(${run.llm.calls} judge calls through @eval/llm to a stand-in judge; the paper's prompts: \`dialeval resources fetch llm-dst-eval\`)`,
-        `RULE-M21 TSA ${pct(rules.tsa['two-step'].mwz21)}, rule JGA ${pct(rules.ruleJga.mwz21)}`,
-        `LLM judge TSA ${pct(e.metrics.tsaGpt)}, GPT-JGA ${pct(e.metrics.gptJga)}, coherence with the rule ${pct(e.metrics.coherenceMwz21)}`,
+        `RULE-M21 TSA ${formatMetricValue(rules.tsa['two-step'].mwz21, POINTS)}%, rule JGA ${formatMetricValue(rules.ruleJga.mwz21, POINTS)}%`,
+        `LLM judge TSA ${formatMetricValue(e.metrics.tsaGpt, POINTS)}%, GPT-JGA ${formatMetricValue(e.metrics.gptJga, POINTS)}%, coherence with the rule ${formatMetricValue(e.metrics.coherenceMwz21, POINTS)}%`,
         ...e.turns.map(
           (t) =>
             `  ${t.flag.padEnd(14)} judge ${t.judge} rule ${t.ruleMwz21}${t.missed.length ? `  missed: ${t.missed.join(', ')}` : ''}${t.incorrect.length ? `  incorrect: ${t.incorrect.join(', ')}` : ''}`,

@@ -2,6 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ChatMessage, ChatModel } from '@eval/core';
+import { formatTable } from '../format';
 import type { DemoEntry } from './index';
 
 /**
@@ -262,17 +263,10 @@ export const memoryDemo: DemoEntry = {
         }
       }
       const { header, cells } = memory.leaderboardTable(rows);
-      const widths = header.map((h, j) => Math.max(h.length, ...cells.map((c) => c[j]!.length)));
-      const line = (r: string[]) =>
-        r
-          .map((c, j) => c.padEnd(widths[j]!))
-          .join('  ')
-          .trimEnd();
       const lines = [
         `1 made-up user, 2 sessions, 6 memory points (1 interference, 1 update), 4 questions`,
         `memory systems answered by a programmatic model; ${judgeCalls} judge calls through @eval/llm to a word-overlap stand-in judge`,
-        line(header),
-        ...cells.map(line),
+        ...formatTable(header, cells).split('\n'),
       ];
       return { lines, data };
     } finally {

@@ -2,14 +2,23 @@
 import type { LlmFlags } from '../llm-options';
 import type { RunFlags } from '../run-record';
 
-/** Options shared by every subcommand that integrates judge outputs and computes metrics. */
+/** Options shared by every subcommand that integrates judge outputs and computes metrics (commander fills the defaults). */
 export interface LlmJudgeMetricFlags {
-  onParseFailure?: string;
+  onParseFailure?: 'reference' | 'skip' | 'judge-wrong';
   completenessValueAware?: boolean;
-  gptJga?: string;
-  ruleJga?: string;
-  ruleNormalization?: string;
+  gptJga?: 'before-turn' | 'after-turn';
+  ruleJga?: 'fixed' | 'reference';
+  ruleNormalization?: 'method' | 'two-step' | 'single-step';
 }
+
+export type LlmJudgeMethodFlag = 'ours' | 'twodim-cot' | 'direct' | 'cot';
+export type LlmJudgeRoleFlag =
+  | 'ours-accuracy'
+  | 'ours-completeness'
+  | 'twodim-cot-accuracy'
+  | 'twodim-cot-completeness'
+  | 'direct'
+  | 'cot';
 
 /** Where per-turn records come from: a record file, or predictions converted on the fly. */
 export interface LlmJudgeInputFlags {
@@ -23,12 +32,12 @@ export interface LlmJudgeInputFlags {
 
 export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
   namespace?: string;
-  method: string;
+  method: LlmJudgeMethodFlag;
   templates?: string;
   out: string;
   journal?: string;
   systemMessage?: string;
-  format?: string;
+  format?: 'table' | 'json';
   summary?: string;
 }
 
@@ -39,9 +48,9 @@ export interface LlmJudgeImportFlags {
   cacheDir?: string;
   temperature?: number;
   systemMessage?: string;
-  role?: string;
+  role?: LlmJudgeRoleFlag;
   verifyOnly?: boolean;
-  format?: string;
+  format?: 'table' | 'json';
 }
 
 export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
@@ -50,7 +59,7 @@ export interface LlmJudgeReportFlags extends LlmJudgeMetricFlags, RunFlags {
   records?: string;
   human?: string;
   turns?: number;
-  format?: string;
+  format?: 'table' | 'json';
   out?: string;
   perTurn?: boolean;
 }

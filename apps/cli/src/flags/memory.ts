@@ -2,6 +2,9 @@
 import type { LlmFlags } from '../llm-options';
 import type { RunFlags } from '../run-record';
 
+/** How a metric with an empty denominator comes out: an error (the reference) or null. */
+export type MemoryOnEmptyFlag = 'error' | 'null';
+
 export interface MemoryRunFlags extends LlmFlags {
   system: string;
   data: string;
@@ -11,40 +14,39 @@ export interface MemoryRunFlags extends LlmFlags {
   topKQuestion?: number;
   systemOption?: string[];
   answerPrompts?: string;
-  answerPrompt?: string;
+  answerPrompt?: 'MEMZERO' | 'ZEP' | 'MEMOS' | 'MEMOBASE';
   fresh?: boolean;
   summary?: string;
 }
 
-export interface MemoryJudgeFlags extends LlmFlags, RunFlags {
+/** The aggregation options shared by `judge`, `aggregate` and `leaderboard`. */
+export interface MemoryAggregationFlags {
+  acceptBooleanIncluded?: boolean;
+  typeAccuracyExcludesInterference?: boolean;
+  onEmpty?: MemoryOnEmptyFlag;
+}
+
+export interface MemoryJudgeFlags extends LlmFlags, RunFlags, MemoryAggregationFlags {
   out?: string;
   workDir?: string;
-  routing?: string;
+  routing?: 'reference' | 'corrected';
   maxUsers?: number;
   attempts?: number;
-  format?: string;
+  format?: 'text' | 'json';
   summary?: string;
-  acceptBooleanIncluded?: boolean;
-  typeAccuracyExcludesInterference?: boolean;
-  onEmpty?: string;
 }
 
-export interface MemoryAggregateFlags extends RunFlags {
+export interface MemoryAggregateFlags extends RunFlags, MemoryAggregationFlags {
   allowPartial?: boolean;
   artifact?: string;
-  format?: string;
+  format?: 'text' | 'json' | 'report';
   out?: string;
   writeStat?: string;
-  acceptBooleanIncluded?: boolean;
-  typeAccuracyExcludesInterference?: boolean;
-  onEmpty?: string;
 }
 
-export interface MemoryLeaderboardFlags {
+export interface MemoryLeaderboardFlags extends Omit<MemoryAggregationFlags, 'typeAccuracyExcludesInterference'> {
   allowPartial?: boolean;
   names?: string;
-  format?: string;
+  format?: 'table' | 'markdown' | 'csv' | 'json';
   out?: string;
-  acceptBooleanIncluded?: boolean;
-  onEmpty?: string;
 }

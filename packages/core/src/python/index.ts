@@ -9,7 +9,8 @@
  * - `json.loads`/`json.dumps`: {@link parsePythonJson}, {@link pythonJsonDumps};
  * - `ast.literal_eval`: {@link evalPythonLiteral} with its value model ({@link PyLiteralDict}, {@link PyTuple}, ...);
  * - `round`: {@link pythonRound}; `statistics.mean`: {@link pythonMean} (`exactMean` of `@eval/core`);
- * - `random`: {@link PythonRandom} (Mersenne Twister, `seed`, `random`, `choice`, `sample`, `shuffle`, `randint`).
+ * - `random`: {@link PythonRandom} (Mersenne Twister, `seed`, `random`, `choice`, `sample`, `shuffle`, `randint`);
+ * - built-ins on JSON values: truthiness ({@link pyTruthy}), `int()` ({@link pyIntOfJson}).
  */
 import { exactMean } from '../stats';
 
@@ -20,6 +21,7 @@ export * from './format';
 export * from './value';
 export * from './literal';
 export * from './random';
+export * from './json-value';
 
 /** Python's `statistics.mean` of floats/ints: exact rational sum, one correct rounding (the same function as `exactMean`). */
 export const pythonMean: (values: ArrayLike<number>) => number = exactMean;

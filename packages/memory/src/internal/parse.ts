@@ -2,7 +2,7 @@
  * The reference's JSON extraction (`llm_request_for_json`) and the mapping of judge JSON to stored record fields,
  * including the failure values and Python `int()` semantics (spec §5.2, §5.3).
  */
-import { PY_WHITESPACE, pyInt, pyStrip } from './python';
+import { PY_WHITESPACE, pyIntOfJson, pyStrip } from '@eval/core/python';
 
 const WS = `[${PY_WHITESPACE}]*`;
 /** Python `re.search(r"```json\s*(\{.*?\})\s*```", content, re.DOTALL)`, with Python's `\s`. */
@@ -41,7 +41,7 @@ export function integrityFields(result: Record<string, unknown> | undefined): {
   memory_integrity_score: number | null;
 } {
   if (!result) return { memory_integrity_score: null };
-  const score = pyInt(result.score);
+  const score = pyIntOfJson(result.score);
   return { memory_integrity_score: score.ok ? score.value : null };
 }
 
@@ -54,7 +54,7 @@ export function accuracyFields(result: Record<string, unknown> | undefined): {
   is_included_in_golden_memories: unknown;
 } {
   if (!result) return { memory_accuracy_score: null, is_included_in_golden_memories: 'false' };
-  const score = pyInt(result.accuracy_score);
+  const score = pyIntOfJson(result.accuracy_score);
   if (!score.ok) return { memory_accuracy_score: null, is_included_in_golden_memories: 'false' };
   const included = Object.hasOwn(result, 'is_included_in_golden_memories')
     ? result.is_included_in_golden_memories

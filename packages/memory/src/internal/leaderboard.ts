@@ -1,7 +1,7 @@
 /**
  * HaluMem leaderboard view (spec §6.3): the aggregate fields behind the paper's columns, for comparing systems.
  */
-import type { OverallScore } from './aggregate';
+import type { OverallScore } from '../metrics';
 
 export interface LeaderboardRow {
   system: string;

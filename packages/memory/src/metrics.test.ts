@@ -1,11 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, qaBreakdown, timeConsumingOf } from './aggregate';
-import { computeTimeConsuming, recordsFromJson } from './files';
-import { pythonJsonDumps } from './python';
-import type { EvalRecords } from './schema';
-import { SAMPLE_ARTIFACT, SHARED_MEMORY, describeMemory, itMemory } from './test/shared';
+import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, qaBreakdown, timeConsumingOf } from './metrics';
+import { computeTimeConsuming, recordsFromJson } from './internal/files';
+import { pythonJsonDumps } from './internal/python';
+import type { EvalRecords } from './internal/schema';
+import { SAMPLE_ARTIFACT, SHARED_MEMORY, describeMemory, itMemory } from './internal/test/shared';
 
 interface Fixture {
   records: EvalRecords;
@@ -208,7 +208,7 @@ describe('loadEvalRecords', () => {
   itMemory('pools a directory of per-user files (micro-average) and accepts a {records} wrapper', async () => {
     const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
     const { tmpdir } = await import('node:os');
-    const { loadEvalRecords } = await import('./files');
+    const { loadEvalRecords } = await import('./internal/files');
     const f = fixture('aggregate_fixture_with_invalid.json');
     const dir = mkdtempSync(join(tmpdir(), 'memory-pool-'));
     try {

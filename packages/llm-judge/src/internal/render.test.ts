@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { readOutputEntries, verifyPrompts } from './recorded';
 import { renderPrompt, SKIPPED_ACCURACY_OUTPUT } from './render';
 import { loadTemplates } from './templates';

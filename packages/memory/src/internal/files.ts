@@ -6,7 +6,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { InputError, readJson, readJsonl, validate, type ReadOptions } from '@eval/core';
-import { addDurations, timeConsumingFromSums, type DurationSums, type TimeConsuming } from './aggregate';
+import { addDurations, timeConsumingFromSums, type DurationSums, type TimeConsuming } from '../metrics';
 import {
   RECORD_KEYS,
   datasetUserSchema,

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fetchResourceSet, getResourceSet } from '@eval/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hasReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { hasReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import type { TemplateRole } from './methods';
 import { loadTemplates, TEMPLATE_FILES, TEMPLATE_RESOURCE } from './templates';
 

@@ -16,7 +16,7 @@ import {
   type JudgeMetrics,
   type MetricOptions,
   type RuleJoint,
-} from './metrics';
+} from '../metrics';
 import { METHODS, type JudgeMethod } from './methods';
 import { readOutputEntries, type OutputEntry } from './recorded';
 import type { TurnRecord } from './records';

@@ -4,7 +4,7 @@ import {
   hasReferenceData,
   itWithReferenceData,
   referencePath,
-} from '../../../../test-support/reference-data';
+} from '../../../../../test-support/reference-data';
 
 /** The project's reference data (../shared/memory), never copied into the repo; guard tests with describeMemory/itMemory. */
 export const SHARED_MEMORY = referencePath('memory');

@@ -2,7 +2,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { evaluateOutputFiles } from './evaluate';
 import { humanCheck, readHumanJudgements } from './meta';
 

@@ -42,7 +42,7 @@ describeMemory('judge templates', () => {
   ];
   it.each(cases)('%s is byte-identical to the reference copy and to prompts/*.txt', (name, text) => {
     const reference = readFileSync(join(SHARED_MEMORY, 'judge_prompts', `${name}.txt`));
-    const shipped = readFileSync(join(__dirname, '..', 'prompts', `${name}.txt`));
+    const shipped = readFileSync(join(__dirname, '..', '..', 'prompts', `${name}.txt`));
     expect(Buffer.from(text, 'utf8').equals(reference)).toBe(true);
     expect(shipped.equals(reference)).toBe(true);
     expect(text.endsWith('```\n')).toBe(true);

@@ -3,7 +3,7 @@
  * variants, extraction F1, update and QA ratios, `memory_type_accuracy`, `time_consuming`, in the reference key order.
  */
 import { EvalError, InputError } from '@eval/core';
-import { MEMORY_TYPES, type EvalRecords, type MemoryType } from './schema';
+import { MEMORY_TYPES, type EvalRecords, type MemoryType } from './internal/schema';
 
 export interface AggregateOptions {
   /**

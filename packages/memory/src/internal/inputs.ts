@@ -9,7 +9,8 @@ import {
   EVALUATION_PROMPT_FOR_QUESTION,
   EVALUATION_PROMPT_FOR_UPDATE_MEMORY,
 } from './judge-prompts.generated';
-import { pyFormat, pyStr, pyStrip, pyTruthy } from './python';
+import { pyStrip, pyTruthy } from '@eval/core/python';
+import { pyFormat, pyStr } from './python';
 import type { ArtifactMemoryPoint, ArtifactQuestion, ArtifactSession, RunArtifactUser } from './schema';
 
 export type JudgeKind = 'integrity' | 'accuracy' | 'update' | 'question';

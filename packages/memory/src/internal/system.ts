@@ -8,7 +8,7 @@ import { dirname, resolve } from 'node:path';
 import { EvalError, writeFileAtomic, type ReadOptions } from '@eval/core';
 import { readDataset } from './files';
 import { routesToUpdate } from './inputs';
-import { pyTruthy } from './python';
+import { pyTruthy } from '@eval/core/python';
 import { personaName, type DatasetSession, type DatasetTurn, type DatasetUser } from './schema';
 
 export interface MemoryUser {
@@ -84,6 +84,8 @@ export interface RunMemorySystemOptions {
   topKQuestion?: number;
   /** Run at most this many users. */
   maxUsers?: number;
+  /** Discard an interrupted run's `<out>.partial` and start over (default: resume it). */
+  fresh?: boolean;
   signal?: AbortSignal;
   /** How the dataset is read (e.g. `allowInvalidUtf8`: replace invalid UTF-8 instead of failing). */
   read?: ReadOptions;
@@ -266,6 +268,7 @@ export async function runMemorySystem(options: RunMemorySystemOptions): Promise<
     answerMs: 0,
   };
   await mkdir(dirname(out), { recursive: true });
+  if (options.fresh) await discardPartialRun(out);
   const done = await resumePartial(partial);
   const fh = await open(partial, 'a');
   const { system } = options;

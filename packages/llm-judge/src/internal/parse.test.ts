@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { describeWithReferenceData, hasReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, hasReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { extractJsonFromString, parseAccuracyOutput, parseCompletenessOutput, parseSingleStepOutput } from './parse';
 import { toPlain } from './python';
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLlm } from '@eval/llm';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { evaluateOutputFiles, evaluationToJson } from './evaluate';
 import { importRecordedOutputs } from './import';
 import { readOutputEntries, serializeOutputEntries, type OutputEntry } from './recorded';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, it } from 'vitest';
-import { describeWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { evaluateOutputFiles, type MethodEvaluation } from './evaluate';
 
 const SLICE = referencePath('llm-judge/slice');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { readJson } from '@eval/core';
 import { describe, expect, it } from 'vitest';
-import { describeWithReferenceData, itWithReferenceData, referencePath } from '../../../test-support/reference-data';
+import { describeWithReferenceData, itWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import {
   convertRawPredictions,
   convertStatePredictions,

@@ -23,7 +23,7 @@ import { HAS_MEMORY, SHARED_MEMORY, describeMemory } from './test/shared';
 
 // The project's reference copies of HaluMem's answer-side texts (CC-BY-NC-ND: read from ../shared, never copied here).
 const ANSWER_DIR = join(SHARED_MEMORY, 'answer_prompts');
-const SCRIPT = join(__dirname, '..', 'scripts', 'extract-halumem-prompts.mjs');
+const SCRIPT = join(__dirname, '..', '..', 'scripts', 'extract-halumem-prompts.mjs');
 const shared = (name: string) => readFileSync(join(ANSWER_DIR, name), 'utf8');
 
 let tmp: string;

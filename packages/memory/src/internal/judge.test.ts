@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLlm, type Llm } from '@eval/llm';
 import { startTestServer, type TestServer } from '@eval/llm/testing';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { aggregateEvalResults } from './aggregate';
+import { aggregateEvalResults } from '../metrics';
 import { recordsFromJson } from './files';
 import { callJudge, judgeRunArtifact } from './judge';
 import { fixtureRecords, parseJudgePrompt, recordedAnswers } from './test/replay-judge';

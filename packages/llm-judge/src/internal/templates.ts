@@ -70,14 +70,15 @@ export interface LoadTemplatesOptions {
 }
 
 /**
- * Loads the templates of the given roles: from `texts`, else from the template directory (option,
+ * Loads the templates of the given roles (`'all'`: every role): from `texts`, else from the template directory (option,
  * `DIALEVAL_LLM_DST_EVAL_DIR`, or the fetched `llm-dst-eval` resource). Files are read byte-exact (no
  * newline added or stripped). Throws a `ResourceMissingError` telling how to fetch them.
  */
 export async function loadTemplates(
-  roles: readonly TemplateRole[],
+  which: readonly TemplateRole[] | 'all',
   options: LoadTemplatesOptions = {},
 ): Promise<Record<TemplateRole, PromptTemplate>> {
+  const roles = which === 'all' ? (Object.keys(TEMPLATE_FILES) as TemplateRole[]) : which;
   const out = {} as Record<TemplateRole, PromptTemplate>;
   const needFiles = roles.filter((r) => options.texts?.[r] === undefined);
   const dir =

@@ -7,7 +7,7 @@
  * order, as the reference's `copy.deepcopy` does.
  */
 import { z } from 'zod';
-import { pyTruthy } from './python';
+import { pyTruthy } from '@eval/core/python';
 
 export const MEMORY_TYPES = ['Event Memory', 'Persona Memory', 'Relationship Memory'] as const;
 export type MemoryType = (typeof MEMORY_TYPES)[number];

@@ -9,7 +9,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { ChatModel } from '@eval/core';
 import { EvalError, InputError, writeFileAtomic, type ReadOptions } from '@eval/core';
 import type { JobResult, Llm, RunSummary } from '@eval/llm';
-import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from './aggregate';
+import { OVERALL_SCORE_FLOAT_KEYS, aggregateEvalResults, type AggregateOptions, type OverallScore } from '../metrics';
 import { computeTimeConsuming, emptyRecords, loadEvalRecords, readRunArtifact } from './files';
 import { buildJudgeInputs, renderJudgePrompt, type JudgeInput, type JudgeInputs, type Routing } from './inputs';
 import {
