@@ -9,15 +9,24 @@ import {
 } from '../../../../../test-support/reference-data';
 import { normalizeResponse } from '../normalize';
 import { mosesDetokenize, mosesTokenize } from './moses';
-import { IsAlnum, IsAlpha, IsLower, IsN, IsSc, IsSo } from './perluniprops.generated';
+import {
+  IsAlnum,
+  IsAlpha,
+  IsLower,
+  IsN,
+  IsSc,
+  IsSo,
+  NONBREAKING_PREFIXES_EN,
+  type CodePointRanges,
+} from './perluniprops.generated';
 
-const generated = { IsAlnum, IsAlpha, IsLower, IsN, IsSc, IsSo };
+const generated = { IsAlnum, IsAlpha, IsLower, IsN, IsSc, IsSo, NONBREAKING_PREFIXES_EN };
 
 const SACREMOSES = referencePath('multiwoz/data/sacremoses');
 const SHARED = referencePath('multiwoz');
 const itMultiwoz = itWithReferenceData('multiwoz');
 
-function expand(ranges: generated.CodePointRanges): Set<number> {
+function expand(ranges: CodePointRanges): Set<number> {
   const out = new Set<number>();
   for (const r of ranges) {
     if (typeof r === 'number') out.add(r);
