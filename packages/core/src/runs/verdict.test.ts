@@ -1,0 +1,118 @@
+import { describe, expect, it } from 'vitest';
+import type { MetricComparison, PairComparison, RunComparison } from './compare';
+import { verdictSentence, verdictSentences } from './verdict';
+
+// Hand-built comparisons: the sentence is checked against the figures it is given (formatting and wording only).
+function comparison(metrics: Array<Partial<MetricComparison> & { name: string }>, paired = 1000): RunComparison {
+  const run = (system: string) => ({
+    dir: system,
+    id: system,
+    benchmark: 'multiwoz',
+    variant: 'v',
+    system,
+    status: 'complete',
+    partial: false,
+    items: paired,
+    evaluated: paired,
+    skipped: 0,
+  });
+  const pair: PairComparison = {
+    a: 0,
+    b: 1,
+    paired,
+    unpaired: { count: 0, onlyA: [], onlyB: [], failedA: [], failedB: [] },
+    partial: false,
+    metrics: metrics.map((m) => ({
+      a: null,
+      b: null,
+      delta: null,
+      recordedA: null,
+      recordedB: null,
+      ci: null,
+      pRandomization: null,
+      mcnemar: null,
+      p: null,
+      pHolm: null,
+      flipped: null,
+      ...m,
+    })),
+  };
+  return {
+    partial: false,
+    benchmark: 'multiwoz',
+    variant: 'v',
+    resamples: 1000,
+    seed: 0,
+    confidence: 0.95,
+    methods: { ci: '', pRandomization: '', mcnemar: '', holm: '' },
+    forced: [],
+    runs: [run('augpt'), run('mars')],
+    pairs: [pair],
+  };
+}
+
+describe('verdictSentence', () => {
+  it('a significant binary difference, in percent points, with McNemar', () => {
+    const c = comparison([
+      {
+        name: 'Success',
+        delta: 17.500000000000004,
+        ci: [14.199999999999996, 20.80000000000001],
+        mcnemar: { outcome: 'success', b: 40, c: 215, p: 1e-12 },
+        p: 1e-12,
+      },
+    ]);
+    expect(verdictSentence(c, c.pairs[0]!, c.pairs[0]!.metrics[0]!, { format: { unit: '%' } })).toBe(
+      'mars beats augpt on Success by 17.5 points (95% CI 14.2 to 20.8; paired, 1,000 dialogues; p < 0.001, McNemar)',
+    );
+  });
+
+  it('the first run wins: the sentence names it first and turns the interval around', () => {
+    const c = comparison([{ name: 'BLEU', delta: -1.234, ci: [-2.5, -0.1], pRandomization: 0.0123, p: 0.0123 }]);
+    expect(verdictSentence(c, c.pairs[0]!, c.pairs[0]!.metrics[0]!, { format: { unit: 'BLEU' } })).toBe(
+      'augpt beats mars on BLEU by 1.23 BLEU (95% CI 0.10 to 2.50; paired, 1,000 dialogues; p = 0.012, randomisation)',
+    );
+  });
+
+  it('not significant: says so, with the interval across zero', () => {
+    const c = comparison([
+      { name: 'Inform', delta: 1.2, ci: [-0.5, 2.9], mcnemar: { outcome: 'inform', b: 10, c: 22, p: 0.21 }, p: 0.21 },
+    ]);
+    expect(verdictSentence(c, c.pairs[0]!, c.pairs[0]!.metrics[0]!, { format: { unit: '%' } })).toBe(
+      'mars scores 1.2 points higher than augpt on Inform; the difference is not significant (95% CI -0.5 to 2.9; paired, 1,000 dialogues; p = 0.21, McNemar)',
+    );
+  });
+
+  it('a ratio is shown in percent points; equal scores and no figure are said plainly', () => {
+    const c = comparison([
+      { name: 'TSA', delta: 0.0333, ci: [0.01, 0.06], p: 0.004 },
+      { name: 'JGA', delta: 0, ci: [0, 0], p: 1 },
+      { name: 'X', delta: null },
+    ]);
+    const [tsa, jga, x] = verdictSentences(
+      c,
+      { TSA: { unit: 'ratio' }, JGA: { unit: 'ratio' } },
+      { unitNoun: 'turns' },
+    );
+    expect(tsa).toBe(
+      'mars beats augpt on TSA by 3.3 points (95% CI 1.0 to 6.0; paired, 1,000 turns; p = 0.004, randomisation)',
+    );
+    expect(jga).toBe(
+      'mars and augpt score the same on JGA (95% CI 0.0 to 0.0; paired, 1,000 turns; p = 1.00, randomisation)',
+    );
+    expect(x).toBe('mars vs augpt on X: no difference could be computed (95% CI no interval; paired, 1,000 turns)');
+  });
+
+  it('breakdown figures (with part) get no sentence', () => {
+    const c = comparison([
+      { name: 'Success', delta: 1, p: 0.5 },
+      { name: 'Success (hotel)', delta: 2, p: 0.5 },
+    ]);
+    const out = verdictSentences(c, {
+      Success: { unit: '%' },
+      'Success (hotel)': { unit: '%', part: { of: 'Success', by: 'domain', value: 'hotel' } },
+    });
+    expect(out).toHaveLength(1);
+    expect(out[0]).toContain('on Success;');
+  });
+});

@@ -1,0 +1,89 @@
+import type { MetricComparison, PairComparison, RunComparison } from './compare';
+import { type MetricFormat, formatMetricDifference } from './format';
+import type { RunMetric } from './schema';
+
+/** What one paired unit is called in a verdict, per benchmark (items, when the benchmark is not listed). */
+const UNIT_NOUNS: Record<string, string> = { multiwoz: 'dialogues', 'llm-judge': 'turns' };
+
+/** Options of {@link verdictSentence}. */
+export interface VerdictOptions {
+  /** How the metric is written (its `unit` and `digits` from `run.json`); the difference is shown on that scale. */
+  format?: MetricFormat;
+  /** What the paired units are called (`dialogues`); default by benchmark, else `items`. */
+  unitNoun?: string;
+}
+
+function pText(p: number): string {
+  if (p < 0.001) return 'p < 0.001';
+  return `p = ${p < 0.1 ? p.toFixed(3) : p.toFixed(2)}`;
+}
+
+/** The word after a difference: percentage points for `%` and `ratio`, BLEU for BLEU, nothing for a plain number. */
+function unitWord(format: MetricFormat): string {
+  if (format.unit === '%' || format.unit === 'ratio') return ' points';
+  if (format.unit === 'BLEU') return ' BLEU';
+  return '';
+}
+
+/**
+ * One sentence that states the outcome of one metric of one pair, as a paper writes it:
+ * `mars beats augpt on Success by 17.5 points (95% CI 14.2 to 20.8; paired, 1,000 dialogues; p < 0.001, McNemar)`,
+ * or `mars scores 1.2 points higher than augpt on Inform; the difference is not significant (...)`. Significant means
+ * the pair's p-value (McNemar's for a binary metric, else the randomisation p) is below 1 - confidence. The interval is
+ * the paired bootstrap interval of the difference, oriented as the sentence reads (winner minus loser). Higher is
+ * taken as better. `dialeval compare` and `dialeval report` print the same sentences.
+ */
+export function verdictSentence(
+  comparison: RunComparison,
+  pair: PairComparison,
+  metric: MetricComparison,
+  options: VerdictOptions = {},
+): string {
+  const format = options.format ?? {};
+  const nameA = comparison.runs[pair.a]?.system ?? 'A';
+  const nameB = comparison.runs[pair.b]?.system ?? 'B';
+  const noun = options.unitNoun ?? UNIT_NOUNS[comparison.benchmark] ?? 'items';
+  const conf = `${Math.round(comparison.confidence * 100)}% CI`;
+  const test = metric.mcnemar ? 'McNemar' : 'randomisation';
+  const d = metric.delta;
+  // oriented so that the first-named system minus the second is shown (a positive difference when one wins)
+  const flip = d !== null && d < 0;
+  const [first, second] = flip ? [nameA, nameB] : [nameB, nameA];
+  const size = d === null ? '' : formatMetricDifference(Math.abs(d), format).replace(/^\+/, '');
+  const ci = metric.ci
+    ? (flip ? [-metric.ci[1], -metric.ci[0]] : metric.ci)
+        .map((x) => formatMetricDifference(x, format).replace(/^\+/, ''))
+        .join(' to ')
+    : 'no interval';
+  const facts = [
+    `${conf} ${ci}`,
+    `paired, ${pair.paired.toLocaleString('en-US')} ${noun}`,
+    ...(metric.p === null ? [] : [`${pText(metric.p)}, ${test}`]),
+  ].join('; ');
+  if (d === null) return `${nameB} vs ${nameA} on ${metric.name}: no difference could be computed (${facts})`;
+  if (/^0(\.0*)?$/.test(size)) return `${nameB} and ${nameA} score the same on ${metric.name} (${facts})`;
+  const significant = metric.p !== null && metric.p < 1 - comparison.confidence;
+  if (significant) return `${first} beats ${second} on ${metric.name} by ${size}${unitWord(format)} (${facts})`;
+  return `${first} scores ${size}${unitWord(format)} higher than ${second} on ${metric.name}; the difference is not significant (${facts})`;
+}
+
+/**
+ * The verdict of every headline metric of every pair, in the order of `comparison.pairs` and their metrics.
+ * `metrics` are the first run's `run.json` metrics: each one's unit and digits; breakdown figures (with `part`) get
+ * no sentence.
+ */
+export function verdictSentences(
+  comparison: RunComparison,
+  metrics: Record<string, Pick<RunMetric, 'unit' | 'digits' | 'part'> | undefined> = {},
+  options: Omit<VerdictOptions, 'format'> = {},
+): string[] {
+  return comparison.pairs.flatMap((pair) =>
+    pair.metrics
+      .filter((m) => metrics[m.name]?.part === undefined)
+      .map((m) => {
+        const declared = metrics[m.name];
+        const format: MetricFormat = { unit: declared?.unit, digits: declared?.digits };
+        return verdictSentence(comparison, pair, m, { ...options, format });
+      }),
+  );
+}
