@@ -5,15 +5,16 @@ import {
   type LoadedRun,
   type RunBenchmark,
   type RunComparison,
+  type RunMetric,
   EvalError,
   compareRuns,
   meanOfValues,
   readRun,
+  verdictSentences,
 } from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
-import { formatMarkdownTable } from '../format';
+import { csvLine, formatMarkdownTable, formatMetricDifference, formatMetricValue, formatTable } from '../format';
 import { UsageError, emit } from '../util';
-import { csvLine, formatNumber, formatTable } from '../format';
 
 /** The benchmark packages dialeval knows, loaded only when a run of theirs is compared. */
 const PACKAGES: Record<string, () => Promise<Record<string, unknown>>> = {
@@ -74,7 +75,8 @@ async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
   return Promise.all(dirs.map((d) => readRun(d)));
 }
 
-const num = (x: number | null, digits = 4) => (x === null ? '' : formatNumber(x, digits));
+/** The run metrics whose unit and digits write the figures (the first run's run.json). */
+type Declared = Record<string, RunMetric | undefined>;
 const pval = (p: number | null) => (p === null ? '' : p >= 0.001 || p === 0 ? p.toFixed(4) : p.toExponential(2));
 const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`);
 
@@ -100,9 +102,10 @@ function metricRows(c: RunComparison) {
   return c.pairs.flatMap((p) => p.metrics.map((m) => ({ pair: p, m, label: `${label(p.a)} -> ${label(p.b)}` })));
 }
 
-function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean): string {
+function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean, declared: Declared): string {
   const lines: string[] = [headline(c)];
-  if (markdown) lines.push('');
+  // the verdict first: one sentence per headline metric, as `dialeval report` opens with them
+  lines.push('', ...verdictSentences(c, declared).map((v) => `${markdown ? '- ' : ''}${v}`), '');
   c.runs.forEach((r, i) =>
     lines.push(
       `${markdown ? '- ' : ''}${label(i)} = ${r.dir} (system ${r.system}, ${r.status}, ${r.evaluated}/${r.items} evaluated)`,
@@ -122,18 +125,21 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
     'p (Holm)',
     'flips 1>0/0>1',
   ];
-  const rows = metricRows(c).map(({ m, label: l }) => [
-    l,
-    m.name,
-    num(m.a),
-    num(m.b),
-    num(m.delta),
-    m.ci ? `[${num(m.ci[0])}, ${num(m.ci[1])}]` : '',
-    pval(m.pRandomization),
-    m.mcnemar ? pval(m.mcnemar.p) : '',
-    pval(m.pHolm),
-    m.flipped ? `${m.flipped.oneToZero.length}/${m.flipped.zeroToOne.length}` : '',
-  ]);
+  const rows = metricRows(c).map(({ m, label: l }) => {
+    const f = declared[m.name];
+    return [
+      l,
+      m.name,
+      formatMetricValue(m.a, f),
+      formatMetricValue(m.b, f),
+      formatMetricDifference(m.delta, f),
+      m.ci ? `[${formatMetricDifference(m.ci[0], f)}, ${formatMetricDifference(m.ci[1], f)}]` : '',
+      pval(m.pRandomization),
+      m.mcnemar ? pval(m.mcnemar.p) : '',
+      pval(m.pHolm),
+      m.flipped ? `${m.flipped.oneToZero.length}/${m.flipped.zeroToOne.length}` : '',
+    ];
+  });
   lines.push('', markdown ? formatMarkdownTable(header, rows) : formatTable(header, rows));
   const pairNotes = c.pairs.map((p) => {
     const u = p.unpaired;
@@ -148,12 +154,13 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
   lines.push(
     '',
     'CI: paired bootstrap percentile interval of B - A; p (rand.): approximate randomisation, (1 + #|d_r| >= |d|) / (R + 1); ' +
-      'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. --format json lists the flipped and unpaired ids.',
+      'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. ' +
+      'Figures as run.json declares them (unit, digits); B - A in points for percentages. --format json lists the flipped and unpaired ids.',
   );
   return lines.join('\n');
 }
 
-function formatCsv(c: RunComparison): string {
+function formatCsv(c: RunComparison, declared: Declared): string {
   const header = [
     'run_a',
     'run_b',
@@ -176,6 +183,7 @@ function formatCsv(c: RunComparison): string {
     'partial',
     'resamples',
     'seed',
+    'unit',
   ];
   const rows = metricRows(c).map(({ pair: p, m }) => {
     const a = c.runs[p.a]!;
@@ -202,6 +210,7 @@ function formatCsv(c: RunComparison): string {
       p.partial || c.partial,
       c.resamples,
       c.seed,
+      declared[m.name]?.unit,
     ]);
   });
   return [csvLine(header), ...rows].join('\n');
@@ -235,7 +244,16 @@ export async function runCompare(dirs: string[], opts: CompareCommandOptions): P
     metrics: opts.metric,
     onProgress: progressOnTty(),
   });
-  if (format === 'json') await emit(JSON.stringify({ ...comparison, recomputedBy: source }, null, 2), opts.out);
-  else if (format === 'csv') await emit(formatCsv(comparison), opts.out);
-  else await emit(formatTableOrMarkdown(comparison, source, format === 'markdown'), opts.out);
+  const declared: Declared = runs[0]!.manifest.metrics;
+  if (format === 'json')
+    await emit(
+      JSON.stringify(
+        { ...comparison, recomputedBy: source, verdicts: verdictSentences(comparison, declared) },
+        null,
+        2,
+      ),
+      opts.out,
+    );
+  else if (format === 'csv') await emit(formatCsv(comparison, declared), opts.out);
+  else await emit(formatTableOrMarkdown(comparison, source, format === 'markdown', declared), opts.out);
 }

@@ -1,9 +1,9 @@
+import { stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { type RunListing, listRuns } from '@eval/core';
-import { relative } from 'node:path';
 import type { RunsCommandOptions } from '../flags/runs';
-import { formatMarkdownTable } from '../format';
+import { csvLine, formatMarkdownTable, formatMetricValue, formatTable } from '../format';
 import { emit } from '../util';
-import { csvLine, formatNumber, formatTable } from '../format';
 
 /** At most this many metric columns in the table and markdown (all of them in JSON and CSV). */
 const MAX_METRIC_COLUMNS = 6;
@@ -35,6 +35,10 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
   });
   if (format === 'json') {
     await emit(JSON.stringify(rows, null, 2), opts.out);
+    return;
+  }
+  if (format === 'html') {
+    await emit(await leaderboardHtml(dir, rows, opts.out), opts.out);
     return;
   }
   const shown = (r: RunListing) => relative(dir, r.dir) || '.';
@@ -74,10 +78,8 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
   // One benchmark: a column per headline metric; several: one `metrics` column of `name value` pairs.
   const single = new Set(rows.map((r) => r.benchmark)).size <= 1;
   const columns = single ? names.slice(0, MAX_METRIC_COLUMNS) : [];
-  const value = (r: RunListing, n: string) => {
-    const v = r.metrics[n]?.value;
-    return v === null || v === undefined ? '' : formatNumber(v);
-  };
+  // as the run record declares it (unit, digits): mwzeval's Success 60.5 beside 78.0, a ratio as 53.3%
+  const value = (r: RunListing, n: string) => formatMetricValue(r.metrics[n]?.value, r.metrics[n]);
   const header = [
     'benchmark',
     'variant',
@@ -117,4 +119,25 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
       : '');
   const table = format === 'markdown' ? formatMarkdownTable(header, body) : formatTable(header, body);
   await emit([table, '', summary, ...notes].join('\n'), opts.out);
+}
+
+/** Where a run's report is, when one was written beside it: `report.html` in the run directory, or `<dir>.html`. */
+async function reportBeside(runDir: string): Promise<string | undefined> {
+  for (const file of [resolve(runDir, 'report.html'), `${resolve(runDir)}.html`]) {
+    if ((await stat(file).catch(() => undefined))?.isFile()) return file;
+  }
+  return undefined;
+}
+
+/** The self-contained leaderboard page (`--format html`): links are relative to where the page is written. */
+async function leaderboardHtml(dir: string, rows: RunListing[], out: string | undefined): Promise<string> {
+  const { renderLeaderboard } = await import('@eval/report');
+  const base = out === undefined ? process.cwd() : dirname(resolve(out));
+  const runs = await Promise.all(
+    rows.map(async (r) => {
+      const report = await reportBeside(r.dir);
+      return { ...r, dir: relative(dir, r.dir) || '.', ...(report ? { report: relative(base, report) } : {}) };
+    }),
+  );
+  return renderLeaderboard({ runs, title: `Runs under ${dir}` });
 }

@@ -22,7 +22,7 @@ export {
   isPercentMetric,
   metricDigits,
 } from './format';
-export { type VerdictOptions, verdictSentence, verdictSentences } from './verdict';
+export { type VerdictOptions, runNames, verdictSentence, verdictSentences } from './verdict';
 export * from './writer';
 export * from './reader';
 export * from './compare';

@@ -13,6 +13,20 @@ export interface VerdictOptions {
   unitNoun?: string;
 }
 
+/**
+ * How a sentence names the two runs: by system; two runs of one system by their variants (`slice (cot)`), or by
+ * position (`sys [1]`, `sys [2]`) when those are the same too.
+ */
+export function runNames(comparison: RunComparison, pair: PairComparison): [string, string] {
+  const a = comparison.runs[pair.a];
+  const b = comparison.runs[pair.b];
+  const sa = a?.system || 'A';
+  const sb = b?.system || 'B';
+  if (sa !== sb) return [sa, sb];
+  if (a && b && a.variant !== b.variant) return [`${sa} (${a.variant})`, `${sb} (${b.variant})`];
+  return [`${sa} [${pair.a + 1}]`, `${sb} [${pair.b + 1}]`];
+}
+
 function pText(p: number): string {
   if (p < 0.001) return 'p < 0.001';
   return `p = ${p < 0.1 ? p.toFixed(3) : p.toFixed(2)}`;
@@ -40,8 +54,7 @@ export function verdictSentence(
   options: VerdictOptions = {},
 ): string {
   const format = options.format ?? {};
-  const nameA = comparison.runs[pair.a]?.system ?? 'A';
-  const nameB = comparison.runs[pair.b]?.system ?? 'B';
+  const [nameA, nameB] = runNames(comparison, pair);
   const noun = options.unitNoun ?? UNIT_NOUNS[comparison.benchmark] ?? 'items';
   const conf = `${Math.round(comparison.confidence * 100)}% CI`;
   const test = metric.mcnemar ? 'McNemar' : 'randomisation';
