@@ -132,7 +132,7 @@ function pageComparison(comparison: RunComparison, runs: ReadonlyArray<ReportRun
         recordedB: formatMetricValue(m.recordedB, fmt),
         outcome: m.mcnemar?.outcome ?? null,
         flipped: m.flipped,
-        verdict: f?.part ? null : verdictSentence(comparison, pair, m, { format: fmt }),
+        verdict: f?.part || m.delta === null ? null : verdictSentence(comparison, pair, m, { format: fmt }),
       };
     };
     return {

@@ -89,11 +89,9 @@ describe('verdictSentence', () => {
       { name: 'JGA', delta: 0, ci: [0, 0], p: 1 },
       { name: 'X', delta: null },
     ]);
-    const [tsa, jga, x] = verdictSentences(
-      c,
-      { TSA: { unit: 'ratio' }, JGA: { unit: 'ratio' } },
-      { unitNoun: 'turns' },
-    );
+    const [tsa, jga] = verdictSentences(c, { TSA: { unit: 'ratio' }, JGA: { unit: 'ratio' } }, { unitNoun: 'turns' });
+    expect(verdictSentences(c)).toHaveLength(2); // X has no difference: no sentence in the list
+    const x = verdictSentence(c, c.pairs[0]!, c.pairs[0]!.metrics[2]!, { unitNoun: 'turns' });
     expect(tsa).toBe(
       'mars beats augpt on TSA by 3.3 points (95% CI 1.0 to 6.0; paired, 1,000 turns; p = 0.004, randomisation)',
     );
@@ -101,6 +99,16 @@ describe('verdictSentence', () => {
       'mars and augpt score the same on JGA (95% CI 0.0 to 0.0; paired, 1,000 turns; p = 1.00, randomisation)',
     );
     expect(x).toBe('mars vs augpt on X: no difference could be computed (95% CI no interval; paired, 1,000 turns)');
+  });
+
+  it('two runs of one system are named by their variants, else by position', () => {
+    const c = comparison([{ name: 'TSA', delta: 0.1, ci: [0.05, 0.15], p: 0.01 }]);
+    c.runs = c.runs.map((r, i) => ({ ...r, system: 'slice', variant: i ? 'cot' : 'direct' }));
+    expect(verdictSentences(c, { TSA: { unit: 'ratio' } })[0]).toMatch(
+      /^slice \(cot\) beats slice \(direct\) on TSA by 10\.0 points/,
+    );
+    c.runs = c.runs.map((r) => ({ ...r, variant: 'v' }));
+    expect(verdictSentences(c, { TSA: { unit: 'ratio' } })[0]).toMatch(/^slice \[2\] beats slice \[1\] on TSA/);
   });
 
   it('breakdown figures (with part) get no sentence', () => {

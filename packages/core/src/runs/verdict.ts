@@ -82,8 +82,8 @@ export function verdictSentence(
 
 /**
  * The verdict of every headline metric of every pair, in the order of `comparison.pairs` and their metrics.
- * `metrics` are the first run's `run.json` metrics: each one's unit and digits; breakdown figures (with `part`) get
- * no sentence.
+ * `metrics` are the first run's `run.json` metrics: each one's unit and digits. Breakdown figures (with `part`) and
+ * metrics without a difference (no value in either run) get no sentence.
  */
 export function verdictSentences(
   comparison: RunComparison,
@@ -92,7 +92,7 @@ export function verdictSentences(
 ): string[] {
   return comparison.pairs.flatMap((pair) =>
     pair.metrics
-      .filter((m) => metrics[m.name]?.part === undefined)
+      .filter((m) => metrics[m.name]?.part === undefined && m.delta !== null)
       .map((m) => {
         const declared = metrics[m.name];
         const format: MetricFormat = { unit: declared?.unit, digits: declared?.digits };
