@@ -373,7 +373,7 @@ export class RunWriter {
 }
 
 // The caller's objects as the schema's parse returned them: its keys only, in its order (unknown keys dropped).
-const METRIC_KEYS = ['value', 'n', 'ci', 'ciMethod', 'unit'] as const;
+const METRIC_KEYS = ['value', 'n', 'ci', 'ciMethod', 'unit', 'digits', 'part'] as const;
 const RESOURCE_KEYS = ['name', 'commit', 'sha256', 'source'] as const;
 const FAILURE_KEYS = ['id', 'reason'] as const;
 const LLM_KEYS = [
