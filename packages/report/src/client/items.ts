@@ -137,7 +137,7 @@ export function itemsSection(data: PageData, view: View): ItemsPart {
   let shownCount = PAGE;
   let filtered: string[] = ids;
   const listBody = h('tbody');
-  const countEl = h('p', { class: 'muted', 'data-count': '' });
+  const countEl = h('p', { class: 'muted', 'data-count': '', 'data-status': '', 'data-query': '', 'data-facets': '' });
   const moreBtn = h('button', { type: 'button', 'data-control': 'more' }, 'Show more');
   const search = h('input', {
     type: 'search',
@@ -218,6 +218,10 @@ export function itemsSection(data: PageData, view: View): ItemsPart {
     const q = search.value.trim().toLowerCase();
     const st = statusSel.value;
     const fs = facetSelects.filter((s) => s.value).map((s) => [s.getAttribute('data-facet')!, s.value] as const);
+    // what the list now shows, on the count line: tests (and scripts) wait for it rather than for time
+    countEl.setAttribute('data-status', st);
+    countEl.setAttribute('data-query', q);
+    countEl.setAttribute('data-facets', fs.map(([k, v]) => `${k}=${v}`).join('&'));
     filtered = ids.filter((id) => {
       if (st === 'failing' && !failingAny(id)) return false;
       if (st === 'error' && !byRun.some((m) => m.get(id)?.error)) return false;
