@@ -5,6 +5,7 @@ import {
   type LoadedRun,
   type RunManifest,
   compareRuns,
+  displayScale,
   formatMetricValue,
   listRuns,
   meanOfValues,
@@ -126,12 +127,18 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
         expect(m.tableRows, `chart ${m.chart} table`).toBe(m.expected);
         expect(m.expected, `chart ${m.chart} is not empty`).toBeGreaterThan(0);
       }
-      // the headline charts: one bar per numeric headline metric that declares its unit, one chart per scale
+      // the headline charts: one chart per scale, one bar per numeric headline metric that declares its unit, for
+      // the scales with at least two different values (one bar, or equal bars, would chart a constant)
       const declared = Object.values(run.manifest.metrics).filter(
         (m) => typeof m.value === 'number' && m.unit !== undefined && m.part === undefined,
       );
+      const scaleOf = (unit: string | undefined) => (unit === '%' || unit === 'ratio' ? 'percent' : unit);
+      const charted = declared.filter((m) => {
+        const same = declared.filter((x) => scaleOf(x.unit) === scaleOf(m.unit));
+        return same.length > 1 && new Set(same.map((x) => displayScale(x.value!, x))).size > 1;
+      });
       expect(marks.filter((m) => m.chart?.startsWith('metrics-')).reduce((s, m) => s + m.drawn, 0)).toBe(
-        declared.length,
+        charted.length,
       );
       // the breakdowns are run.json's part figures (or the items' recorded curves): charted where there are any
       const parts = Object.values(run.manifest.metrics).some((m) => m.part !== undefined);

@@ -120,7 +120,7 @@ export function headlineSection(data: PageData): HTMLElement {
   section.append(h('div', { class: 'table-wrap full' }, tbl));
   // one chart per declared scale (never entropy beside counts), the runs side by side; figures without a unit are
   // plain numbers of different kinds: with several runs each gets its own small chart, alone they stay in the table.
-  // A chart whose bars would all be one value is not drawn (no chart of a constant).
+  // A chart of one bar, or whose bars would all be one value, is not drawn (no chart of a constant).
   const rowsOf = (pick: (m: PageMetric) => boolean) =>
     names.flatMap((name) =>
       runs.flatMap((run) => {
@@ -146,7 +146,8 @@ export function headlineSection(data: PageData): HTMLElement {
     for (const m of headline(run)) if (m.scaled !== null && m.scale && !scales.includes(m.scale)) scales.push(m.scale);
   scales.forEach((scale, k) => {
     const rows = rowsOf((m) => m.scale === scale);
-    if (rows.length === 0 || (rows.length > 1 && rows.every((r) => r.value === rows[0]!.value))) return;
+    // one bar, or bars that all show one value, say nothing the table does not: no chart of a constant
+    if (rows.length < 2 || rows.every((r) => r.value === rows[0]!.value)) return;
     grid.append(bars(`metrics-${k}`, `Headline figures (${scale})`, rows, scale, labels));
   });
   if (multi)
