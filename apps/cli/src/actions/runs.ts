@@ -17,10 +17,10 @@ function date(iso: string | undefined): string {
   return iso ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '';
 }
 
-/** Metric names in order of first appearance across the rows. */
-function metricNames(rows: RunListing[]): string[] {
+/** Metric names in order of first appearance across the rows; `headline`: without the breakdown figures (`part`). */
+function metricNames(rows: RunListing[], headline = false): string[] {
   const names = new Set<string>();
-  for (const r of rows) for (const k of Object.keys(r.metrics)) names.add(k);
+  for (const r of rows) for (const [k, m] of Object.entries(r.metrics)) if (!headline || !m.part) names.add(k);
   return [...names];
 }
 
@@ -76,8 +76,10 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
     return;
   }
   // One benchmark: a column per headline metric; several: one `metrics` column of `name value` pairs.
+  // the tables show headline figures; breakdowns (per domain, round...) are in json and csv
   const single = new Set(rows.map((r) => r.benchmark)).size <= 1;
-  const columns = single ? names.slice(0, MAX_METRIC_COLUMNS) : [];
+  const headline = metricNames(rows, true);
+  const columns = single ? headline.slice(0, MAX_METRIC_COLUMNS) : [];
   // as the run record declares it (unit, digits): mwzeval's Success 60.5 beside 78.0, a ratio as 53.3%
   const value = (r: RunListing, n: string) => formatMetricValue(r.metrics[n]?.value, r.metrics[n]);
   const header = [
@@ -100,6 +102,7 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
       ? columns.map((n) => value(r, n))
       : [
           Object.keys(r.metrics)
+            .filter((n) => !r.metrics[n]!.part)
             .slice(0, MAX_METRIC_COLUMNS)
             .map((n) => `${n} ${value(r, n)}`)
             .join(', '),
@@ -115,7 +118,7 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
       ? `, ${rows.filter((r) => r.status === 'unfinished').length} unfinished (no run.json)`
       : '') +
     (single && names.length > columns.length
-      ? `; ${names.length - columns.length} more metric(s) in --format json/csv`
+      ? `; ${names.length - columns.length} more figure(s) in --format json/csv`
       : '');
   const table = format === 'markdown' ? formatMarkdownTable(header, body) : formatTable(header, body);
   await emit([table, '', summary, ...notes].join('\n'), opts.out);
