@@ -1,7 +1,7 @@
 import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type RunItem, startRun } from '@eval/core';
+import { type RunItem, formatMetricDifference, startRun } from '@eval/core';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { runCli } from './cli';
 
@@ -104,8 +104,18 @@ describe('dialeval report', () => {
       'json',
     ]);
     expect(c.code, c.stderr).toBe(0);
-    const { recomputedBy: _source, ...expected } = JSON.parse(c.stdout);
-    expect(embedded(out).data.comparison).toEqual(expected);
+    const { recomputedBy: _source, verdicts, ...expected } = JSON.parse(c.stdout);
+    const shown = embedded(out).data.comparison;
+    expect([shown.resamples, shown.seed, shown.partial]).toEqual([expected.resamples, expected.seed, expected.partial]);
+    // the same figures, written as the run declares them, and the same verdict sentences as compare prints
+    const [m, e] = [shown.pairs[0].metrics[0], expected.pairs[0].metrics[0]];
+    expect([m.name, m.flipped]).toEqual([e.name, e.flipped]);
+    expect(m.delta).toBe(formatMetricDifference(e.delta, {}));
+    expect(m.ci).toBe(`${formatMetricDifference(e.ci[0], {})} to ${formatMetricDifference(e.ci[1], {})}`);
+    expect(
+      shown.pairs.flatMap((p: { metrics: Array<{ verdict: string | null }> }) => p.metrics.map((x) => x.verdict)),
+    ).toEqual(verdicts);
+    expect(verdicts).toHaveLength(1);
   });
 
   it('several runs of different variants (e.g. two judging methods): shown side by side with a note, compared only with --force', async () => {

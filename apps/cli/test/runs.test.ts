@@ -31,7 +31,8 @@ async function writeRun(
   );
   const evaluated = items.filter((i) => i.error === undefined);
   const accuracy = evaluated.filter((i) => i.values.correct === true).length / evaluated.length;
-  await run.finish({ items, metrics: { correct: { value: accuracy, n: evaluated.length } } });
+  // a ratio (0-1) as the run record declares it: shown in percent
+  await run.finish({ items, metrics: { correct: { value: accuracy, n: evaluated.length, unit: 'ratio' } } });
 }
 
 beforeAll(async () => {
@@ -64,8 +65,13 @@ describe('dialeval compare (third-party benchmark, mean of item values)', () => 
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe('complete: every run complete, every unit paired -- my-qa (v1), 500 resamples, seed 0');
     // A = 4/8, B = 6/8, B - A = 0.25; McNemar b = 0, c = 2: p = min(1, 2 * P[X <= 0]) = 2 * 1/4 = 0.5
+    // the verdict above the table: B - A = 25 points, not significant (McNemar p = 0.5 >= 0.05); 8 items paired
+    expect(lines[2]).toMatch(
+      /^better scores 25\.0 points higher than base on correct; the difference is not significant \(95% CI -?\d+\.\d to \d+\.\d; paired, 8 items; p = 0\.50, McNemar\)$/,
+    );
+    // figures as the run declares them (a ratio: percent, one decimal; B - A in points)
     const row = lines.find((l) => l.startsWith('A -> B  correct'))!;
-    expect(row.split(/\s{2,}/).slice(0, 5)).toEqual(['A -> B', 'correct', '0.5000', '0.7500', '0.2500']);
+    expect(row.split(/\s{2,}/).slice(0, 5)).toEqual(['A -> B', 'correct', '50.0%', '75.0%', '+25.0']);
     expect(row.split(/\s{2,}/).slice(7)).toEqual(['0.5000', '0.5000', '0/2']); // p (McNemar), p (Holm: one metric), flips
   });
 
@@ -304,6 +310,32 @@ describe('dialeval runs', () => {
     expect(lines.find((l) => l.includes(' flaky '))).toMatch(/partial \(1 failed, 0 skipped\)/);
     expect(r.stdout).toContain('5 run(s) under');
     expect(r.stdout).toContain('1 unfinished (no run.json)');
+    // the metric as declared (a ratio in percent): flaky 6/7 = 85.7%, base 4/8 = 50.0%
+    expect(lines.find((l) => l.includes(' flaky '))!.split(/\s{2,}/)[5]).toBe('85.7%');
+    expect(lines.find((l) => l.includes(' base '))!.split(/\s{2,}/)[5]).toBe('50.0%');
+  });
+
+  it('html: one self-contained sortable page, one table per benchmark, runs linked to the report beside them', async () => {
+    const report = join(dirs.base!, 'report.html');
+    writeFileSync(report, '<!doctype html><title>base</title>');
+    const out = join(root, 'pages', 'runs.html');
+    const r = await runCli(['runs', runsDir, '--format', 'html', '--out', out]);
+    expect(r.code, r.stderr).toBe(0);
+    const html = readFileSync(out, 'utf8');
+    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;/);
+    const data = JSON.parse(/id="report-data">([^<]*)</.exec(html)![1]!) as {
+      rows: Array<{
+        system: string;
+        benchmark: string;
+        report: string | null;
+        metrics: Record<string, { text: string }>;
+      }>;
+    };
+    expect([...new Set(data.rows.map((x) => x.benchmark))].sort()).toEqual(['my-qa', 'other-bench']);
+    const base = data.rows.find((x) => x.system === 'base')!;
+    expect(base.report).toBe(join('..', 'runs', 'my-qa', 'base', 'report.html')); // relative to the page
+    expect(base.metrics.correct!.text).toBe('50.0%');
+    expect(data.rows.find((x) => x.system === 'better')!.report).toBeNull();
   });
 
   it('json, csv and markdown; $DIALEVAL_RUNS is the default directory', async () => {

@@ -182,6 +182,7 @@ export {
   type PairComparison,
   type RunComparison,
 } from './runs/compare';
+export { type VerdictOptions, runNames, verdictSentence, verdictSentences } from './runs/verdict';
 export {
   type AgreementOptions,
   type BaseRate,

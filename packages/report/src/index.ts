@@ -1,1 +1,2 @@
-export { embedJson, renderReport, writeReport, type ReportInput, type ReportRun } from './render';
+export { type LeaderboardInput, renderLeaderboard, writeLeaderboard } from './leaderboard';
+export { type ReportInput, type ReportRun, embedJson, renderReport, writeReport } from './render';

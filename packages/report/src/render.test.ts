@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { RUN_SCHEMA_VERSION, type RunManifest, InputError } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { type ReportRun, embedJson, renderReport } from './index';
+import { reportData } from './render';
 
 function manifest(over: Partial<RunManifest> = {}): RunManifest {
   return {
@@ -39,9 +40,9 @@ const run: ReportRun = {
 describe('renderReport', () => {
   it('embeds the data as one JSON script tag that no dialogue text can break out of', () => {
     const html = renderReport({ runs: [run], generatedAt: 'now' });
-    // exactly four scripts (data, d3, Plot, app), each closed once: the hostile text added no </script> and no <script
-    expect(html.match(/<script\b/gi)).toHaveLength(4);
-    expect(html.match(/<\/script/gi)).toHaveLength(4);
+    // exactly two scripts (data, the page's bundled code), each closed once: the hostile text added no </script>, no <script
+    expect(html.match(/<script\b/gi)).toHaveLength(2);
+    expect(html.match(/<\/script/gi)).toHaveLength(2);
     expect(html).not.toContain('<!--');
     const m = /<script type="application\/json" id="report-data">([^<]*)<\/script>/.exec(html)!;
     const data = JSON.parse(m[1]!);
@@ -56,7 +57,7 @@ describe('renderReport', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("connect-src 'none'");
     const scripts = [...html.matchAll(/<script>([\s\S]*?)<\/script>/g)].map((s) => s[1]!);
-    expect(scripts).toHaveLength(3);
+    expect(scripts).toHaveLength(1);
     const hashes = [...csp.matchAll(/'sha256-([^']+)'/g)].map((h) => h[1]);
     expect(hashes).toEqual(scripts.map((s) => createHash('sha256').update(s).digest('base64')));
     expect(html).not.toMatch(/<(script|link|img|iframe)[^>]+(src|href)="(?!data:)/i);
@@ -84,5 +85,33 @@ describe('renderReport', () => {
     expect(html).toContain('<title>llm-judge: sys vs sys</title>');
     const data = JSON.parse(/id="report-data">([^<]*)</.exec(html)![1]!);
     expect(data.runs.map((r: { label: string }) => r.label)).toEqual(['sys [1]', 'sys [2]']);
+    // two runs of one system in different variants are named by variant (as the verdict sentences name them)
+    const other = { ...run, path: 'runs/b', manifest: manifest({ variant: 'cot' }) };
+    const named = JSON.parse(/id="report-data">([^<]*)</.exec(renderReport({ runs: [run, other] }))![1]!);
+    expect(named.runs.map((r: { label: string }) => r.label)).toEqual(['sys (v)', 'sys (cot)']);
+  });
+
+  it('writes every metric as run.json declares it (unit, digits), with its interval; breakdown figures keep their part', () => {
+    const m = manifest({
+      metrics: {
+        Success: { value: 60.10101010101011, n: 1000, unit: '%', ci: [57.0000001, 63.19999] },
+        TSA: { value: 0.5333333333333333, n: 42, unit: 'ratio' },
+        'richness.num_trigrams': { value: 5843, n: 1000, unit: 'count' },
+        'Success (attraction)': {
+          value: 60.1,
+          n: 396,
+          unit: '%',
+          part: { of: 'Success', by: 'domain', value: 'attraction' },
+        },
+      },
+    });
+    const data = reportData({ runs: [{ manifest: m, items: [] }] });
+    const byName = Object.fromEntries(data.runs[0]!.metrics.map((x) => [x.name, x]));
+    // hand-derived: 60.10... to one decimal; 0.5333 as 53.3%; 5843 with a separator; the interval ends to one decimal
+    expect(byName.Success).toMatchObject({ text: '60.1', ciText: '57.0 to 63.2', scale: 'percent', part: null });
+    expect(byName.TSA).toMatchObject({ text: '53.3%', scale: 'percent' });
+    expect(byName.TSA!.scaled).toBeCloseTo(53.333, 3);
+    expect(byName['richness.num_trigrams']).toMatchObject({ text: '5,843', scale: 'count' });
+    expect(byName['Success (attraction)']!.part).toEqual({ of: 'Success', by: 'domain', value: 'attraction' });
   });
 });

@@ -1,18 +1,22 @@
-import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import {
   InputError,
+  type MetricComparison,
   RUN_SCHEMA_VERSION,
   type RunComparison,
   type RunItem,
   type RunManifest,
+  type RunMetric,
+  displayScale,
+  formatMetricDifference,
+  formatMetricValue,
+  verdictSentence,
   writeFileAtomic,
 } from '@eval/core';
-import { reportApp } from './client/app';
-import { REPORT_CSS } from './style';
+import type { PageComparison, PageData, PageMetric, PageMetricComparison, PageRun } from './client/model';
+import { clientScript } from './internal/bundle';
+import { page } from './internal/page';
+
+export { embedJson } from './internal/page';
 
 /**
  * One run as the report shows it. `manifest` is `null` for an unfinished run (a directory without `run.json`):
@@ -37,60 +41,6 @@ export interface ReportInput {
   notes?: ReadonlyArray<string>;
   /** Shown in the header; defaults to the current time. */
   generatedAt?: string;
-}
-
-const LIBRARIES = [
-  { name: 'd3', file: 'dist/d3.min.js' },
-  { name: '@observablehq/plot', file: 'dist/plot.umd.min.js' },
-] as const;
-
-/** The installed package's directory (its `exports` map does not expose the UMD file, so walk up from its entry). */
-function packageDir(require: NodeJS.Require, name: string): string {
-  let dir = dirname(require.resolve(name));
-  for (;;) {
-    try {
-      if ((JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { name?: string }).name === name) return dir;
-    } catch {
-      // no package.json here
-    }
-    const up = dirname(dir);
-    if (up === dir) throw new Error(`@eval/report: cannot find the installed package ${name}`);
-    dir = up;
-  }
-}
-
-let libraryCache: string[] | undefined;
-
-function libraries(): string[] {
-  if (libraryCache) return libraryCache;
-  // ESM (source, the ESM build) has import.meta.url; in the CJS build it is empty and __filename is this file.
-  const url: string | undefined = import.meta.url;
-  const require = createRequire(url ? fileURLToPath(url) : __filename);
-  libraryCache = LIBRARIES.map(({ name, file }) => {
-    const code = readFileSync(join(packageDir(require, name), file), 'utf8');
-    if (/<\/script|<!--/i.test(code))
-      throw new Error(`@eval/report: ${file} contains a sequence that cannot be inlined in <script>`);
-    return code;
-  });
-  return libraryCache;
-}
-
-/** JSON that is safe inside `<script type="application/json">`: no `<` (so no `</script>` or `<!--`), no line separators. */
-export function embedJson(value: unknown): string {
-  return JSON.stringify(value)
-    .replace(/</g, '\\u003c')
-    .replace(/>/g, '\\u003e')
-    .replace(/&/g, '\\u0026')
-    .replace(/\u2028/g, '\\u2028')
-    .replace(/\u2029/g, '\\u2029');
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
-}
-
-function sha256Base64(text: string): string {
-  return createHash('sha256').update(text, 'utf8').digest('base64');
 }
 
 function runLabel(run: ReportRun, index: number): string {
@@ -126,75 +76,134 @@ function checkRuns(runs: ReadonlyArray<ReportRun>): string {
   return benchmarks[0] ?? 'unknown';
 }
 
-/**
- * Renders one self-contained HTML document: the data as one JSON script tag, Observable Plot and d3 inlined, a
- * Content-Security-Policy that allows only the page's own inline scripts (by hash) and no network of any kind.
- */
-export function renderReport(input: ReportInput): string {
-  const benchmark = checkRuns(input.runs);
-  const title = input.title ?? defaultTitle(input.runs, benchmark);
-  const labels = uniqueLabels(input.runs);
-  const data = {
-    title,
-    benchmark,
-    generatedAt: input.generatedAt ?? new Date().toISOString(),
-    runs: input.runs.map((run, i) => ({
-      label: labels[i],
-      path: run.path ?? null,
-      manifest: run.manifest,
-      started: run.started ?? null,
-      items: run.items,
-    })),
-    comparison: input.comparison ?? null,
-    notes: input.notes ?? [],
-  };
-  // The app is embedded from its compiled function text; esbuild's keepNames (tsx, some bundlers) wraps named
-  // functions in a `__name(fn, "name")` helper that lives outside the function, so the page defines an identity one.
-  const app = `(function () {\nvar __name = function (fn) { return fn; };\n(${reportApp.toString()})();\n})();`;
-  const scripts = [...libraries(), app];
-  const csp = [
-    "default-src 'none'",
-    `script-src ${scripts.map((s) => `'sha256-${sha256Base64(s)}'`).join(' ')}`,
-    "style-src 'unsafe-inline'",
-    'img-src data: blob:',
-    "font-src 'none'",
-    "connect-src 'none'",
-    "media-src 'none'",
-    "object-src 'none'",
-    "frame-src 'none'",
-    "worker-src 'none'",
-    "manifest-src 'none'",
-    "base-uri 'none'",
-    "form-action 'none'",
-  ].join('; ');
-  return [
-    '<!doctype html>',
-    '<html lang="en">',
-    '<head>',
-    '<meta charset="utf-8">',
-    `<meta http-equiv="Content-Security-Policy" content="${escapeHtml(csp)}">`,
-    '<meta name="viewport" content="width=device-width, initial-scale=1">',
-    '<meta name="color-scheme" content="light dark">',
-    '<meta name="generator" content="@eval/report">',
-    '<link rel="icon" href="data:,">',
-    `<title>${escapeHtml(title)}</title>`,
-    `<style>${REPORT_CSS}</style>`,
-    '</head>',
-    '<body>',
-    `<noscript><p>This report needs JavaScript to draw its charts and tables; its data is embedded in this file as JSON (script id="report-data").</p></noscript>`,
-    '<div id="app" aria-busy="true"></div>',
-    `<script type="application/json" id="report-data">${embedJson(data)}</script>`,
-    ...scripts.map((s) => `<script>${s}</script>`),
-    '</body>',
-    '</html>',
-    '',
-  ].join('\n');
+/** The scale a metric is charted on: metrics of one scale share a chart, and no chart mixes two. */
+export function metricScale(m: Pick<RunMetric, 'unit'>): string {
+  if (m.unit === '%' || m.unit === 'ratio') return 'percent';
+  return m.unit ?? '';
 }
 
-/** Run labels (system names) made unique by the run's position where two runs share a name. */
+function pageMetric(name: string, m: RunMetric): PageMetric {
+  const ci = m.ci ?? null;
+  return {
+    name,
+    value: m.value,
+    text: formatMetricValue(m.value, m),
+    ciText: ci ? `${formatMetricValue(ci[0], m)} to ${formatMetricValue(ci[1], m)}` : null,
+    scaled: m.value === null ? null : displayScale(m.value, m),
+    scaledCi: ci ? [displayScale(ci[0], m), displayScale(ci[1], m)] : null,
+    ciMethod: m.ciMethod ?? null,
+    n: m.n,
+    unit: m.unit ?? '',
+    scale: metricScale(m),
+    part: m.part ?? null,
+  };
+}
+
+const pText = (p: number | null | undefined): string =>
+  p === null || p === undefined ? '' : p < 0.001 ? '< 0.001' : p < 0.1 ? p.toFixed(3) : p.toFixed(2);
+
+function pageComparison(comparison: RunComparison, runs: ReadonlyArray<ReportRun>): PageComparison {
+  // compareRuns names runs by directory and id; the page by position
+  const index = (k: number): number => {
+    const cr = comparison.runs[k];
+    const i = runs.findIndex((r) => cr && (r.path === cr.dir || r.manifest?.id === cr.id));
+    return i >= 0 ? i : k;
+  };
+  const pairs = comparison.pairs.map((pair) => {
+    const declared = runs[index(pair.a)]?.manifest?.metrics ?? {};
+    const metric = (m: MetricComparison): PageMetricComparison => {
+      const f: RunMetric | undefined = declared[m.name];
+      const fmt = { unit: f?.unit, digits: f?.digits };
+      const diff = (x: number) => formatMetricDifference(x, fmt);
+      return {
+        name: m.name,
+        part: f?.part ?? null,
+        scale: metricScale(fmt),
+        a: formatMetricValue(m.a, fmt),
+        b: formatMetricValue(m.b, fmt),
+        delta: formatMetricDifference(m.delta, fmt),
+        ci: m.ci ? `${diff(m.ci[0])} to ${diff(m.ci[1])}` : '',
+        scaledDelta: m.delta === null ? null : displayScale(m.delta, fmt),
+        scaledCi: m.ci ? [displayScale(m.ci[0], fmt), displayScale(m.ci[1], fmt)] : null,
+        pRandomization: pText(m.pRandomization),
+        mcnemar: m.mcnemar ? `${pText(m.mcnemar.p)} (b ${m.mcnemar.b}, c ${m.mcnemar.c})` : '',
+        pHolm: pText(m.pHolm),
+        recordedA: formatMetricValue(m.recordedA, fmt),
+        recordedB: formatMetricValue(m.recordedB, fmt),
+        outcome: m.mcnemar?.outcome ?? null,
+        flipped: m.flipped,
+        verdict: f?.part || m.delta === null ? null : verdictSentence(comparison, pair, m, { format: fmt }),
+      };
+    };
+    return {
+      a: index(pair.a),
+      b: index(pair.b),
+      paired: pair.paired,
+      unpaired: {
+        count: pair.unpaired.count,
+        onlyA: pair.unpaired.onlyA.length,
+        onlyB: pair.unpaired.onlyB.length,
+        failedA: pair.unpaired.failedA.length,
+        failedB: pair.unpaired.failedB.length,
+      },
+      metrics: pair.metrics.map(metric),
+    };
+  });
+  return {
+    resamples: comparison.resamples,
+    seed: comparison.seed,
+    confidence: comparison.confidence,
+    methods: { ...comparison.methods },
+    forced: comparison.forced,
+    partial: comparison.partial,
+    pairs,
+  };
+}
+
+/** The page's data: the runs, every figure written as the field writes it, the comparison with its verdicts. */
+export function reportData(input: ReportInput): PageData {
+  const benchmark = checkRuns(input.runs);
+  const labels = uniqueLabels(input.runs);
+  const runs: PageRun[] = input.runs.map((run, i) => ({
+    label: labels[i]!,
+    path: run.path ?? null,
+    manifest: run.manifest,
+    started: run.started ?? null,
+    items: [...run.items],
+    metrics: Object.entries(run.manifest?.metrics ?? {}).map(([name, m]) => pageMetric(name, m)),
+  }));
+  return {
+    title: input.title ?? defaultTitle(input.runs, benchmark),
+    benchmark,
+    generatedAt: input.generatedAt ?? new Date().toISOString(),
+    runs,
+    comparison: input.comparison ? pageComparison(input.comparison, input.runs) : null,
+    notes: [...(input.notes ?? [])],
+  };
+}
+
+/**
+ * Renders one self-contained HTML document: the data as one JSON script tag, the page's code (with Observable Plot)
+ * bundled into one inline script, a Content-Security-Policy that allows only that script (by hash) and no network.
+ */
+export function renderReport(input: ReportInput): string {
+  const data = reportData(input);
+  return page({ title: data.title, data, script: clientScript('report') });
+}
+
+/**
+ * Run labels (system names) made unique as the verdict sentences name runs (core's `runNames`): two runs of one
+ * system by their variants when those differ, else by position.
+ */
 function uniqueLabels(runs: ReadonlyArray<ReportRun>): string[] {
   const base = runs.map((r, i) => runLabel(r, i));
-  return base.map((l, i) => (base.filter((x) => x === l).length > 1 ? `${l} [${i + 1}]` : l));
+  const variant = (r: ReportRun) => r.manifest?.variant ?? r.started?.variant ?? '';
+  return base.map((l, i) => {
+    const same = runs.filter((_, j) => base[j] === l);
+    if (same.length === 1) return l;
+    const variants = same.map(variant);
+    return new Set(variants).size === variants.length ? `${l} (${variant(runs[i]!)})` : `${l} [${i + 1}]`;
+  });
 }
 
 function defaultTitle(runs: ReadonlyArray<ReportRun>, benchmark: string): string {

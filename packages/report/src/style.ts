@@ -33,12 +33,37 @@ button { cursor: pointer; }
 .item-list { max-height: 70vh; overflow: auto; border: 1px solid var(--line); border-radius: 6px; }
 .item-list table { margin: 0; width: 100%; } .item-list tr { cursor: pointer; } .item-list tr:hover td { background: var(--panel); }
 .item-list tr.selected td { background: var(--sel); }
+.items.stacked { grid-template-columns: 1fr; } .items.stacked .item-list { max-height: 45vh; }
 .item-detail { border: 1px solid var(--line); border-radius: 6px; padding: 8px 12px; min-height: 120px; }
 .bad { color: var(--bad); font-weight: 600; } .ok { color: inherit; }
 .pair { display: grid; grid-template-columns: repeat(auto-fit, minmax(300px, 1fr)); gap: 12px; }
 .turn { margin: 2px 0; } .turn b { display: inline-block; min-width: 72px; }
 .tag { display: inline-block; border: 1px solid var(--line); border-radius: 10px; padding: 0 6px; margin: 0 4px 2px 0; font-size: 12px; }
 details summary { cursor: pointer; }
+.verdict ul.sentences { font-size: 1.05rem; line-height: 1.55; padding-left: 1.2em; }
+.verdict ul.sentences li { margin: 4px 0; }
+td.headline { font-weight: 600; font-size: 1.05rem; }
+th.sortable { cursor: pointer; user-select: none; } th.sortable[aria-sort=ascending]::after { content: " ▲"; }
+th.sortable[aria-sort=descending]::after { content: " ▼"; }
+.flipped tbody tr { cursor: pointer; } .flipped tbody tr:hover td { background: var(--panel); }
+.flipped .table-wrap { max-height: 420px; }
+figure.chart details.chart-data summary { font-size: 12px; color: var(--muted); }
+.conversation { display: flex; flex-direction: column; gap: 4px; margin: 6px 0; }
+.msg { display: flex; flex-direction: column; max-width: 85%; }
+.msg.left { align-self: flex-start; } .msg.right { align-self: flex-end; align-items: flex-end; }
+.msg.note { align-self: center; max-width: 95%; font-size: 12px; }
+.msg .who { font-size: 11px; color: var(--muted); margin: 0 6px; }
+.msg .bubble { white-space: pre-wrap; word-break: break-word; padding: 6px 10px; border-radius: 10px; border: 1px solid var(--line); background: var(--panel); }
+.msg.right .bubble { background: var(--sel); }
+.msg.probe .bubble { border-color: var(--warn-line); border-style: dashed; }
+.probe-result { align-self: stretch; border-left: 3px solid var(--accent); padding: 2px 8px; margin: 2px 0 6px; font-size: 13px; }
+.probe-result.bad { border-left-color: var(--bad); }
+tr.disputed td { background: var(--bad-bg); }
+.explanation-part { margin: 4px 0; } .explanation-part ul { margin: 2px 0; }
+.prose { white-space: pre-wrap; margin: 4px 0; }
+.run-label { margin-top: 0.4em; color: var(--accent); }
+.why { color: var(--muted); font-size: 12px; }
+table.kv th { white-space: nowrap; }
 @media print {
   body { font-size: 11px; } #app { max-width: none; padding: 0; }
   .controls, button { display: none !important; }

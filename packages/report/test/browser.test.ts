@@ -1,10 +1,20 @@
 import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type LoadedRun, compareRuns, meanOfValues, readRun } from '@eval/core';
+import {
+  type LoadedRun,
+  type RunManifest,
+  compareRuns,
+  displayScale,
+  formatMetricValue,
+  listRuns,
+  meanOfValues,
+  readRun,
+  verdictSentences,
+} from '@eval/core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeReport } from '../src/index';
+import { writeLeaderboard, writeReport } from '../src/index';
 import { findBrowser, launch, openReport } from './browser';
 import { FIXTURES, llmJudgeRun, multiwozRun, scorekeepingRun } from './fixtures';
 
@@ -33,24 +43,58 @@ async function report(
   return file;
 }
 
+/** The SVG element Plot draws one of per datum, per mark type. */
+const MARK_ELEMENT: Record<string, string> = { line: 'path', dot: 'circle', bar: 'rect', rect: 'rect' };
+
 /** Every chart: Plot drew as many marks as the chart has data rows, and its table has one row per data row. */
 async function chartMarks(page: Page) {
-  return page.$$eval('figure.chart', (figs) =>
-    figs.map((f) => {
-      const mark = f.getAttribute('data-mark')!;
-      return {
-        chart: f.getAttribute('data-chart'),
-        expected: Number(f.getAttribute('data-marks')),
-        drawn: f.querySelectorAll(`svg g[aria-label="${mark}"] ${mark === 'line' ? 'path' : 'rect'}:not(marker *)`)
-          .length,
-        tableRows: f.querySelectorAll('table[data-chart-table] tbody tr').length,
-      };
-    }),
+  return page.$$eval(
+    'figure.chart',
+    (figs, MARK_ELEMENT) =>
+      figs.map((f) => {
+        const mark = f.getAttribute('data-mark')!;
+        return {
+          chart: f.getAttribute('data-chart'),
+          expected: Number(f.getAttribute('data-marks')),
+          drawn: f.querySelectorAll(`svg g[aria-label="${mark}"] ${MARK_ELEMENT[mark] ?? 'rect'}:not(marker *)`).length,
+          tableRows: f.querySelectorAll('table[data-chart-table] tbody tr').length,
+        };
+      }),
+    MARK_ELEMENT,
   );
 }
 
 async function countText(page: Page): Promise<number> {
   return Number(/^(\d+) of/.exec((await page.textContent('[data-count]')) ?? '')?.[1]);
+}
+
+/** Sets a filter control and waits until the list shows its result (the count line names the filter it applied). */
+async function filterItems(page: Page, control: string, value: string, applied: string): Promise<number> {
+  await page.selectOption(control, value);
+  await page.waitForSelector(`[data-count]${applied}`, { state: 'attached' });
+  return countText(page);
+}
+
+/** Clicks an item row and waits until its drill-down is the one shown. */
+async function openItem(page: Page, selector: string, id: string): Promise<string> {
+  await page.click(selector);
+  await page.waitForSelector(`#item-detail[data-item="${id}"]`, { state: 'attached' });
+  return (await page.textContent('#item-detail')) ?? '';
+}
+
+/** Numbers with a float artefact (6.800000000000011, 0.30000000000000004) in the visible text of the page. */
+async function floatArtefacts(page: Page): Promise<string[]> {
+  // the page's text (open or folded), not the embedded JSON data, which keeps the exact values
+  return page.evaluate(() => document.getElementById('app')?.textContent?.match(/\d\.\d*?(0000|9999)\d+/g) ?? []);
+}
+
+/** Every figure of run.json as the page shows it: `[data-metric]` cells, written with the run's own declaration. */
+async function expectFiguresOf(page: Page, manifest: RunManifest, label?: string): Promise<void> {
+  for (const [name, metric] of Object.entries(manifest.metrics)) {
+    const sel = `[data-metric="${name.replace(/"/g, '\\"')}"]${label ? `[data-run="${label}"]` : ''}`;
+    const shown = await page.$$eval(sel, (cells) => cells.map((c) => c.textContent));
+    expect(shown, name).toContain(metric.value === null ? '—' : formatMetricValue(metric.value, metric));
+  }
 }
 
 describe.runIf(executable || required)('reports in headless Chromium', () => {
@@ -78,44 +122,50 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       expect(requests.every((u) => u.startsWith('file:'))).toBe(true);
 
       const marks = await chartMarks(page);
-      const viewCharts = await page.$$eval('#view figure.chart', (f) => f.length);
-      expect(viewCharts).toBeGreaterThan(0);
       for (const m of marks) {
         expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
         expect(m.tableRows, `chart ${m.chart} table`).toBe(m.expected);
         expect(m.expected, `chart ${m.chart} is not empty`).toBeGreaterThan(0);
       }
-      // the headline metrics chart has one bar per numeric metric of run.json
-      const numeric = Object.values(run.manifest.metrics).filter((m) => typeof m.value === 'number').length;
-      expect(marks.filter((m) => m.chart?.startsWith('metrics-')).reduce((s, m) => s + m.drawn, 0)).toBe(numeric);
+      // the headline charts: one chart per scale, one bar per numeric headline metric that declares its unit, for
+      // the scales with at least two different values (one bar, or equal bars, would chart a constant)
+      const declared = Object.values(run.manifest.metrics).filter(
+        (m) => typeof m.value === 'number' && m.unit !== undefined && m.part === undefined,
+      );
+      const scaleOf = (unit: string | undefined) => (unit === '%' || unit === 'ratio' ? 'percent' : unit);
+      const charted = declared.filter((m) => {
+        const same = declared.filter((x) => scaleOf(x.unit) === scaleOf(m.unit));
+        return same.length > 1 && new Set(same.map((x) => displayScale(x.value!, x))).size > 1;
+      });
+      expect(marks.filter((m) => m.chart?.startsWith('metrics-')).reduce((s, m) => s + m.drawn, 0)).toBe(
+        charted.length,
+      );
+      // the breakdowns are run.json's part figures (or the items' recorded curves): charted where there are any
+      const parts = Object.values(run.manifest.metrics).some((m) => m.part !== undefined);
+      if (parts || benchmark === 'cgt')
+        expect(await page.$$eval('#view figure.chart svg', (f) => f.length)).toBeGreaterThan(0);
+      else expect(await page.$('[data-no-breakdown]')).not.toBeNull();
 
-      for (const [name, metric] of Object.entries(run.manifest.metrics)) {
-        const shown = await page.textContent(`td[data-metric="${name}"]`);
-        expect(shown, name).toBe(String(metric.value));
-      }
+      // every figure of run.json, headline and breakdown, as the run declares it; no float artefact anywhere
+      await expectFiguresOf(page, run.manifest);
+      expect(await floatArtefacts(page)).toEqual([]);
       const body = (await page.textContent('body')) ?? '';
       expect(body).toContain(run.manifest.id);
       expect(body).toContain(run.manifest.system);
 
       // click the first failing item (any item where the benchmark has no failing ones): its drill-down opens
-      await page.selectOption('select[data-control="status"]', 'failing');
-      const failing = await countText(page);
+      const failing = await filterItems(page, 'select[data-control="status"]', 'failing', '[data-status="failing"]');
       expect(failing).toBeLessThanOrEqual(run.items.length);
-      if (failing === 0) await page.selectOption('select[data-control="status"]', '');
+      if (failing === 0) await filterItems(page, 'select[data-control="status"]', '', '[data-status=""]');
       const first = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
       expect(first).toBeTruthy();
-      await page.click(`#items tbody tr[data-id="${first}"]`);
-      expect(await page.getAttribute('#item-detail', 'data-item')).toBe(first);
-      expect(await page.textContent('#item-detail')).toContain(first!);
+      expect(await openItem(page, `#items tbody tr[data-id="${first}"]`, first!)).toContain(first!);
 
       // a search for one id narrows the list to it
-      await page.selectOption('select[data-control="status"]', '');
-      expect(await countText(page)).toBe(run.items.length);
-      await page.fill('input[data-control="search"]', run.items[run.items.length - 1]!.id);
-      await page.waitForFunction(
-        (n) => document.querySelectorAll('#items tbody tr[data-id]').length < n,
-        run.items.length,
-      );
+      expect(await filterItems(page, 'select[data-control="status"]', '', '[data-status=""]')).toBe(run.items.length);
+      const last = run.items[run.items.length - 1]!.id;
+      await page.fill('input[data-control="search"]', last);
+      await page.waitForSelector(`[data-count][data-query="${last.toLowerCase()}"]`, { state: 'attached' });
       expect(await countText(page)).toBeLessThan(run.items.length);
 
       await page.fill('input[data-control="search"]', '');
@@ -134,15 +184,15 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const withHotel = run.items.filter((i) =>
       Object.keys((i.detail?.domains as object) ?? {}).includes('hotel'),
     ).length;
-    await page.selectOption('select[data-facet="domain"]', 'hotel');
-    expect(await countText(page)).toBe(withHotel);
+    expect(await filterItems(page, 'select[data-facet="domain"]', 'hotel', '[data-facets="domain=hotel"]')).toBe(
+      withHotel,
+    );
     expect(withHotel).toBeLessThan(run.items.length);
     const failing = run.items.find((i) => ((i.detail?.reasons ?? []) as string[]).length > 0)!;
-    await page.selectOption('select[data-facet="domain"]', '');
+    await filterItems(page, 'select[data-facet="domain"]', '', '[data-facets=""]');
     await page.fill('input[data-control="search"]', failing.id);
     await page.waitForSelector(`#items tbody tr[data-id="${failing.id}"]`);
-    await page.click(`#items tbody tr[data-id="${failing.id}"]`);
-    const detail = (await page.textContent('#item-detail')) ?? '';
+    const detail = await openItem(page, `#items tbody tr[data-id="${failing.id}"]`, failing.id);
     for (const reason of failing.detail!.reasons as string[]) expect(detail).toContain(reason);
     expect(errors).toEqual([]);
     await page.context().close();
@@ -160,9 +210,7 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     );
     const items = [{ ...first, detail: { ...rest, domains } }, ...run.items.slice(1)];
     const { page, errors } = await openReport(browser, await report('mw-goal', [{ ...run, items }]));
-    await page.click(`#items tbody tr[data-id="${first.id}"]`);
-    await page.waitForSelector(`#item-detail[data-item="${first.id}"]`);
-    const detail = (await page.textContent('#item-detail')) ?? '';
+    const detail = await openItem(page, `#items tbody tr[data-id="${first.id}"]`, first.id);
     expect(detail).toContain('Goal');
     expect(detail).toContain('requestable');
     expect(detail).toContain('postcode');
@@ -183,11 +231,7 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       run.items[2]!,
     ];
     const { page, errors } = await openReport(browser, await report('sk-location', [{ ...run, items }]));
-    const detailOf = async (id: string) => {
-      await page.click(`#items tbody tr[data-id="${id}"]`);
-      await page.waitForSelector(`#item-detail[data-item="${id}"]`);
-      return (await page.textContent('#item-detail')) ?? '';
-    };
+    const detailOf = (id: string) => openItem(page, `#items tbody tr[data-id="${id}"]`, id);
     expect(await detailOf(items[0]!.id)).toContain(
       'Transcript not found at 0_travel/episode_0/interactions.json (relative to the run directory)',
     );
@@ -204,16 +248,26 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
   it('llm-judge: a disagreeing turn shows its context, predicted state and the explanation (with </script> kept as text)', async () => {
     const run = await readRun(await llmJudgeRun(join(tmp, 'lj-detail'), 24));
     const { page, errors } = await openReport(browser, await report('lj-detail', [run]));
-    await page.selectOption('select[data-facet="agreement"]', 'judge and rules disagree');
     const disagreeing = run.items.filter((i) => i.detail?.disagree === true);
-    expect(await countText(page)).toBe(disagreeing.length);
+    expect(
+      await filterItems(
+        page,
+        'select[data-facet="agreement"]',
+        'judge and rules disagree',
+        '[data-facets="agreement=judge and rules disagree"]',
+      ),
+    ).toBe(disagreeing.length);
     const turn = disagreeing[0]!;
-    await page.click(`#items tbody tr[data-id="${turn.id}"]`);
-    const detail = (await page.textContent('#item-detail')) ?? '';
+    const detail = await openItem(page, `#items tbody tr[data-id="${turn.id}"]`, turn.id);
     expect(detail).toContain(String(turn.detail!.explanation));
     expect(detail).toContain((turn.detail!.context as Array<{ text: string }>)[0]!.text);
+    // the predicted state beside the gold state, the slot where they differ marked
     expect(detail).toContain('restaurant-pricerange');
-    expect(await page.$$eval('script', (s) => s.length)).toBe(4); // data + d3 + Plot + app: nothing injected
+    const differing = turn.id.endsWith('-0') || Number(turn.id.split('-').pop()) % 2 === 0;
+    expect(await page.$$eval('#item-detail tr.disputed[data-slot="restaurant-area"]', (r) => r.length)).toBe(
+      differing ? 1 : 0,
+    );
+    expect(await page.$$eval('script', (s) => s.length)).toBe(2); // data + the page's code: nothing injected
     expect(errors).toEqual([]);
     await page.context().close();
   });
@@ -245,9 +299,8 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       const { page, errors } = await openReport(browser, await report(`odd-${benchmark}`, [await readRun(dir)]));
       expect(errors, benchmark).toEqual([]);
       expect(await page.$$eval('[data-broken]', (b) => b.length), benchmark).toBe(0);
-      expect(await page.$$eval('#view figure.chart svg', (f) => f.length), benchmark).toBeGreaterThan(0);
-      await page.click('#items tbody tr[data-id="a"]');
-      expect(await page.getAttribute('#item-detail', 'data-item'), benchmark).toBe('a');
+      expect(await page.$('#view'), benchmark).not.toBeNull();
+      await openItem(page, '#items tbody tr[data-id="a"]', 'a');
       await page.context().close();
     }
   });
@@ -263,19 +316,18 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       expect(statSync(file).size).toBeLessThan(5 * 1024 * 1024);
       const { page, errors, network, readyMs } = await openReport(browser, file);
       const started = Date.now();
-      await page.selectOption('select[data-control="status"]', 'failing');
+      await filterItems(page, 'select[data-control="status"]', 'failing', '[data-status="failing"]');
       const id = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
-      await page.click(`#items tbody tr[data-id="${id}"]`);
-      await page.waitForSelector(`#item-detail[data-item="${id}"]`);
+      await openItem(page, `#items tbody tr[data-id="${id}"]`, id!);
       timings[name] = readyMs + (Date.now() - started);
       expect(errors).toEqual([]);
       expect(network).toEqual([]);
       // the list is rendered lazily: 200 rows, then 200 more per click
       expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(Math.min(200, await countText(page)));
-      await page.selectOption('select[data-control="status"]', '');
+      await filterItems(page, 'select[data-control="status"]', '', '[data-status=""]');
       expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(200);
       await page.click('button[data-control="more"]');
-      expect(await page.$$eval('#items tbody tr[data-id]', (r) => r.length)).toBe(400);
+      await page.waitForFunction(() => document.querySelectorAll('#items tbody tr[data-id]').length === 400);
       await page.screenshot({ path: join(ARTIFACTS, `${name}.png`) });
       await page.context().close();
     }
@@ -329,18 +381,49 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     expect(rows).toEqual(comparison.pairs[0]!.metrics.map((m) => m.name));
     for (const m of await chartMarks(page)) expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
     expect(await page.$('figure[data-chart="comparison-delta-0"]')).not.toBeNull();
+    // the verdict opens the page: core's sentences, exactly as `dialeval compare` prints them
+    expect(await page.$$eval('#verdict li', (li) => li.map((x) => x.textContent))).toEqual(
+      verdictSentences(comparison, a.manifest.metrics),
+    );
+    expect(await page.$eval('#app > section', (s) => s.id)).toBe('verdict');
+    // each run's figures, per domain too, as run.json declares them; the domains' runs side by side in one chart
+    await expectFiguresOf(page, a.manifest, 'baseline');
+    await expectFiguresOf(page, b.manifest, 'candidate');
+    expect(await floatArtefacts(page)).toEqual([]);
+    const charts = await chartMarks(page);
+    const success = charts.find((m) => m.chart === 'breakdown-0-0-1');
+    expect(success, JSON.stringify(charts.map((c) => c.chart))).toBeDefined();
+    const domains = Object.values(a.manifest.metrics).filter((m) => m.part?.of === 'Success').length;
+    expect(success.drawn).toBe(
+      domains + Object.values(b.manifest.metrics).filter((m) => m.part?.of === 'Success').length,
+    );
+
+    // flipped items: a table with both runs' outcome and reason; a filter narrows it, a header sorts it
     const flipped = comparison.pairs[0]!.metrics.flatMap((m) => [
       ...(m.flipped?.oneToZero ?? []),
       ...(m.flipped?.zeroToOne ?? []),
     ]);
     expect(flipped.length).toBeGreaterThan(0);
-    await page.click(`a[data-flipped="${flipped[0]}"]`);
-    expect(await page.getAttribute('#item-detail', 'data-item')).toBe(flipped[0]);
+    expect(await page.$$eval('[data-table="flipped-0"] tbody tr', (r) => r.length)).toBe(flipped.length);
+    await page.fill('input[data-control="flipped-filter"]', flipped[0]!);
+    await page.waitForSelector(
+      `[data-flipped-count="0"]:text-matches("^${flipped.filter((id) => id.includes(flipped[0]!)).length} of")`,
+    );
+    await page.fill('input[data-control="flipped-filter"]', '');
+    await page.click('[data-table="flipped-0"] thead th:first-child');
+    await page.waitForSelector('[data-table="flipped-0"] thead th[aria-sort="ascending"]');
+    const sorted = await page.$$eval('[data-table="flipped-0"] tbody tr', (r) =>
+      r.map((x) => x.getAttribute('data-flipped')!),
+    );
+    expect(sorted).toEqual([...flipped].sort((x, y) => x.localeCompare(y)));
+    const detail = await openItem(page, `[data-table="flipped-0"] tr[data-flipped="${sorted[0]}"]`, sorted[0]!);
+    expect(detail).toContain('Per goal domain');
     expect(
       await page.$$eval('#item-detail [data-detail-run]', (d) => d.map((x) => x.getAttribute('data-detail-run'))),
     ).toEqual(['baseline', 'candidate']);
-    await page.selectOption('select[data-control="status"]', 'flipped');
-    expect(await countText(page)).toBe(new Set(flipped).size);
+    expect(await filterItems(page, 'select[data-control="status"]', 'flipped', '[data-status="flipped"]')).toBe(
+      new Set(flipped).size,
+    );
     await page.screenshot({ path: join(ARTIFACTS, 'comparison-dark.png'), fullPage: true });
     // printed: no table is cut off (nothing scrolls inside its box), no control is printed
     await page.emulateMedia({ media: 'print', colorScheme: 'light' });
@@ -354,6 +437,62 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       true,
     );
     await page.pdf({ path: join(ARTIFACTS, 'comparison.pdf') });
+    await page.context().close();
+  });
+
+  for (const [benchmark, make] of Object.entries(FIXTURES)) {
+    it(`${benchmark}: a comparison report opens with the verdict, shows no float artefact, and is screenshot`, async () => {
+      const n = sizes[benchmark as keyof typeof sizes];
+      const a = await readRun(await make(join(tmp, `${benchmark}-a`), n, { seed: 21, system: 'system-a' }));
+      const b = await readRun(await make(join(tmp, `${benchmark}-b`), n, { seed: 22, system: 'system-b' }));
+      const comparison = compareRuns([a, b], meanOfValues(benchmark), { resamples: 200, seed: 0 });
+      const { page, errors } = await openReport(browser, await report(`${benchmark}-compare`, [a, b], { comparison }));
+      expect(errors).toEqual([]);
+      expect(await page.$$eval('#verdict li', (li) => li.map((x) => x.textContent))).toEqual(
+        verdictSentences(comparison, a.manifest.metrics),
+      );
+      for (const m of await chartMarks(page)) expect(m.drawn, `chart ${m.chart}`).toBe(m.expected);
+      expect(await floatArtefacts(page)).toEqual([]);
+      const first = a.items[0]!.id;
+      const detail = await openItem(page, `#items tbody tr[data-id="${first}"]`, first);
+      expect(detail).toContain(first);
+      await page.screenshot({ path: join(ARTIFACTS, `${benchmark}-compare.png`), fullPage: true, timeout: 60_000 });
+      await page.context().close();
+    });
+  }
+
+  it('the leaderboard of a directory of runs: one sortable table per benchmark, runs linked to their reports', async () => {
+    const dir = join(tmp, 'board');
+    const made = await Promise.all([
+      FIXTURES.multiwoz(join(dir, 'mwz-a'), 12, { seed: 1, system: 'alpha' }),
+      FIXTURES.multiwoz(join(dir, 'mwz-b'), 12, { seed: 2, system: 'beta' }),
+      FIXTURES.memory(join(dir, 'mem'), 9, { system: 'gamma' }),
+    ]);
+    await writeReport(join(made[0], 'report.html'), { runs: [{ ...(await readRun(made[0])), path: made[0] }] });
+    const rows = (await listRuns(dir)).map((r) => ({
+      ...r,
+      ...(r.dir === made[0] ? { report: join(made[0], 'report.html') } : {}),
+    }));
+    const file = join(tmp, 'board.html');
+    await writeLeaderboard(file, { runs: rows, title: 'Runs' });
+    const { page, errors, network } = await openReport(browser, file);
+    expect(errors).toEqual([]);
+    expect(network).toEqual([]);
+    expect(await page.$$eval('section[data-benchmark]', (s) => s.map((x) => x.getAttribute('data-benchmark')))).toEqual(
+      ['memory', 'multiwoz'],
+    );
+    // Success as the runs declare it; sorting by it puts the higher first on the second click
+    const success = await Promise.all(made.slice(0, 2).map(async (d) => (await readRun(d)).manifest.metrics.Success!));
+    const header = '[data-table="runs-multiwoz"] thead th:has-text("Success")';
+    await page.click(header);
+    await page.click(header);
+    await page.waitForSelector(`${header}[aria-sort="descending"]`);
+    const shown = await page.$$eval('[data-table="runs-multiwoz"] tbody td[data-metric="Success"]', (c) =>
+      c.map((x) => x.textContent),
+    );
+    expect(shown).toEqual([...success].sort((x, y) => y.value! - x.value!).map((m) => formatMetricValue(m.value, m)));
+    expect(await page.getAttribute(`a[data-report="${made[0]}"]`, 'href')).toBe(join(made[0], 'report.html'));
+    await page.screenshot({ path: join(ARTIFACTS, 'leaderboard.png'), fullPage: true });
     await page.context().close();
   });
 });

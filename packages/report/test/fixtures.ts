@@ -8,10 +8,15 @@ import { type RunItem, type RunMetric, seededRandom, startRun } from '@eval/core
  */
 
 const mean = (xs: number[]) => (xs.length ? xs.reduce((a, b) => a + b, 0) / xs.length : null);
-function metric(values: Array<number | boolean | null | undefined>, scale = 1, unit?: string): RunMetric {
+function metric(
+  values: Array<number | boolean | null | undefined>,
+  scale = 1,
+  unit?: string,
+  part?: RunMetric['part'],
+): RunMetric {
   const xs = values.filter((v): v is number | boolean => typeof v === 'number' || typeof v === 'boolean').map(Number);
   const m = mean(xs);
-  return { value: m === null ? null : m * scale, n: xs.length, ...(unit ? { unit } : {}) };
+  return { value: m === null ? null : m * scale, n: xs.length, ...(unit ? { unit } : {}), ...(part ? { part } : {}) };
 }
 const evaluated = (items: RunItem[]) => items.filter((i) => !i.error);
 
@@ -107,8 +112,27 @@ export async function multiwozRun(dir: string, dialogues: number, opts: FixtureO
       100,
       '%',
     ),
-    BLEU: { value: 17.91, n: ev.length },
+    BLEU: { value: 17.91, n: ev.length, unit: 'BLEU' },
   };
+  // the per-domain breakdown as a package records it: the share of the dialogues with the domain (hand-written here
+  // as the multiwoz package's figures; the report must show these, never its own)
+  type Domains = Record<string, { inform: boolean | null; success: boolean | null }>;
+  for (const d of DOMAINS) {
+    const withDomain = ev.filter((i) => (i.detail!.domains as Domains)[d] !== undefined);
+    if (!withDomain.length) continue;
+    for (const [name, key] of [
+      ['Inform', 'inform'],
+      ['Success', 'success'],
+    ] as const)
+      Object.assign(metrics, {
+        [`${name} (${d})`]: metric(
+          withDomain.map((i) => (i.detail!.domains as Domains)[d]![key]),
+          100,
+          '%',
+          { of: name, by: 'domain', value: d },
+        ),
+      });
+  }
   return write(dir, 'multiwoz', 'mwzeval-2.0', items, metrics, opts);
 }
 
@@ -143,7 +167,18 @@ export async function llmJudgeRun(dir: string, turns: number, opts: FixtureOptio
   }
   markFailed(items, opts.failed);
   const ev = evaluated(items);
-  const metrics = { TSA: metric(ev.map((i) => i.values.judge)), JGA: metric(ev.map((i) => i.values.M21)) };
+  const metrics = {
+    TSA: metric(
+      ev.map((i) => i.values.judge),
+      1,
+      'ratio',
+    ),
+    JGA: metric(
+      ev.map((i) => i.values.M21),
+      1,
+      'ratio',
+    ),
+  };
   return write(dir, 'llm-judge', 'two-dimensional', items, metrics, opts);
 }
 
@@ -193,6 +228,20 @@ export async function scorekeepingRun(dir: string, episodes: number, opts: Fixtu
       '%',
     ),
   };
+  // the private/shared curve as a package records it: probe accuracy per probing round and kind
+  type Probe = { round: number; kind: string; correct: boolean };
+  for (let round = 1; round <= 4; round++)
+    for (const kind of ['private', 'shared'])
+      Object.assign(metrics, {
+        [`${kind} accuracy (round ${round})`]: metric(
+          ev.flatMap((i) =>
+            (i.detail!.probes as Probe[]).filter((p) => p.round === round && p.kind === kind).map((p) => p.correct),
+          ),
+          1,
+          'ratio',
+          { of: `${kind} accuracy`, by: 'round', value: String(round) },
+        ),
+      });
   return write(dir, 'scorekeeping', 'privateshared', items, metrics, opts);
 }
 
@@ -222,9 +271,9 @@ export async function memoryRun(dir: string, questions: number, opts: FixtureOpt
   const ev = evaluated(items);
   const of = (k: string) => ev.filter((i) => (i.detail as { kind: string }).kind === k).map((i) => i.values.correct);
   const metrics = {
-    'Memory Recall': metric(of('memory')),
-    'Update Accuracy': metric(of('update')),
-    'QA Accuracy': metric(of('question')),
+    'Memory Recall': metric(of('memory'), 1, 'ratio'),
+    'Update Accuracy': metric(of('update'), 1, 'ratio'),
+    'QA Accuracy': metric(of('question'), 1, 'ratio'),
   };
   return write(dir, 'memory', 'halumem', items, metrics, opts);
 }
@@ -253,7 +302,18 @@ export async function cgtRun(dir: string, groups: number, opts: FixtureOptions =
   }
   markFailed(items, opts.failed);
   const ev = evaluated(items);
-  const metrics = { F1: metric(ev.map((i) => i.values.final_f1)), DSC: metric(ev.map((i) => i.values.final_dsc)) };
+  const metrics = {
+    F1: metric(
+      ev.map((i) => i.values.final_f1),
+      1,
+      'ratio',
+    ),
+    DSC: metric(
+      ev.map((i) => i.values.final_dsc),
+      1,
+      'ratio',
+    ),
+  };
   return write(dir, 'cgt', 'strict', items, metrics, opts);
 }
 

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { readRun } from '@eval/core';
+import { formatMetricValue, readRun } from '@eval/core';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeReport } from '../src/index';
@@ -180,35 +180,60 @@ describeWithReferenceData(...DATA)('reports of real runs (dialeval on ../shared 
       'real-scorekeeping',
       'real-scorekeeping-compare',
     ]) {
-      it(`${name}: no network, no console error, plots in the view, headline numbers equal run.json, drill-down opens`, async () => {
+      it(`${name}: no network, no console error, every figure as run.json declares it, the verdict as compare prints it, drill-down opens`, async () => {
         const dirs = reports[name]!;
         const { page, errors, network } = await openReport(browser, join(work, `${name}.html`));
         expect(errors).toEqual([]);
         expect(network).toEqual([]);
-        expect(await page.$$eval('#view figure.chart svg', (f) => f.length)).toBeGreaterThan(0);
         const marks = await page.$$eval('figure.chart', (figs) =>
           figs.map((f) => {
             const mark = f.getAttribute('data-mark')!;
             return [
               Number(f.getAttribute('data-marks')),
-              f.querySelectorAll(`svg g[aria-label="${mark}"] ${mark === 'line' ? 'path' : 'rect'}:not(marker *)`)
-                .length,
+              f.querySelectorAll(
+                `svg g[aria-label="${mark}"] ${mark === 'line' ? 'path' : mark === 'dot' ? 'circle' : 'rect'}:not(marker *)`,
+              ).length,
             ];
           }),
         );
         for (const [expected, drawn] of marks) expect(drawn).toBe(expected);
         for (const dir of dirs) {
           const run = await readRun(dir);
+          // every figure of run.json (headline and breakdown) as the run declares it (unit, digits)
           for (const [metric, v] of Object.entries(run.manifest.metrics)) {
-            const shown = await page.$$eval(`td[data-metric="${metric.replace(/"/g, '\\"')}"]`, (cells) =>
+            const shown = await page.$$eval(`[data-metric="${metric.replace(/"/g, '\\"')}"]`, (cells) =>
               cells.map((c) => c.textContent),
             );
-            expect(shown, `${dir} ${metric}`).toContain(v.value === null ? '—' : String(v.value));
+            expect(shown, `${dir} ${metric}`).toContain(v.value === null ? '—' : formatMetricValue(v.value, v));
+          }
+          // breakdowns are charted exactly when run.json records some
+          if (Object.values(run.manifest.metrics).some((m) => m.part !== undefined))
+            expect(await page.$$eval('#view figure.chart svg', (f) => f.length)).toBeGreaterThan(0);
+        }
+        // no float artefact in the page's text
+        expect(
+          await page.evaluate(
+            () => document.getElementById('app')?.textContent?.match(/\d\.\d*?(0000|9999)\d+/g) ?? [],
+          ),
+        ).toEqual([]);
+        if (dirs.length > 1) {
+          // the verdict: the same sentences `dialeval compare` prints (same R and seed)
+          const compare = await cli(['compare', ...dirs, '--resamples', '200', '--force']);
+          expect(compare.code, compare.stderr).toBe(0);
+          const sentences = await page.$$eval('#verdict li', (li) => li.map((x) => x.textContent ?? ''));
+          expect(sentences.length).toBeGreaterThan(0);
+          for (const v of sentences) expect(compare.stdout.split('\n')).toContain(v);
+          // flipped items as a table that opens the item in both runs
+          const flipped = await page.getAttribute('[data-table="flipped-0"] tbody tr[data-flipped]', 'data-flipped');
+          if (flipped) {
+            await page.click(`[data-table="flipped-0"] tbody tr[data-flipped="${flipped}"]`);
+            await page.waitForSelector(`#item-detail[data-item="${flipped}"]`, { state: 'attached' });
+            expect(await page.$$eval('#item-detail [data-detail-run]', (d) => d.length)).toBe(2);
           }
         }
         const first = await page.getAttribute('#items tbody tr[data-id]', 'data-id');
         await page.click(`#items tbody tr[data-id="${first}"]`);
-        expect(await page.getAttribute('#item-detail', 'data-item')).toBe(first);
+        await page.waitForSelector(`#item-detail[data-item="${first}"]`, { state: 'attached' });
         if (name.startsWith('real-scorekeeping')) {
           // the episode's transcript and probes, read back from its interactions.json
           const detail = (await page.textContent('#item-detail')) ?? '';
@@ -216,7 +241,7 @@ describeWithReferenceData(...DATA)('reports of real runs (dialeval on ../shared 
           expect(detail).toContain('Probes');
           expect(detail).not.toContain('not found');
         }
-        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true });
+        await page.screenshot({ path: join(ARTIFACTS, `${name}.png`), fullPage: true, timeout: 60_000 });
         copyFileSync(join(work, `${name}.html`), join(ARTIFACTS, `${name}.html`));
         await page.context().close();
       });

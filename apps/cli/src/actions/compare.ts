@@ -7,15 +7,16 @@ import {
   type LoadedRun,
   type RunBenchmarkRef,
   type RunComparison,
+  type RunMetric,
   compareRuns,
   loadRunBenchmark,
   readRun,
   runBenchmarkOf,
+  verdictSentences,
 } from '@eval/core';
 import type { CompareCommandOptions } from '../flags/compare';
-import { formatMarkdownTable } from '../format';
+import { csvLine, formatMarkdownTable, formatMetricDifference, formatMetricValue, formatTable } from '../format';
 import { UsageError, emit } from '../util';
-import { csvLine, formatNumber, formatTable } from '../format';
 
 /** How the CLI loads the benchmark packages it depends on itself (the built-in benchmarks). */
 const ownPackages = {
@@ -60,7 +61,8 @@ async function loadRuns(dirs: string[]): Promise<LoadedRun[]> {
   return Promise.all(dirs.map((d) => readRun(d)));
 }
 
-const num = (x: number | null, digits = 4) => (x === null ? '' : formatNumber(x, digits));
+/** The run metrics whose unit and digits write the figures (the first run's run.json). */
+type Declared = Record<string, RunMetric | undefined>;
 const pval = (p: number | null) => (p === null ? '' : p >= 0.001 || p === 0 ? p.toFixed(4) : p.toExponential(2));
 const label = (i: number) => (i < 26 ? String.fromCharCode(65 + i) : `R${i + 1}`);
 
@@ -86,9 +88,10 @@ function metricRows(c: RunComparison) {
   return c.pairs.flatMap((p) => p.metrics.map((m) => ({ pair: p, m, label: `${label(p.a)} -> ${label(p.b)}` })));
 }
 
-function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean): string {
+function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boolean, declared: Declared): string {
   const lines: string[] = [headline(c)];
-  if (markdown) lines.push('');
+  // the verdict first: one sentence per headline metric, as `dialeval report` opens with them
+  lines.push('', ...verdictSentences(c, declared).map((v) => `${markdown ? '- ' : ''}${v}`), '');
   c.runs.forEach((r, i) =>
     lines.push(
       `${markdown ? '- ' : ''}${label(i)} = ${r.dir} (system ${r.system}, ${r.status}, ${r.evaluated}/${r.items} evaluated)`,
@@ -108,18 +111,21 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
     'p (Holm)',
     'flips 1>0/0>1',
   ];
-  const rows = metricRows(c).map(({ m, label: l }) => [
-    l,
-    m.name,
-    num(m.a),
-    num(m.b),
-    num(m.delta),
-    m.ci ? `[${num(m.ci[0])}, ${num(m.ci[1])}]` : '',
-    pval(m.pRandomization),
-    m.mcnemar ? pval(m.mcnemar.p) : '',
-    pval(m.pHolm),
-    m.flipped ? `${m.flipped.oneToZero.length}/${m.flipped.zeroToOne.length}` : '',
-  ]);
+  const rows = metricRows(c).map(({ m, label: l }) => {
+    const f = declared[m.name];
+    return [
+      l,
+      m.name,
+      formatMetricValue(m.a, f),
+      formatMetricValue(m.b, f),
+      formatMetricDifference(m.delta, f),
+      m.ci ? `[${formatMetricDifference(m.ci[0], f)}, ${formatMetricDifference(m.ci[1], f)}]` : '',
+      pval(m.pRandomization),
+      m.mcnemar ? pval(m.mcnemar.p) : '',
+      pval(m.pHolm),
+      m.flipped ? `${m.flipped.oneToZero.length}/${m.flipped.zeroToOne.length}` : '',
+    ];
+  });
   lines.push('', markdown ? formatMarkdownTable(header, rows) : formatTable(header, rows));
   const pairNotes = c.pairs.map((p) => {
     const u = p.unpaired;
@@ -135,7 +141,8 @@ function formatTableOrMarkdown(c: RunComparison, source: string, markdown: boole
   lines.push(
     '',
     'CI: paired bootstrap percentile interval of B - A; p (rand.): approximate randomisation, (1 + #|d_r| >= |d|) / (R + 1); ' +
-      'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. --format json lists the flipped and unpaired ids.',
+      'p (McNemar): exact, on binary per-item outcomes; p (Holm): Holm-adjusted across the metrics of a pair. ' +
+      'Figures as run.json declares them (unit, digits); B - A in points for percentages. --format json lists the flipped and unpaired ids.',
   );
   return lines.join('\n');
 }
@@ -151,14 +158,14 @@ function unitLines(c: RunComparison, markdown: boolean): string[] {
     const cl = m.mcnemarClustered;
     if (cl)
       lines.push(
-        `${dash}${l} ${m.name}: clustered McNemar (by ${c.unit}) X2 = ${num(cl.statistic)}, p = ${pval(cl.p)}; the Holm p uses it; the exact McNemar p assumes independent items`,
+        `${dash}${l} ${m.name}: clustered McNemar (by ${c.unit}) X2 = ${cl.statistic.toFixed(2)}, p = ${pval(cl.p)}; the Holm p uses it; the exact McNemar p assumes independent items`,
       );
   }
   for (const note of c.notes) lines.push(`${dash}warning: ${note}`);
   return lines;
 }
 
-function formatCsv(c: RunComparison): string {
+function formatCsv(c: RunComparison, declared: Declared): string {
   const header = [
     'run_a',
     'run_b',
@@ -184,6 +191,7 @@ function formatCsv(c: RunComparison): string {
     'unit',
     'clusters',
     'p_mcnemar_clustered',
+    'metric_unit',
   ];
   const rows = metricRows(c).map(({ pair: p, m }) => {
     const a = c.runs[p.a]!;
@@ -213,6 +221,7 @@ function formatCsv(c: RunComparison): string {
       p.unit,
       p.clusters,
       m.mcnemarClustered?.p,
+      declared[m.name]?.unit,
     ]);
   });
   return [csvLine(header), ...rows].join('\n');
@@ -247,7 +256,16 @@ export async function runCompare(dirs: string[], opts: CompareCommandOptions): P
     unit: opts.unit,
     onProgress: progressOnTty(),
   });
-  if (format === 'json') await emit(JSON.stringify({ ...comparison, recomputedBy: source }, null, 2), opts.out);
-  else if (format === 'csv') await emit(formatCsv(comparison), opts.out);
-  else await emit(formatTableOrMarkdown(comparison, source, format === 'markdown'), opts.out);
+  const declared: Declared = runs[0]!.manifest.metrics;
+  if (format === 'json')
+    await emit(
+      JSON.stringify(
+        { ...comparison, recomputedBy: source, verdicts: verdictSentences(comparison, declared) },
+        null,
+        2,
+      ),
+      opts.out,
+    );
+  else if (format === 'csv') await emit(formatCsv(comparison, declared), opts.out);
+  else await emit(formatTableOrMarkdown(comparison, source, format === 'markdown', declared), opts.out);
 }

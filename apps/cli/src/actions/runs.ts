@@ -1,9 +1,9 @@
+import { stat } from 'node:fs/promises';
+import { dirname, relative, resolve } from 'node:path';
 import { type RunListing, listRuns } from '@eval/core';
-import { relative } from 'node:path';
 import type { RunsCommandOptions } from '../flags/runs';
-import { formatMarkdownTable } from '../format';
+import { csvLine, formatMarkdownTable, formatMetricValue, formatTable } from '../format';
 import { emit } from '../util';
-import { csvLine, formatNumber, formatTable } from '../format';
 
 /** At most this many metric columns in the table and markdown (all of them in JSON and CSV). */
 const MAX_METRIC_COLUMNS = 6;
@@ -17,10 +17,10 @@ function date(iso: string | undefined): string {
   return iso ? iso.replace('T', ' ').replace(/:\d\d(\.\d+)?Z$/, 'Z') : '';
 }
 
-/** Metric names in order of first appearance across the rows. */
-function metricNames(rows: RunListing[]): string[] {
+/** Metric names in order of first appearance across the rows; `headline`: without the breakdown figures (`part`). */
+function metricNames(rows: RunListing[], headline = false): string[] {
   const names = new Set<string>();
-  for (const r of rows) for (const k of Object.keys(r.metrics)) names.add(k);
+  for (const r of rows) for (const [k, m] of Object.entries(r.metrics)) if (!headline || !m.part) names.add(k);
   return [...names];
 }
 
@@ -35,6 +35,10 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
   });
   if (format === 'json') {
     await emit(JSON.stringify(rows, null, 2), opts.out);
+    return;
+  }
+  if (format === 'html') {
+    await emit(await leaderboardHtml(dir, rows, opts.out), opts.out);
     return;
   }
   const shown = (r: RunListing) => relative(dir, r.dir) || '.';
@@ -72,12 +76,12 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
     return;
   }
   // One benchmark: a column per headline metric; several: one `metrics` column of `name value` pairs.
+  // the tables show headline figures; breakdowns (per domain, round...) are in json and csv
   const single = new Set(rows.map((r) => r.benchmark)).size <= 1;
-  const columns = single ? names.slice(0, MAX_METRIC_COLUMNS) : [];
-  const value = (r: RunListing, n: string) => {
-    const v = r.metrics[n]?.value;
-    return v === null || v === undefined ? '' : formatNumber(v);
-  };
+  const headline = metricNames(rows, true);
+  const columns = single ? headline.slice(0, MAX_METRIC_COLUMNS) : [];
+  // as the run record declares it (unit, digits): mwzeval's Success 60.5 beside 78.0, a ratio as 53.3%
+  const value = (r: RunListing, n: string) => formatMetricValue(r.metrics[n]?.value, r.metrics[n]);
   const header = [
     'benchmark',
     'variant',
@@ -98,6 +102,7 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
       ? columns.map((n) => value(r, n))
       : [
           Object.keys(r.metrics)
+            .filter((n) => !r.metrics[n]!.part)
             .slice(0, MAX_METRIC_COLUMNS)
             .map((n) => `${n} ${value(r, n)}`)
             .join(', '),
@@ -113,8 +118,29 @@ export async function runRuns(dirArg: string | undefined, opts: RunsCommandOptio
       ? `, ${rows.filter((r) => r.status === 'unfinished').length} unfinished (no run.json)`
       : '') +
     (single && names.length > columns.length
-      ? `; ${names.length - columns.length} more metric(s) in --format json/csv`
+      ? `; ${names.length - columns.length} more figure(s) in --format json/csv`
       : '');
   const table = format === 'markdown' ? formatMarkdownTable(header, body) : formatTable(header, body);
   await emit([table, '', summary, ...notes].join('\n'), opts.out);
+}
+
+/** Where a run's report is, when one was written beside it: `report.html` in the run directory, or `<dir>.html`. */
+async function reportBeside(runDir: string): Promise<string | undefined> {
+  for (const file of [resolve(runDir, 'report.html'), `${resolve(runDir)}.html`]) {
+    if ((await stat(file).catch(() => undefined))?.isFile()) return file;
+  }
+  return undefined;
+}
+
+/** The self-contained leaderboard page (`--format html`): links are relative to where the page is written. */
+async function leaderboardHtml(dir: string, rows: RunListing[], out: string | undefined): Promise<string> {
+  const { renderLeaderboard } = await import('@eval/report');
+  const base = out === undefined ? process.cwd() : dirname(resolve(out));
+  const runs = await Promise.all(
+    rows.map(async (r) => {
+      const report = await reportBeside(r.dir);
+      return { ...r, dir: relative(dir, r.dir) || '.', ...(report ? { report: relative(base, report) } : {}) };
+    }),
+  );
+  return renderLeaderboard({ runs, title: `Runs under ${dir}` });
 }

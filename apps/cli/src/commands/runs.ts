@@ -12,8 +12,11 @@ export function registerRuns(program: Command): void {
     .option('--sort <key>', 'sort by a metric name (highest first), or date, cost, system, variant, status, benchmark')
     .option('--ascending', 'with --sort: lowest first')
     .addOption(
-      new Option('--format <format>', 'table, json, csv or markdown')
-        .choices(['table', 'json', 'csv', 'markdown'])
+      new Option(
+        '--format <format>',
+        'table, json, csv, markdown, or html (a self-contained sortable page per benchmark)',
+      )
+        .choices(['table', 'json', 'csv', 'markdown', 'html'])
         .default('table'),
     )
     .option('--out <file>', 'write the output to FILE (atomically) instead of stdout')

@@ -4,6 +4,6 @@ export interface RunsCommandOptions {
   sort?: string;
   ascending?: boolean;
   /** `.choices()` in the command: one of these, defaulting to table. */
-  format: 'table' | 'json' | 'csv' | 'markdown';
+  format: 'table' | 'json' | 'csv' | 'markdown' | 'html';
   out?: string;
 }
