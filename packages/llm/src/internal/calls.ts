@@ -66,7 +66,13 @@ export function createCalls(d: CallDeps) {
     try {
       const t = d.transport();
       // What the request costs the quota: its prompt (counted locally) and the completion tokens it reserves.
-      const cost = () => ({ promptTokens: quickPromptTokens(req), reserveTokens: req.params.max_tokens ?? 0 });
+      let counted: { promptTokens: number; exact: boolean; reserveTokens: number } | undefined;
+      const cost = () => {
+        if (counted?.exact) return counted;
+        const prompt = quickPromptTokens(req);
+        counted = { promptTokens: prompt.tokens, exact: prompt.exact, reserveTokens: req.params.max_tokens ?? 0 };
+        return counted;
+      };
       const out = await guard.throughGate(() =>
         t.send(
           wireBody(req, options.maxTokensParam),

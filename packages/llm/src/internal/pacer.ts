@@ -113,6 +113,7 @@ export interface PacingReport {
 export interface PacerTicket {
   readonly tokens: number;
   readonly promptTokens: number;
+  readonly exact: boolean;
   /** When it was admitted: a 429 of a call admitted before the last decrease does not decrease again. */
   readonly at: number;
 }
@@ -120,6 +121,7 @@ export interface PacerTicket {
 interface Waiter {
   tokens: number;
   promptTokens: number;
+  exact: boolean;
   resolve: (t: PacerTicket) => void;
   reject: (e: unknown) => void;
   unsubscribe?: () => void;
@@ -144,7 +146,8 @@ export class Pacer {
   private blockedSince?: number;
   private waited = 0;
   private rateLimited = 0;
-  private scale = 1;
+  /** The endpoint's prompt count over ours, for the tokenizer's counts and for the rough ones. */
+  private readonly scales = { exact: { value: 1, learned: false }, rough: { value: 1, learned: false } };
   private admissions: number[] = [];
   /** Lowest and highest in-flight cap (summary). */
   minCap: number;
@@ -164,9 +167,13 @@ export class Pacer {
     this.maxCap = this.concurrencyCap;
   }
 
-  /** Tokens the endpoint will count for a request of `promptTokens` estimated prompt tokens and `reserve` more. */
-  cost(promptTokens: number, reserve: number): number {
-    return Math.ceil(promptTokens * this.scale) + reserve;
+  /**
+   * Tokens the endpoint will count for a request of `promptTokens` prompt tokens and `reserve` more: the tokenizer's
+   * count (`exact`), or a rough estimate from the characters while it loads, each scaled to the endpoint's own count
+   * as learned from the usage it reports.
+   */
+  cost(promptTokens: number, reserve: number, exact = true): number {
+    return Math.ceil(promptTokens * this.scales[exact ? 'exact' : 'rough'].value) + reserve;
   }
 
   /** Whether a token limit is known (stated or learned): only then is a request's prompt worth counting. */
@@ -179,10 +186,10 @@ export class Pacer {
   }
 
   /** Waits until a request costing `tokens` fits both buckets (FIFO), then counts it in flight. */
-  acquire(tokens: number, promptTokens: number, signal?: AbortSignal): Promise<PacerTicket> {
+  acquire(tokens: number, promptTokens: number, signal?: AbortSignal, exact = true): Promise<PacerTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise<PacerTicket>((resolve, reject) => {
-      const waiter: Waiter = { tokens, promptTokens, resolve, reject };
+      const waiter: Waiter = { tokens, promptTokens, exact, resolve, reject };
       if (signal) {
         waiter.unsubscribe = onAbort(signal, () => {
           const i = this.queue.indexOf(waiter);
@@ -208,7 +215,10 @@ export class Pacer {
     this.learn(info, now);
     if (usage && ticket.promptTokens > 0 && usage.promptTokens > 0) {
       // The endpoint's own prompt count (another tokenizer, hidden tokens): follow it smoothly.
-      this.scale = 0.8 * this.scale + 0.2 * (usage.promptTokens / ticket.promptTokens);
+      const scale = this.scales[ticket.exact ? 'exact' : 'rough'];
+      const ratio = usage.promptTokens / ticket.promptTokens;
+      scale.value = scale.learned ? 0.8 * scale.value + 0.2 * ratio : ratio;
+      scale.learned = true;
     }
     if (this.probeRate !== undefined && this.probe) {
       this.probeRate += PROBE_STEP;
@@ -289,7 +299,7 @@ export class Pacer {
         : this.probeRate !== undefined
           ? 'probed'
           : 'none';
-    const out: PacingReport = { source, rateLimited: this.rateLimited, waitedMs, tokenScale: this.scale };
+    const out: PacingReport = { source, rateLimited: this.rateLimited, waitedMs, tokenScale: this.scales.exact.value };
     if (this.requests) out.rpm = this.requests.limit;
     if (this.tokens) out.tpm = this.tokens.limit;
     if (this.probeRate !== undefined) out.probedRpm = Math.round(this.probeRate * 60 * 10) / 10;
@@ -403,7 +413,7 @@ export class Pacer {
       this.inFlight++;
       this.admissions.push(now);
       if (this.admissions.length > 4096) this.admissions = this.admissions.slice(-2048);
-      head.resolve({ tokens: head.tokens, promptTokens: head.promptTokens, at: now });
+      head.resolve({ tokens: head.tokens, promptTokens: head.promptTokens, exact: head.exact, at: now });
     }
     if (this.blockedSince !== undefined) {
       this.waited += now - this.blockedSince;

@@ -178,6 +178,8 @@ export interface TransportOptions {
 /** What a request costs the quota before it is sent: its estimated prompt tokens and the completion it reserves. */
 export interface RequestCost {
   promptTokens: number;
+  /** Counted with the tokenizer (else estimated from the characters while it loads). */
+  exact?: boolean;
   reserveTokens: number;
 }
 
@@ -218,9 +220,13 @@ export class OpenAITransport {
     for (;;) {
       // Counted only once a token limit is known.
       const counted = typeof cost === 'function' ? (pacer.countsTokens ? cost() : undefined) : cost;
-      const promptTokens = counted?.promptTokens ?? 0;
-      const tokens = counted ? pacer.cost(counted.promptTokens, counted.reserveTokens) : 0;
-      const ticket: PacerTicket = await pacer.acquire(tokens, promptTokens, signal);
+      const tokens = counted ? pacer.cost(counted.promptTokens, counted.reserveTokens, counted.exact ?? true) : 0;
+      const ticket: PacerTicket = await pacer.acquire(
+        tokens,
+        counted?.promptTokens ?? 0,
+        signal,
+        counted?.exact ?? true,
+      );
       let c: Classified;
       try {
         // The SDK listens on the signal it is given and never lets go: give it one per attempt, linked to the run's.
