@@ -93,27 +93,28 @@ describe('pacing against a rate-limited server', () => {
     return Math.max(req, tok);
   }
 
-  it('RPM-bound: every item answered, within 1.1 x the bound (+1 s), at most 2% 429s', async () => {
-    const o: RateLimitOptions = { rpm: 1200, burst: { requests: 5 } };
-    const { summary, ms, stats } = await run(o, 80, (i) => `question ${i}`);
-    expect(summary).toMatchObject({ done: 80, failed: 0, notRun: 0 });
-    expect(stats.admitted).toBe(80);
-    // (80 - 5) requests at 20 per second: 3.75 s
-    expect(ms).toBeLessThanOrEqual(1.1 * bound(o, stats) + 1000);
+  it('RPM-bound: every item answered, within 1.1 x the bound (+2 s), at most 2% 429s', async () => {
+    const o: RateLimitOptions = { rpm: 2400, burst: { requests: 10 } };
+    const { summary, ms, stats } = await run(o, 160, (i) => `question ${i}`);
+    expect(summary).toMatchObject({ done: 160, failed: 0, notRun: 0 });
+    expect(stats.admitted).toBe(160);
+    // (160 - 10) requests at 40 per second: 3.75 s
+    expect(ms).toBeLessThanOrEqual(1.1 * bound(o, stats) + 2000);
     expect(ms).toBeGreaterThanOrEqual(bound(o, stats) * 0.9);
     expect(stats.limited / (stats.admitted + stats.limited)).toBeLessThanOrEqual(0.02);
-    expect(summary.pacing).toMatchObject({ rpm: 1200, source: 'headers', rateLimited: stats.limited });
+    expect(summary.pacing).toMatchObject({ rpm: 2400, source: 'headers', rateLimited: stats.limited });
     expect(summary.pacing!.waitedMs).toBeGreaterThan(0);
   });
 
-  it('TPM-bound (prompt + max_tokens reserved): within 1.1 x the bound (+1 s), at most 2% 429s', async () => {
+  it('TPM-bound (prompt + max_tokens reserved): within 1.1 x the bound (+2 s), at most 2% 429s', async () => {
     const prompt = (i: number) => `${'word '.repeat(200)}${i}`;
     // each request: defaultUsage prompt tokens + 50 reserved
     const cost = defaultUsage([{ role: 'user', content: prompt(10) }], '').promptTokens + 50;
-    const o: RateLimitOptions = { rpm: 100_000, tpm: cost * 600, burst: { tokens: cost * 3 } };
-    const { summary, ms, stats } = await run(o, 40, prompt, 50);
-    expect(summary).toMatchObject({ done: 40, failed: 0, notRun: 0 });
-    expect(ms).toBeLessThanOrEqual(1.1 * bound(o, stats) + 1000);
+    // 10 requests a second, a burst of 5: (50 - 5) / 10 = 4.5 s
+    const o: RateLimitOptions = { rpm: 100_000, tpm: cost * 600, burst: { tokens: cost * 5 } };
+    const { summary, ms, stats } = await run(o, 50, prompt, 50);
+    expect(summary).toMatchObject({ done: 50, failed: 0, notRun: 0 });
+    expect(ms).toBeLessThanOrEqual(1.1 * bound(o, stats) + 2000);
     expect(stats.limited / (stats.admitted + stats.limited)).toBeLessThanOrEqual(0.02);
     expect(summary.pacing?.tpm).toBe(cost * 600);
   });
