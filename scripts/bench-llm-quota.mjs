@@ -36,7 +36,7 @@ if (!process.env.BENCH_LLM_QUOTA_CHILD) {
 const CLI_CWD = join(root, 'apps', 'cli');
 const SHARED = process.env.EVAL_SHARED_DIR ? resolve(process.env.EVAL_SHARED_DIR) : join(root, '..', 'shared');
 const shared = (...p) => join(SHARED, ...p);
-const BOUND_S = Number(process.env.QUOTA_BOUND_S ?? 5);
+const BOUND_S = Number(process.env.QUOTA_BOUND_S ?? 4);
 const ALLOWANCE_S = Number(process.env.QUOTA_ALLOWANCE_S ?? 3);
 const KEY_ENV = 'DIALEVAL_BENCH_QUOTA_KEY';
 const TIME = existsSync('/usr/bin/time') ? '/usr/bin/time' : undefined;
