@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { tempDir } from '../fixtures/helpers';
 import { createLlm } from '../llm';
 import { defaultUsage, formatRateLimitDuration, startTestServer, type RateLimitOptions } from '../testing/index';
+import { quotaCause } from './config-errors';
 import { parseDuration, readRateLimits, retryAfterMs } from './rate-headers';
 
 const KEY_ENV = 'EVAL_LLM_PACING_TEST_KEY';
@@ -45,6 +46,24 @@ describe('rate-limit headers', () => {
     expect(retryAfterMs(new Headers({ 'retry-after': 'Thu, 01 Jan 2026 00:00:05 GMT' }), now)).toBe(5000);
     // retry-after-ms wins over retry-after
     expect(retryAfterMs({ 'retry-after-ms': '40', 'retry-after': '1' })).toBe(40);
+  });
+
+  it('tells a quota no wait restores from a rate limit', () => {
+    expect(quotaCause({ code: 'insufficient_quota', message: 'You exceeded your current quota' })).toBe(
+      'insufficient-quota',
+    );
+    expect(
+      quotaCause({
+        code: 'rate_limit_exceeded',
+        message: 'Rate limit reached for gpt-4o on requests per day (RPD): Limit 10000, Used 10000, Requested 1.',
+      }),
+    ).toBe('daily-limit');
+    expect(
+      quotaCause({
+        code: 'rate_limit_exceeded',
+        message: 'Rate limit reached for gpt-4o on tokens per min (TPM): Limit 30000, Used 29000, Requested 1500.',
+      }),
+    ).toBeUndefined();
   });
 
   it('the scripted server writes durations the parser reads back', () => {
