@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 // Types only: this file must not load @eval/llm (the CLI imports packages lazily, inside actions).
 import type { LlmOptions } from '@eval/llm';
 import type { ReadOptions } from '@eval/core';
+import { InvalidArgumentError } from 'commander';
 import { UsageError } from './util';
 import { integer, nonNegativeNumber } from './parsers';
 
@@ -13,6 +14,10 @@ export interface LlmFlags {
   baseUrl?: string;
   apiKeyEnv?: string;
   concurrency?: number;
+  rpm?: number;
+  tpm?: number;
+  /** Milliseconds (parsed from `--deadline 90s|30m|2h|1h30m|SECONDS`). */
+  deadline?: number;
   cacheDir?: string;
   cache?: 'use' | 'refresh' | 'off' | 'replay';
   maxCost?: number;
@@ -36,14 +41,15 @@ export const CACHE_MODE_CHOICES = ['use', 'refresh', 'off', 'replay'] as const;
 export interface LlmFlagDefaults {
   /** Default of `--model` for this subcommand (e.g. the model the reference used). */
   model?: string;
-  /** Default of `--concurrency` (else the runtime's default, 16). */
+  /** Default of `--concurrency` (else none: calls in flight follow from the quota). */
   concurrency?: number;
   /** Default of `--temperature` (else none is sent). */
   temperature?: number;
 }
 
 /**
- * Adds the LLM flags every LLM subcommand shares: --model, --base-url, --api-key-env, --concurrency, --cache-dir,
+ * Adds the LLM flags every LLM subcommand shares: --model, --base-url, --api-key-env, --concurrency, --rpm, --tpm,
+ * --deadline, --cache-dir,
  * --cache use|refresh|off|replay, --max-cost, --dry-run, --batch, --temperature, --seed, plus --dry-run-file, --max-tokens,
  * --timeout, --max-attempts, --prices FILE, --llm-summary FILE, --repeats N, --allow-invalid-utf8 and --no-progress.
  */
@@ -62,9 +68,31 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
       'OPENAI_API_KEY',
     )
     .addOption(
-      new Option('--concurrency <n>', 'most model calls in flight (adaptive: halved on HTTP 429, recovers)')
-        .argParser(integer('--concurrency', { min: 1 }))
-        .default(defaults.concurrency ?? 16),
+      (() => {
+        const o = new Option(
+          '--concurrency <n>',
+          'a fixed most model calls in flight (default: follows from the quota, see --rpm/--tpm)',
+        ).argParser(integer('--concurrency', { min: 1 }));
+        return defaults.concurrency !== undefined ? o.default(defaults.concurrency) : o;
+      })(),
+    )
+    .addOption(
+      new Option(
+        '--rpm <n>',
+        "requests per minute of your quota: paced to from the first call (default: learned from the endpoint's rate-limit headers, or probed)",
+      ).argParser(positiveNumber('--rpm')),
+    )
+    .addOption(
+      new Option(
+        '--tpm <n>',
+        'tokens per minute of your quota (prompt + max tokens per request, as providers count): paced to from the first call (default: learned or probed)',
+      ).argParser(positiveNumber('--tpm')),
+    )
+    .addOption(
+      new Option(
+        '--deadline <duration>',
+        'stop the run after this long (90s, 30m, 2h, 1h30m or seconds), finished items kept; without it a run waits out every rate limit',
+      ).argParser(duration('--deadline')),
     )
     .option('--cache-dir <dir>', 'LLM answer cache directory (default: <DIALEVAL_HOME>/llm-cache)')
     .addOption(
@@ -133,6 +161,32 @@ export function addLlmOptions(command: Command, defaults: LlmFlagDefaults = {}):
   return command;
 }
 
+/** A finite number > 0. */
+function positiveNumber(flag: string): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (value.trim() === '' || !Number.isFinite(n) || n <= 0)
+      throw new InvalidArgumentError(`${flag} expects a positive number, got "${value}"`);
+    return n;
+  };
+}
+
+const UNIT_MS: Record<string, number> = { h: 3_600_000, m: 60_000, s: 1000, ms: 1 };
+
+/** A duration in ms: `90s`, `30m`, `2h`, `1h30m`, `1500ms`, or plain seconds. */
+function duration(flag: string): (value: string) => number {
+  return (value) => {
+    const t = value.trim();
+    let ms = 0;
+    if (/^\d+(\.\d+)?$/.test(t)) ms = Number(t) * 1000;
+    else if (/^(\d+(\.\d+)?(ms|h|m|s))+$/.test(t))
+      for (const m of t.matchAll(/(\d+(?:\.\d+)?)(ms|h|m|s)/g)) ms += Number(m[1]) * UNIT_MS[m[2]!]!;
+    if (!(ms > 0))
+      throw new InvalidArgumentError(`${flag} expects a duration such as 90s, 30m, 2h or 1h30m, got "${value}"`);
+    return ms;
+  };
+}
+
 /** Turns parsed flags into `createLlm` options (a plain object; no package is loaded). */
 export function llmOptionsFromFlags(flags: LlmFlags): LlmOptions {
   if (!flags.model) {
@@ -142,6 +196,9 @@ export function llmOptionsFromFlags(flags: LlmFlags): LlmOptions {
   if (flags.baseUrl !== undefined) out.baseURL = flags.baseUrl;
   if (flags.apiKeyEnv !== undefined) out.apiKeyEnv = flags.apiKeyEnv;
   if (flags.concurrency !== undefined) out.concurrency = flags.concurrency;
+  if (flags.rpm !== undefined) out.rpm = flags.rpm;
+  if (flags.tpm !== undefined) out.tpm = flags.tpm;
+  if (flags.deadline !== undefined) out.deadlineMs = flags.deadline;
   if (flags.cacheDir !== undefined) out.cacheDir = flags.cacheDir;
   if (flags.cache !== undefined) out.cache = flags.cache;
   if (flags.maxCost !== undefined) out.maxCost = flags.maxCost;

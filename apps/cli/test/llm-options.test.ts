@@ -24,6 +24,12 @@ describe('shared LLM flags', () => {
       'MY_KEY',
       '--concurrency',
       '8',
+      '--rpm',
+      '500',
+      '--tpm',
+      '30000',
+      '--deadline',
+      '1h30m',
       '--cache-dir',
       '/tmp/c',
       '--cache',
@@ -51,6 +57,10 @@ describe('shared LLM flags', () => {
       baseURL: 'http://localhost:11434/v1',
       apiKeyEnv: 'MY_KEY',
       concurrency: 8,
+      rpm: 500,
+      tpm: 30_000,
+      // 1 h 30 min = 5,400 s
+      deadlineMs: 5_400_000,
       cacheDir: '/tmp/c',
       cache: 'replay',
       maxCost: 2.5,
@@ -69,7 +79,6 @@ describe('shared LLM flags', () => {
     expect(llmOptionsFromFlags(parse([], { model: 'gpt-4' }))).toEqual({
       model: 'gpt-4',
       apiKeyEnv: 'OPENAI_API_KEY',
-      concurrency: 16,
       cache: 'use',
     });
     expect(llmOptionsFromFlags(parse(['--model', 'm', '--dry-run'])).dryRun).toBe(true);
@@ -84,6 +93,11 @@ describe('shared LLM flags', () => {
     expect(() => parse(['--cache', 'sometimes'])).toThrow(/Allowed choices are use, refresh, off, replay/);
     expect(() => parse(['--concurrency', '0'])).toThrow(/--concurrency expects a positive integer/);
     expect(() => parse(['--max-cost', '-1'])).toThrow(/--max-cost expects a non-negative number/);
+    expect(() => parse(['--rpm', '0'])).toThrow(/--rpm expects a positive number/);
+    expect(() => parse(['--tpm', 'lots'])).toThrow(/--tpm expects a positive number/);
+    expect(() => parse(['--deadline', 'soon'])).toThrow(/--deadline expects a duration such as 90s/);
+    expect(parse(['--deadline', '90']).deadline).toBe(90_000);
+    expect(parse(['--deadline', '1500ms']).deadline).toBe(1500);
     expect(() => parse(['--seed', '1.5'])).toThrow(/--seed expects an integer/);
     expect(() => llmOptionsFromFlags(parse([]))).toThrow(/--model is required/);
     expect(() => llmOptionsFromFlags(parse(['--model', 'm', '--dry-run-file', 'x']))).toThrow(

@@ -7,7 +7,7 @@ import type { CachedResponse, DiskCache } from './cache';
 import { isCode } from './errors';
 import { sha256 } from './hash';
 import { requestKey, wireBody, type CanonicalRequest, type KeyExtras, type MaxTokensParam } from './request';
-import { redact, toResponse } from './transport';
+import { redact, toResponse } from './internal/transport';
 
 export interface BatchOptions {
   /** Time between two status polls in ms (default 30,000). */

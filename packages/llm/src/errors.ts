@@ -1,12 +1,18 @@
 import { EvalError } from '@eval/core';
+import { LLM_CONFIG_ERRORS, type LlmConfigCause } from './internal/config-errors';
 
-/** A model call failed for good (retries exhausted or not retryable). The message never contains the API key. */
+/**
+ * A model call failed for good (retries exhausted or not retryable). The message never contains the API key. When the
+ * failure is a configuration problem (401, 403, 404, nothing listening), `config` says which and what to change.
+ */
 export class LlmCallError extends EvalError {
   readonly attempts: number;
   readonly status?: number;
   readonly retryable: boolean;
   /** System error code of a connection failure (`ECONNREFUSED`, `ENOTFOUND`...). */
   readonly errno?: string;
+  /** Set by the runtime when the failure is a configuration problem: its cause and fix (see `LLM_CONFIG_ERRORS`). */
+  config?: { cause: LlmConfigCause; fix: string };
   constructor(
     message: string,
     details: { attempts: number; status?: number; retryable: boolean; errno?: string; cause?: unknown },
@@ -23,6 +29,11 @@ export class LlmCallError extends EvalError {
 /** `cache: 'replay'` and the request is not in the cache. */
 export class CacheMissError extends EvalError {
   readonly key: string;
+  /** A replay miss is a configuration problem: its cause and fix. */
+  readonly config = {
+    cause: 'replay-miss' as const,
+    fix: LLM_CONFIG_ERRORS['replay-miss'].fix({ apiKeyEnv: '', endpoint: '', model: '' }),
+  };
   constructor(key: string) {
     super(
       'cache_miss',
@@ -54,25 +65,8 @@ export class RequestDeferredError extends EvalError {
   }
 }
 
-/** Why a run cannot work as configured (every call would fail the same way). */
-export type LlmConfigCause =
-  | 'missing-key'
-  | 'unauthorized'
-  | 'forbidden'
-  | 'model-not-found'
-  | 'connection-refused'
-  | 'dns'
-  | 'replay-miss';
-
-export const LLM_CONFIG_CAUSES: readonly LlmConfigCause[] = [
-  'missing-key',
-  'unauthorized',
-  'forbidden',
-  'model-not-found',
-  'connection-refused',
-  'dns',
-  'replay-miss',
-];
+export type { LlmConfigCause } from './internal/config-errors';
+export { LLM_CONFIG_CAUSES } from './internal/config-errors';
 
 const CONFIG_MARKER = Symbol.for('@eval/llm.config-error');
 
@@ -99,7 +93,7 @@ export class LlmConfigError extends EvalError {
     cause: LlmConfigCause,
     details: { detail: string; fix: string; status?: number; failures?: number; code?: string },
   ) {
-    super(details.code ?? 'llm_config', `${CONFIG_TITLES[cause]}: ${details.detail}. Fix: ${details.fix}`);
+    super(details.code ?? 'llm_config', `${LLM_CONFIG_ERRORS[cause].title}: ${details.detail}. Fix: ${details.fix}`);
     Object.defineProperty(this, 'cause', { value: cause, enumerable: false, writable: false, configurable: true });
     this.name = 'LlmConfigError';
     this.fix = details.fix;
@@ -114,23 +108,13 @@ export class LlmConfigError extends EvalError {
   }
 }
 
-const CONFIG_TITLES: Record<LlmConfigCause, string> = {
-  'missing-key': 'no API key',
-  unauthorized: 'the endpoint refused the API key (HTTP 401)',
-  forbidden: 'the API key may not use this endpoint or model (HTTP 403)',
-  'model-not-found': 'unknown model or endpoint path (HTTP 404)',
-  'connection-refused': 'the endpoint refused the connection',
-  dns: 'the endpoint host name does not resolve',
-  'replay-miss': 'replay mode, and the cache does not hold the requests',
-};
-
 /** No API key in the environment variable named by `apiKeyEnv` (the variable is named, the value never). */
 export class MissingApiKeyError extends LlmConfigError {
   constructor(envVar: string) {
     super('missing-key', {
       code: 'missing_api_key',
       detail: `environment variable ${envVar} is not set`,
-      fix: `set ${envVar} to your API key, or name another variable with --api-key-env`,
+      fix: LLM_CONFIG_ERRORS['missing-key'].fix({ apiKeyEnv: envVar, endpoint: '', model: '' }),
     });
     this.name = 'MissingApiKeyError';
   }

@@ -341,6 +341,9 @@ describe('createLlm', () => {
           explanation: expect.stringMatching(/max tokens/),
         },
       },
+      // At the default first-tier quota (500 requests, 30,000 tokens a minute): 4 calls / 500 = 0.48 s; tokens
+      // as the provider counts them, prompt + max tokens: 4 x (11 + 20) = 124 / 30,000 = 0.248 s; the larger.
+      time: { ms: expect.closeTo(480, 6), rpm: 500, tpm: 30_000, source: 'default' },
     });
     expect(summary).toMatchObject({ done: 1, notRun: 4, failed: 0, calls: 0 });
     const planned = await readLines(requestsFile);

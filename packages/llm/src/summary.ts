@@ -1,6 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import type { Llm, RunSummary } from './llm';
+import type { PacingReport } from './internal/pacer';
+import type { Llm, RunSummary } from './types';
 import { formatCost } from './progress';
 
 const int = (n: number) => Math.round(n).toLocaleString('en-US');
@@ -49,10 +50,14 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
   );
   const known = list.every((s) => s.costKnown);
   lines.push(`  cost: ${formatCost(sum((s) => s.cost))}${known ? '' : ' (incomplete: no price for the model)'}`);
+  const pacing = pacingLine(list);
+  if (pacing) lines.push(pacing);
   for (const s of list) {
     if (s.stopped === 'budget')
       lines.push(`  stopped: ${s.name} reached the budget (--max-cost); finished items are kept`);
     else if (s.stopped === 'aborted') lines.push(`  stopped: ${s.name} was interrupted; finished items are kept`);
+    else if (s.stopped === 'deadline')
+      lines.push(`  stopped: ${s.name} reached the run deadline (--deadline); finished items are kept`);
     else if (s.stopped === 'config')
       lines.push(`  stopped: ${s.name}: ${s.configError?.message ?? 'configuration error'}`);
     else if (s.stopped === 'filesystem')
@@ -72,6 +77,32 @@ export function formatSummary(summaries: RunSummary | RunSummary[], options: For
       : '  complete: every item was evaluated',
   );
   return lines.join('\n');
+}
+
+const SOURCES: Record<PacingReport['source'], string> = {
+  stated: 'as stated (--rpm/--tpm)',
+  headers: "from the endpoint's rate-limit headers",
+  'stated+headers': "as stated, and from the endpoint's rate-limit headers",
+  probed: 'probed: the endpoint sent 429s without rate-limit headers',
+  none: '',
+};
+
+/** What pacing learned (the last run's limits: the runtime's pacer is shared), the 429s and the time waited. */
+function pacingLine(list: RunSummary[]): string | undefined {
+  const last = [...list].reverse().find((s) => s.pacing)?.pacing;
+  if (!last) return undefined;
+  const limited = last.rateLimited;
+  const requests = list.reduce((a, s) => a + s.calls + s.retries + s.failedCalls, 0);
+  const limits = [
+    last.rpm !== undefined ? `${int(last.rpm)} requests/min` : '',
+    last.tpm !== undefined ? `${int(last.tpm)} tokens/min` : '',
+    last.probedRpm !== undefined ? `~${int(last.probedRpm)} requests/min` : '',
+  ]
+    .filter(Boolean)
+    .join(', ');
+  if (!limits && limited === 0) return undefined;
+  const share = requests > 0 ? ` (${((100 * limited) / requests).toFixed(1)}% of requests)` : '';
+  return `  rate limits: ${limits ? `${limits} (${SOURCES[last.source]})` : 'none learned'}; ${int(limited)} answered 429${share}; ${(last.waitedMs / 1000).toFixed(1)} s waited for the quota`;
 }
 
 export interface CatchInterruptsOptions {

@@ -43,6 +43,28 @@ export async function countPromptTokens(req: CanonicalRequest): Promise<number> 
   return n;
 }
 
+const ready = new Map<string, Counter>();
+
+/**
+ * Prompt tokens of a request for pacing, at once: counted as {@link countPromptTokens} does once the tokenizer is
+ * loaded (its loading starts on the first call), estimated from the characters until then (3 per token, on the high
+ * side: the quota is what is at stake).
+ */
+export function quickPromptTokens(req: CanonicalRequest): { tokens: number; exact: boolean } {
+  const encoding = encodingFor(req.model);
+  const count = ready.get(encoding);
+  if (!count) {
+    if (!loaded.has(encoding)) void load(encoding).then((c) => ready.set(encoding, c));
+    let chars = 0;
+    for (const m of req.messages) chars += m.content.length;
+    return { tokens: 3 + 4 * req.messages.length + Math.ceil(chars / 3), exact: false };
+  }
+  let n = 3;
+  for (const m of req.messages) n += 3 + count(m.role) + count(m.content);
+  if (req.response_format?.type === 'json_schema') n += count(JSON.stringify(req.response_format.json_schema.schema));
+  return { tokens: n, exact: true };
+}
+
 /** Tokens of a plain text (completion estimates, tests). */
 export async function countTextTokens(text: string, model = 'gpt-4o'): Promise<number> {
   return (await load(encodingFor(model)))(text);

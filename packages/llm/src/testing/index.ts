@@ -1,6 +1,8 @@
-export { defaultUsage, refusedBaseURL, startTestServer } from './server';
+export { defaultUsage, formatRateLimitDuration, refusedBaseURL, startTestServer } from './server';
 export type {
   LoggedRequest,
+  RateLimitOptions,
+  RateLimitStats,
   RespondContext,
   TestReply,
   TestReplyObject,

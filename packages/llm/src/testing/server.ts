@@ -80,6 +80,114 @@ export interface TestServerOptions {
    * key, 403 for a forbidden model, 404 for an unknown model or path. Changeable later with `setFailAll`.
    */
   failAll?: { status: number; error?: string };
+  /**
+   * Enforce a quota on chat requests as providers do: token buckets for requests and tokens per minute, refilled
+   * continuously. A request is admitted when both buckets hold its cost (one request; its prompt tokens, counted as
+   * {@link defaultUsage} does, plus its `max_tokens` / `max_completion_tokens`); otherwise it gets 429.
+   */
+  rateLimit?: RateLimitOptions;
+}
+
+export interface RateLimitOptions {
+  /** Requests per minute (default: no request limit). */
+  rpm?: number;
+  /** Tokens per minute (default: no token limit). */
+  tpm?: number;
+  /** Bucket capacities (the burst allowed from full); default a full minute's worth (`rpm`, `tpm`), as OpenAI. */
+  burst?: { requests?: number; tokens?: number };
+  /**
+   * `openai` (default): every answer carries `x-ratelimit-limit/remaining/reset-requests/-tokens`, a 429 also
+   * `retry-after-ms` and `retry-after`. `none`: no rate-limit header at all, not even on a 429.
+   */
+  headers?: 'openai' | 'none';
+  /** Answer 429 `insufficient_quota` (an account without credit) to every chat request. */
+  insufficientQuota?: boolean;
+}
+
+/** What the rate-limited mode did. */
+export interface RateLimitStats {
+  /** Chat requests admitted (answered), and the tokens charged for them. */
+  admitted: number;
+  admittedTokens: number;
+  /** Chat requests answered 429. */
+  limited: number;
+}
+
+/** A duration in OpenAI's header format: `120ms`, `1.5s`, `6m0s`, `1h2m3.5s`. */
+export function formatRateLimitDuration(ms: number): string {
+  if (ms < 1000) return `${Math.max(0, Math.ceil(ms))}ms`;
+  let rest = ms / 1000;
+  const h = Math.floor(rest / 3600);
+  rest -= h * 3600;
+  const m = Math.floor(rest / 60);
+  rest -= m * 60;
+  const sec = Math.round(rest * 1000) / 1000;
+  return `${h ? `${h}h` : ''}${h || m ? `${m}m` : ''}${sec}s`;
+}
+
+/** Requests and tokens per minute, refilled continuously (the provider's side of the quota). */
+class QuotaBuckets {
+  private requests: number;
+  private tokens: number;
+  private at = Date.now();
+  readonly capRequests: number;
+  readonly capTokens: number;
+  readonly stats: RateLimitStats = { admitted: 0, admittedTokens: 0, limited: 0 };
+
+  constructor(private readonly o: RateLimitOptions) {
+    this.capRequests = o.burst?.requests ?? o.rpm ?? Infinity;
+    this.capTokens = o.burst?.tokens ?? o.tpm ?? Infinity;
+    this.requests = this.capRequests;
+    this.tokens = this.capTokens;
+  }
+
+  private refill(now: number): void {
+    const dt = now - this.at;
+    this.at = now;
+    if (this.o.rpm) this.requests = Math.min(this.capRequests, this.requests + (dt * this.o.rpm) / 60_000);
+    if (this.o.tpm) this.tokens = Math.min(this.capTokens, this.tokens + (dt * this.o.tpm) / 60_000);
+  }
+
+  /** Admits a request of `cost` tokens (taking from both buckets) or says how long to wait. */
+  admit(cost: number): { ok: boolean; retryAfterMs: number } {
+    const now = Date.now();
+    this.refill(now);
+    const needTokens = Math.min(cost, this.capTokens);
+    const waitReq = this.o.rpm && this.requests < 1 ? ((1 - this.requests) * 60_000) / this.o.rpm : 0;
+    const waitTok = this.o.tpm && this.tokens < needTokens ? ((needTokens - this.tokens) * 60_000) / this.o.tpm : 0;
+    if (waitReq > 0 || waitTok > 0) {
+      this.stats.limited++;
+      return { ok: false, retryAfterMs: Math.ceil(Math.max(waitReq, waitTok)) };
+    }
+    if (this.o.rpm) this.requests -= 1;
+    if (this.o.tpm) this.tokens -= cost;
+    this.stats.admitted++;
+    this.stats.admittedTokens += cost;
+    return { ok: true, retryAfterMs: 0 };
+  }
+
+  headers(extra: { retryAfterMs?: number } = {}): Record<string, string> {
+    if (this.o.headers === 'none') return {};
+    this.refill(Date.now());
+    const h: Record<string, string> = {};
+    if (this.o.rpm) {
+      h['x-ratelimit-limit-requests'] = String(this.o.rpm);
+      h['x-ratelimit-remaining-requests'] = String(Math.max(0, Math.floor(this.requests)));
+      h['x-ratelimit-reset-requests'] = formatRateLimitDuration(
+        ((this.capRequests - this.requests) * 60_000) / this.o.rpm,
+      );
+    }
+    if (this.o.tpm) {
+      h['x-ratelimit-limit-tokens'] = String(this.o.tpm);
+      h['x-ratelimit-remaining-tokens'] = String(Math.max(0, Math.floor(this.tokens)));
+      h['x-ratelimit-reset-tokens'] = formatRateLimitDuration(((this.capTokens - this.tokens) * 60_000) / this.o.tpm);
+    }
+    if (extra.retryAfterMs !== undefined) {
+      h['retry-after-ms'] = String(extra.retryAfterMs);
+      h['retry-after'] = String(Math.ceil(extra.retryAfterMs / 1000));
+    }
+    return h;
+  }
 }
 
 export interface LoggedRequest {
@@ -110,6 +218,8 @@ export interface TestServer {
   batches(): Array<Record<string, any>>;
   /** Lets every batch created so far complete on its next status poll (later ones are not affected). */
   completeBatches(): void;
+  /** What the rate-limited mode (`rateLimit`) admitted and refused so far. */
+  rateLimitStats(): RateLimitStats;
   /** Starts (or, with `undefined`, stops) answering every request with an error (see `failAll`). */
   setFailAll(fault: { status: number; error?: string } | undefined): void;
   close(): Promise<void>;
@@ -198,6 +308,8 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
   const sockets = new Set<Socket>();
   const pendingTimers = new Set<NodeJS.Timeout>();
   let failAll = options.failAll;
+  const quota =
+    options.rateLimit && !options.rateLimit.insufficientQuota ? new QuotaBuckets(options.rateLimit) : undefined;
   let chatIndex = 0;
   let ids = 0;
   const newId = (prefix: string) => `${prefix}-${(++ids).toString().padStart(6, '0')}`;
@@ -257,8 +369,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     return body;
   }
 
-  function errorBody(status: number, message?: string): Record<string, unknown> {
-    const type = status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error';
+  function errorBody(status: number, message?: string, code?: string): Record<string, unknown> {
+    const type =
+      code ?? (status === 429 ? 'rate_limit_exceeded' : status >= 500 ? 'server_error' : 'invalid_request_error');
     return { error: { message: message ?? `scripted ${status}`, type, code: type, param: null } };
   }
 
@@ -278,6 +391,29 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
 
   async function handleChat(res: ServerResponse, log: LoggedRequest, body: any): Promise<void> {
     const req: TestRequest = { model: body?.model, messages: body?.messages ?? [], body };
+    let quotaHeaders: Record<string, string> = {};
+    if (options.rateLimit?.insufficientQuota) {
+      return send(
+        res,
+        log,
+        429,
+        errorBody(
+          429,
+          'You exceeded your current quota, please check your plan and billing details.',
+          'insufficient_quota',
+        ),
+      );
+    }
+    if (quota) {
+      const cost =
+        defaultUsage(req.messages, '').promptTokens + Number(body?.max_tokens ?? body?.max_completion_tokens ?? 0);
+      const admitted = quota.admit(cost);
+      if (!admitted.ok) {
+        const headers = quota.headers({ retryAfterMs: admitted.retryAfterMs });
+        return send(res, log, 429, errorBody(429, 'Rate limit reached (scripted quota)'), headers);
+      }
+      quotaHeaders = quota.headers();
+    }
     const fingerprint = JSON.stringify(body);
     const attempt = seen.get(fingerprint) ?? 0;
     seen.set(fingerprint, attempt + 1);
@@ -287,8 +423,9 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     log.delayMs = delay;
     const finish = () => {
       const status = reply.status ?? 200;
-      if (reply.raw !== undefined) return send(res, log, status, reply.raw, reply.headers);
-      if (status >= 400) return send(res, log, status, errorBody(status, reply.error), reply.headers);
+      const headers = { ...quotaHeaders, ...reply.headers };
+      if (reply.raw !== undefined) return send(res, log, status, reply.raw, headers);
+      if (status >= 400) return send(res, log, status, errorBody(status, reply.error), headers);
       if (reply.truncate) {
         const full = Buffer.from(JSON.stringify(completionBody(req, reply)));
         const cut = typeof reply.truncate === 'number' ? reply.truncate : Math.floor(full.length / 2);
@@ -296,12 +433,12 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
         res.writeHead(status, {
           'content-type': 'application/json',
           'content-length': String(full.length),
-          ...reply.headers,
+          ...headers,
         });
         res.write(full.subarray(0, cut), () => res.destroy());
         return;
       }
-      send(res, log, status, completionBody(req, reply), reply.headers);
+      send(res, log, status, completionBody(req, reply), headers);
     };
     if (delay > 0) {
       const t = setTimeout(() => {
@@ -549,6 +686,7 @@ export async function startTestServer(options: TestServerOptions = {}): Promise<
     completeBatches: () => {
       for (const rec of batches.values()) rec.released = true;
     },
+    rateLimitStats: () => ({ ...(quota?.stats ?? { admitted: 0, admittedTokens: 0, limited: 0 }) }),
     setFailAll: (fault) => {
       failAll = fault;
     },

@@ -1,9 +1,9 @@
 import { getEventListeners } from 'node:events';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { tempDir } from './fixtures/helpers';
-import { createLlm, type Llm } from './llm';
-import { startTestServer, type TestServer } from './testing/index';
-import { AdaptiveLimiter } from './limiter';
+import { tempDir } from '../fixtures/helpers';
+import { createLlm, type Llm } from '../llm';
+import { startTestServer, type TestServer } from '../testing/index';
+import { Pacer } from './pacer';
 import { backoffDelay, OpenAITransport, redact, retryAfterMs } from './transport';
 
 const KEY_ENV = 'EVAL_LLM_TRANSPORT_KEY';
@@ -174,11 +174,11 @@ describe('retries and timeouts against the test server (real SDK)', () => {
 describe('aborting', () => {
   it('aborting the run ends the calls in flight at once; calls leave no listener on the run signal', async () => {
     const server = await startTestServer({ rules: [{ match: 'hang', reply: { hang: true } }] });
-    const limiter = new AdaptiveLimiter(8);
+    const pacer = new Pacer({ concurrency: 8 });
     const transport = new OpenAITransport({
       apiKey: KEY,
       baseURL: server.baseURL,
-      limiter,
+      pacer,
       policy: { maxAttempts: 3, timeoutMs: 10_000, backoffBaseMs: 10, backoffMaxMs: 100 },
     });
     const run = new AbortController();
@@ -195,7 +195,7 @@ describe('aborting', () => {
     for (const e of await Promise.all(hanging)) expect(e).toMatchObject({ message: 'run stopped' });
     expect(Date.now() - started).toBeLessThan(2000); // not the 10 s timeout
     expect(server.chatRequests().filter((r) => r.body.messages[0].content.startsWith('hang'))).toHaveLength(2); // not retried
-    expect(limiter.running).toBe(0);
+    expect((pacer as unknown as { inFlight: number }).inFlight).toBe(0);
     // a signal that is already aborted sends nothing
     const before = server.requests.length;
     await expect(transport.send(body('q-late'), run.signal)).rejects.toMatchObject({ message: 'run stopped' });
@@ -204,63 +204,9 @@ describe('aborting', () => {
   });
 });
 
-describe('adaptive concurrency', () => {
-  it('backs off under 429s and recovers once they stop', async () => {
-    let inFlight = 0;
-    let peak = 0;
-    let phase: 'limited' | 'free' = 'limited';
-    const server = await startTestServer({
-      respond: async (_req, ctx) => {
-        inFlight++;
-        peak = Math.max(peak, inFlight);
-        await new Promise((r) => setTimeout(r, 10));
-        inFlight--;
-        if (phase === 'limited' && ctx.index % 2 === 0) return { status: 429, headers: { 'retry-after-ms': '5' } };
-        return 'ok';
-      },
-    });
-    const { dir, cleanup } = await tempDir();
-    process.env[KEY_ENV] = KEY;
-    const llm = createLlm({
-      model: 'test-model',
-      baseURL: server.baseURL,
-      apiKeyEnv: KEY_ENV,
-      cacheDir: dir,
-      concurrency: 16,
-      maxAttempts: 10,
-      progress: false,
-    });
-    const first = await llm.runJobs({
-      name: 'limited',
-      items: [...Array(60).keys()],
-      id: String,
-      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `a${i}` }])).text,
-    });
-    expect(first.summary.done).toBe(60);
-    expect(first.summary.concurrency.min).toBeLessThan(16);
-    phase = 'free';
-    peak = 0;
-    const second = await llm.runJobs({
-      name: 'free',
-      items: [...Array(400).keys()],
-      id: String,
-      run: async (i, { model }) => (await model.chat([{ role: 'user', content: `b${i}` }])).text,
-    });
-    expect(second.summary.done).toBe(400);
-    expect(second.summary.retries).toBe(0);
-    // After enough successes (at most 1 + 2 + ... + 15 = 120) the limit is back at 16, and more than the lowest
-    // limit ran at once.
-    expect(second.summary.concurrency.final).toBe(16);
-    expect(peak).toBeGreaterThan(first.summary.concurrency.min);
-    await llm.close();
-    await server.close();
-    await cleanup();
-  });
-});
-
-describe('the chat-completion request (sent without the SDK request pipeline, as the SDK sends it)', () => {
-  it('posts to <baseURL>/chat/completions with the SDK credentials, and fails with the SDK error classes', async () => {
-    const seen: Array<{ url: string; headers: Record<string, string>; body: unknown }> = [];
+describe('the chat-completion request goes through the SDK', () => {
+  it('posts to <baseURL>/chat/completions with the fetch given, and fails with the SDK error classes', async () => {
+    const seen: Array<{ url: string; auth: string | null; body: unknown }> = [];
     const replies: Array<() => Response> = [
       () =>
         new Response(JSON.stringify({ choices: [{ message: { content: 'hi' }, finish_reason: 'stop' }] }), {
@@ -282,54 +228,30 @@ describe('the chat-completion request (sent without the SDK request pipeline, as
     const fakeFetch = (async (url: string, init: RequestInit) => {
       seen.push({
         url: String(url),
-        headers: init.headers as Record<string, string>,
+        auth: new Headers(init.headers as Record<string, string>).get('authorization'),
         body: JSON.parse(init.body as string),
       });
       return replies.shift()!();
     }) as unknown as typeof fetch;
-    const saved = { org: process.env.OPENAI_ORG_ID, project: process.env.OPENAI_PROJECT_ID };
-    process.env.OPENAI_ORG_ID = 'org-test';
-    process.env.OPENAI_PROJECT_ID = 'proj-test';
-    try {
-      const transport = new OpenAITransport({
-        apiKey: KEY,
-        baseURL: 'http://127.0.0.1:9/v1/',
-        limiter: new AdaptiveLimiter(1),
-        policy: { maxAttempts: 2, timeoutMs: 5000, backoffBaseMs: 1, backoffMaxMs: 2 },
-        fetch: fakeFetch,
-      });
-      const body = { model: 'm', messages: [{ role: 'user', content: 'q' }], max_tokens: 5 };
-      expect((await transport.send(body)).response).toEqual({ text: 'hi', finishReason: 'stop' });
-      expect(seen[0]).toEqual({
-        url: 'http://127.0.0.1:9/v1/chat/completions',
-        headers: {
-          accept: 'application/json',
-          'content-type': 'application/json',
-          'user-agent': expect.stringMatching(/^OpenAI\/JS \d/),
-          authorization: `Bearer ${KEY}`,
-          'openai-organization': 'org-test',
-          'openai-project': 'proj-test',
-        },
-        body,
-      });
-      // 400: the SDK's BadRequestError message ("400 <error.message>"), not retried
-      await expect(transport.send(body)).rejects.toMatchObject({
-        message: 'HTTP 400: 400 bad request body (not retryable)',
-        status: 400,
-        retryable: false,
-      });
-      // 503 with a text body: retried, then answered
-      const retried = await transport.send(body);
-      expect(retried).toMatchObject({ attempts: 2, response: { text: 'again', finishReason: 'length' } });
-      expect(seen).toHaveLength(4);
-    } finally {
-      for (const [k, v] of [
-        ['OPENAI_ORG_ID', saved.org],
-        ['OPENAI_PROJECT_ID', saved.project],
-      ] as const) {
-        if (v === undefined) delete process.env[k];
-        else process.env[k] = v;
-      }
-    }
+    const transport = new OpenAITransport({
+      apiKey: KEY,
+      baseURL: 'http://127.0.0.1:9/v1/',
+      pacer: new Pacer({ concurrency: 1 }),
+      policy: { maxAttempts: 2, timeoutMs: 5000, backoffBaseMs: 1, backoffMaxMs: 2 },
+      fetch: fakeFetch,
+    });
+    const body = { model: 'm', messages: [{ role: 'user', content: 'q' }], max_tokens: 5 };
+    expect((await transport.send(body)).response).toEqual({ text: 'hi', finishReason: 'stop' });
+    expect(seen[0]).toEqual({ url: 'http://127.0.0.1:9/v1/chat/completions', auth: `Bearer ${KEY}`, body });
+    // 400: the SDK's BadRequestError message ("400 <error.message>"), not retried
+    await expect(transport.send(body)).rejects.toMatchObject({
+      message: 'HTTP 400: 400 bad request body (not retryable)',
+      status: 400,
+      retryable: false,
+    });
+    // 503 with a text body: retried, then answered
+    const retried = await transport.send(body);
+    expect(retried).toMatchObject({ attempts: 2, response: { text: 'again', finishReason: 'length' } });
+    expect(seen).toHaveLength(4);
   });
 });
