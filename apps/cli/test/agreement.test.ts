@@ -37,7 +37,7 @@ beforeAll(async () => {
 
 describe('dialeval agreement', () => {
   it('json: alpha, kappa, flips and the flip matrix as derived by hand', async () => {
-    const r = await runCli(['agreement', dirs.A!, dirs.B!, dirs.C!, '--value', 'correct', '--format', 'json']);
+    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, dirs.C!, '--value', 'correct', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.value).toBe('correct');
@@ -66,7 +66,7 @@ describe('dialeval agreement', () => {
 
   it('table: the headline, kappa with base rates beside it, the flip matrix', async () => {
     // No --value: my-qa has no binary map, and `correct` is its boolean item value.
-    const r = await runCli(['agreement', dirs.A!, dirs.B!, '--resamples', '200']);
+    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(
@@ -101,6 +101,7 @@ describe('dialeval agreement', () => {
     for (const file of [jsonl, map]) {
       const r = await runCli([
         'agreement',
+        '--fallback-item-means',
         dirs.A!,
         dirs.B!,
         '--value',
@@ -121,6 +122,7 @@ describe('dialeval agreement', () => {
     }
     const csv = await runCli([
       'agreement',
+      '--fallback-item-means',
       dirs.A!,
       dirs.B!,
       '--value',
@@ -138,6 +140,7 @@ describe('dialeval agreement', () => {
     expect(rows.find((l) => l.startsWith('flips,') && l.includes(',human,'))).toMatch(/,1,,,7,q4:true>false$/);
     const md = await runCli([
       'agreement',
+      '--fallback-item-means',
       dirs.A!,
       dirs.B!,
       '--value',
@@ -153,15 +156,15 @@ describe('dialeval agreement', () => {
   it('bad input: a human label that is no verdict, a broken file, one judge (exit 2)', async () => {
     const bad = join(root, 'bad.jsonl');
     writeFileSync(bad, '{"id": "q1", "label": "maybe"}\n');
-    const r = await runCli(['agreement', dirs.A!, dirs.B!, '--value', 'correct', '--human', bad]);
+    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, '--value', 'correct', '--human', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl.*q1.*"maybe".*no boolean/);
     const broken = join(root, 'broken.jsonl');
     writeFileSync(broken, '{"id": "q1", "label": true}\nnot json\n');
-    const b = await runCli(['agreement', dirs.A!, '--value', 'correct', '--human', broken]);
+    const b = await runCli(['agreement', '--fallback-item-means', dirs.A!, '--value', 'correct', '--human', broken]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/broken\.jsonl, record 2: not JSON/);
-    const one = await runCli(['agreement', dirs.A!]);
+    const one = await runCli(['agreement', '--fallback-item-means', dirs.A!]);
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/at least two judges/);
     expect(one.stderr).not.toMatch(/\n\s+at /);
@@ -171,7 +174,7 @@ describe('dialeval agreement', () => {
 describe('dialeval compare --unit (on the same clustered runs)', () => {
   it('resamples the 3 clusters by default, items with --unit item; the table says which', async () => {
     const json = async (...extra: string[]) => {
-      const r = await runCli(['compare', dirs.A!, dirs.B!, '--resamples', '200', '--format', 'json', ...extra]);
+      const r = await runCli(['compare', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200', '--format', 'json', ...extra]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
@@ -185,7 +188,7 @@ describe('dialeval compare --unit (on the same clustered runs)', () => {
       8,
       null,
     ]);
-    const table = await runCli(['compare', dirs.A!, dirs.B!, '--resamples', '200']);
+    const table = await runCli(['compare', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200']);
     expect(table.stdout).toContain(
       'A -> B: resampled by cluster: 3 clusters of 8 items (--unit item for independent items)',
     );
