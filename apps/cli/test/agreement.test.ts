@@ -37,7 +37,17 @@ beforeAll(async () => {
 
 describe('dialeval agreement', () => {
   it('json: alpha, kappa, flips and the flip matrix as derived by hand', async () => {
-    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, dirs.C!, '--value', 'correct', '--format', 'json']);
+    const r = await runCli([
+      'agreement',
+      '--fallback-item-means',
+      dirs.A!,
+      dirs.B!,
+      dirs.C!,
+      '--value',
+      'correct',
+      '--format',
+      'json',
+    ]);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.value).toBe('correct');
@@ -156,7 +166,16 @@ describe('dialeval agreement', () => {
   it('bad input: a human label that is no verdict, a broken file, one judge (exit 2)', async () => {
     const bad = join(root, 'bad.jsonl');
     writeFileSync(bad, '{"id": "q1", "label": "maybe"}\n');
-    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, '--value', 'correct', '--human', bad]);
+    const r = await runCli([
+      'agreement',
+      '--fallback-item-means',
+      dirs.A!,
+      dirs.B!,
+      '--value',
+      'correct',
+      '--human',
+      bad,
+    ]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl.*q1.*"maybe".*no boolean/);
     const broken = join(root, 'broken.jsonl');
@@ -174,7 +193,17 @@ describe('dialeval agreement', () => {
 describe('dialeval compare --unit (on the same clustered runs)', () => {
   it('resamples the 3 clusters by default, items with --unit item; the table says which', async () => {
     const json = async (...extra: string[]) => {
-      const r = await runCli(['compare', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200', '--format', 'json', ...extra]);
+      const r = await runCli([
+        'compare',
+        '--fallback-item-means',
+        dirs.A!,
+        dirs.B!,
+        '--resamples',
+        '200',
+        '--format',
+        'json',
+        ...extra,
+      ]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
