@@ -100,7 +100,9 @@ export function breakdownTables(data: PageData): HTMLElement[] {
             of,
             ...data.runs.flatMap((r): Cell[] => {
               const m = r.metrics.find((x) => x.part?.of === of && x.part.value === value && x.part.by === by);
-              return m ? [h('span', { 'data-metric': m.name, 'data-run': r.label }, m.text), m.n] : ['', ''];
+              return m
+                ? [h('span', { 'data-metric': m.name, 'data-run': r.label }, m.value === null ? '—' : m.text), m.n]
+                : ['', ''];
             }),
           ];
         }),
