@@ -6,16 +6,14 @@ import {
   judgeReportJson,
   judgeResultJson,
   judgeToDirectory,
-  llmJudgeRunMetrics,
   loadTemplates,
   methodRoles,
   readJudgeInput,
   reportJudgeOutputs,
   serializeTurnRecords,
   type EvaluateOptions,
-  type ImportFileReport,
+  type JudgeInput,
   type JudgeRunRecord,
-  type MethodEvaluation,
   runBenchmark,
 } from '@eval/llm-judge';
 import type {
@@ -25,10 +23,19 @@ import type {
   LlmJudgeReportFlags,
   LlmJudgeRunFlags,
 } from '../flags/llm-judge';
-import { formatMetricValue, formatTable, percent } from '../format';
+import { formatTable } from '../format';
 import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
-import { selfAgreement, spread, type SelfAgreement, type Spread } from '../repeats';
+import {
+  METRIC_HEADER,
+  type RepeatStats,
+  importTable,
+  judgeRepeatStats,
+  metricRow,
+  repeatTable,
+  reportText,
+} from '../render/llm-judge';
+import { judgeLlmFlags, type PanelJudge, panelAgreement, panelJudgeJson, panelJudges } from '../panel';
 import { runLlmRecord } from '../run-llm';
 import { type RunFlags, openRun, runRequested } from '../run-record';
 import { describeResource } from '../run-resource';
@@ -44,30 +51,89 @@ const evaluateOptions = (f: LlmJudgeMetricFlags): EvaluateOptions => ({
 
 const warn = (line: string) => process.stderr.write(`dialeval llm-judge: ${line}\n`);
 
-const METRIC_HEADER = 'method|turns|skipped|TSA|TSA M21|TSA M24|coh. M21|coh. M24|GPT-JGA|JGA M21|JGA M24'.split('|');
-
-/** A method's row: its run metrics as the run record declares them (percent points, two decimals), `—` for none. */
-function metricRow(e: MethodEvaluation): string[] {
-  const shown = Object.values(llmJudgeRunMetrics(e)).map((m) => formatMetricValue(m.value, m) || '—');
-  return [e.method, String(e.metrics.turns), String(e.summary.skippedTurns), ...shown];
-}
-
 // ---------------------------------------------------------------------------------------------------------------
 // run
 // ---------------------------------------------------------------------------------------------------------------
 
 export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
-  const method = flags.method;
-  const llmOptions = llmOptionsFromFlags(flags);
-  if (flags.namespace !== undefined) llmOptions.namespace = flags.namespace;
-  const options = evaluateOptions(flags);
-  const templates = await loadTemplates(methodRoles(method), { dir: flags.templates, flag: '--templates' });
+  const judges = panelJudges(flags, flags.templates);
+  if (judges.length > 1 && flags.journal !== undefined)
+    throw new UsageError('--journal names one journal: a judge panel keeps one per judge in its output directory');
   // the output directory is always a run: its inputs are hashed from the bytes read here (no second read at the end)
   const digests = new FileDigests();
   const read = { ...readOptionsFromFlags(flags), onRead: digests.onRead };
   const input = await readJudgeInput(flags, { read, dataFlag: '--data' });
   for (const line of input.warningLines) warn(line);
-  await withLlm(
+  if (judges.length === 1) {
+    const done = await judgeOnce(flags, judges[0]!, input, digests, 0);
+    if (done) await emit(flags.format === 'json' ? done.json : done.text);
+    return;
+  }
+  // a panel: one judge run per judge, each in <out>/<label> (and <run>/<label>), one cache, one budget
+  const panel: Array<{ judge: PanelJudge; out: string; run: string; done: JudgedOnce }> = [];
+  let spent = 0;
+  for (const judge of judges) {
+    const out = join(flags.out, judge.label);
+    const run = flags.run !== undefined ? join(flags.run, judge.label) : resolve(out);
+    const llmSummary = flags.llmSummary?.replace(/(\.json)?$/, `.${judge.label}.json`);
+    const judgeFlags = { ...judgeLlmFlags(flags, judge, spent), out, run, llmSummary, summary: undefined };
+    const done = await judgeOnce(judgeFlags, judge, input, digests, judges.length);
+    if (!done) continue;
+    spent += done.cost;
+    panel.push({ judge, out, run, done });
+  }
+  if (panel.length < judges.length) return; // a dry run
+  const agreement = await panelAgreement(
+    panel.map((p) => ({ label: p.judge.label, dir: p.run })),
+    [],
+    runBenchmark,
+    flags.format ?? 'table',
+  );
+  if (flags.summary)
+    await writeJsonAtomic(
+      flags.summary,
+      panel.map((p) => ({ judge: p.judge.label, ...p.done.summary })),
+    );
+  if (flags.format === 'json')
+    return emit(
+      JSON.stringify(
+        {
+          judges: panel.map((p) => ({
+            ...panelJudgeJson(p.judge),
+            out: resolve(p.out),
+            run: resolve(p.run),
+            result: JSON.parse(p.done.json),
+          })),
+          agreement: agreement.json,
+        },
+        null,
+        2,
+      ),
+    );
+  await emit([...panel.map((p) => `judge ${p.judge.label}:\n${p.done.text}\n`), agreement.text].join('\n'));
+}
+
+interface JudgedOnce {
+  text: string;
+  json: string;
+  summary: Record<string, unknown>;
+  cost: number;
+}
+
+/** One judge's run into `flags.out`; undefined after a dry run (its text printed). */
+async function judgeOnce(
+  flags: LlmJudgeRunFlags,
+  judge: PanelJudge,
+  input: JudgeInput,
+  digests: FileDigests,
+  panelSize: number,
+): Promise<JudgedOnce | undefined> {
+  const method = flags.method;
+  const llmOptions = llmOptionsFromFlags({ ...flags, model: judge.model, baseUrl: judge.baseUrl });
+  if (flags.namespace !== undefined) llmOptions.namespace = flags.namespace;
+  const options = evaluateOptions(flags);
+  const templates = await loadTemplates(methodRoles(method), { dir: judge.templates, flag: '--templates' });
+  return withLlm(
     llmOptions,
     'run the same command again: it makes exactly the failed and missing calls (answered ones come from the journal and the cache)',
     async (llm) => {
@@ -85,8 +151,11 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
         summarizeRepeats: judgeRepeatStats,
         ...options,
       });
-      if (judged.status === 'dry-run')
-        return emit(flags.format === 'json' ? JSON.stringify(judged.summary, null, 2) : judged.text);
+      if (judged.status === 'dry-run') {
+        const text = flags.format === 'json' ? JSON.stringify(judged.summary, null, 2) : judged.text;
+        await emit(panelSize > 1 && flags.format !== 'json' ? `judge ${judge.label}:\n${text}` : text);
+        return undefined;
+      }
       if (judged.status === 'incomplete') {
         for (const line of judged.failures) warn(line);
         if (flags.summary) await writeJsonAtomic(flags.summary, judged.summary);
@@ -96,69 +165,35 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
       // the output directory is the run (unless --run names another); its record is of calls that were paid for
       const sampling = { temperature: flags.temperature ?? 0, seed: flags.seed, maxTokens: flags.maxTokens };
       await writeRun({ run: flags.run ?? resolve(flags.out), system: flags.system }, judged.record, digests, {
-        resourceFromFlag: flags.templates !== undefined,
+        resourceFromFlag: judge.templates !== undefined,
         llm: () => runLlmRecord(llm, { sampling, pricesFile: flags.prices }),
+        ...(panelSize > 1 ? { judge: judge.label } : {}),
       });
       if (flags.summary) await writeJsonAtomic(flags.summary, judged.summary);
       for (const line of judged.warnings) warn(line);
-      if (flags.format === 'json') return emit(judgeResultJson(judged));
       const u = judged.run.llm;
       const stats = judged.repeats as RepeatStats | undefined;
-      await emit(
-        [
-          formatTable(METRIC_HEADER, [metricRow(e)]),
-          ...(stats ? ['', repeatTable(method, stats)] : []),
-          '',
-          `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
-          `outputs: ${judged.written.join(', ')}`,
-          `result: ${judged.resultFile}`,
-        ].join('\n'),
-      );
+      const text = [
+        formatTable(METRIC_HEADER, [metricRow(e)]),
+        ...(stats ? ['', repeatTable(method, stats)] : []),
+        '',
+        `${u.calls} call(s), ${u.cacheHits} from cache, ${u.failedCalls} failed; ${u.totalTokens} tokens; cost ${u.costKnown ? `$${u.cost.toFixed(4)}` : 'unknown'}`,
+        `outputs: ${judged.written.join(', ')}`,
+        `result: ${judged.resultFile}`,
+      ].join('\n');
+      return {
+        text,
+        json: judgeResultJson(judged),
+        summary: judged.summary as Record<string, unknown>,
+        cost: llm.usage().cost,
+      };
     },
   );
-}
-
-const REPEAT_FIGURES = [
-  'tsaGpt',
-  'tsaRuleMwz21',
-  'tsaRuleMwz24',
-  'coherenceMwz21',
-  'coherenceMwz24',
-  'gptJga',
-  'ruleJgaMwz21',
-  'ruleJgaMwz24',
-] as const;
-
-type RepeatStats = { n: number; figures: Record<string, Spread>; selfAgreement: SelfAgreement };
-
-/** Each figure's mean and std across repeats, and the judge's self-agreement on the turns judged in every repeat. */
-function judgeRepeatStats(evaluations: MethodEvaluation[]): RepeatStats {
-  const figures: Record<string, Spread> = {};
-  for (const f of REPEAT_FIGURES) figures[f] = spread(evaluations.map((e) => e.metrics[f]));
-  const byRepeat = evaluations.map((e) => new Map(e.turns.map((t) => [t.flag, t.judge] as const)));
-  const labels = evaluations[0]!.records.map((r) => byRepeat.map((m) => m.get(r.flag)));
-  return { n: evaluations.length, figures, selfAgreement: selfAgreement(labels) };
-}
-
-function repeatTable(method: string, stats: RepeatStats): string {
-  const ms = (s: Spread) =>
-    s.mean === null ? '—' : `${s.mean.toFixed(2)} ± ${s.std === null ? '—' : s.std.toFixed(2)}`;
-  const a = stats.selfAgreement;
-  return [
-    `over ${stats.n} repeats (mean ± std):`,
-    formatTable(['method', ...REPEAT_FIGURES], [[method, ...REPEAT_FIGURES.map((f) => ms(stats.figures[f]!))]]),
-    `judge self-agreement: ${percent(a.agreement, 2)} of ${a.items} turn(s) judged alike in every repeat; Fleiss' kappa ${a.fleissKappa === null ? '—' : a.fleissKappa.toFixed(4)}`,
-  ].join('\n');
 }
 
 // ---------------------------------------------------------------------------------------------------------------
 // import
 // ---------------------------------------------------------------------------------------------------------------
-
-/** The fields of a file's import report, in the table's order. */
-const IMPORT_COLUMNS = 'file role entries verified placeholders failedCalls written unchanged replaced'.split(
-  ' ',
-) as Array<keyof ImportFileReport>;
 
 export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags): Promise<void> {
   const templates = await loadTemplates(flags.role ? [flags.role] : 'all', {
@@ -180,10 +215,7 @@ export async function llmJudgeImport(files: string[], flags: LlmJudgeImportFlags
   const replay = `dialeval llm-judge run --method <m> --records <records> --model ${result.model}${flags.namespace ? ` --namespace ${flags.namespace}` : ''} --cache replay${flags.cacheDir ? ` --cache-dir ${flags.cacheDir}` : ''} --out DIR`;
   await emit(
     [
-      formatTable(
-        ['file', 'role', 'entries', 'verified', 'placeholders', 'failed calls', 'written', 'unchanged', 'replaced'],
-        result.files.map((f) => IMPORT_COLUMNS.map((k) => f[k])),
-      ),
+      importTable(result.files),
       '',
       flags.verifyOnly
         ? 'every recorded prompt re-renders byte for byte (nothing written: --verify-only)'
@@ -211,7 +243,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
     turns: flags.turns,
     read,
   });
-  const { partial, rules, human, options } = report;
+  const { partial } = report;
   if (partial.length > 0) {
     if (!flags.allowPartial)
       throw new EvalError(
@@ -229,49 +261,7 @@ export async function llmJudgeReport(dirs: string[], flags: LlmJudgeReportFlags)
   }
 
   if (flags.format === 'json') return emit(judgeReportJson(report, { perTurn: flags.perTurn }), flags.out);
-  const lines: string[] =
-    partial.length > 0
-      ? ['PARTIAL: the judge outputs are incomplete; these figures are not those of a complete run', '']
-      : [];
-  if (report.evaluations.length > 0) lines.push(formatTable(METRIC_HEADER, report.evaluations.map(metricRow)));
-  if (rules) {
-    const fixed2 = (x: number | null) => formatMetricValue(x, { unit: '%', digits: 2 }) || '—';
-    if (lines.length) lines.push('');
-    lines.push(
-      formatTable(
-        ['rule judgement', 'turns', 'TSA (two-step norm.)', 'TSA (single-step norm.)', `rule JGA (${options.ruleJga})`],
-        (['mwz21', 'mwz24'] as const).map((k) => [
-          k === 'mwz21' ? 'RULE-M21' : 'RULE-M24',
-          String(rules.turns),
-          fixed2(rules.tsa['two-step'][k]),
-          fixed2(rules.tsa['single-step'][k]),
-          fixed2(rules.ruleJga[k]),
-        ]),
-      ),
-    );
-  }
-  if (human) {
-    lines.push(
-      '',
-      `agreement with ${human.annotated} human judgements (N = ${human.turns}; turns where a judge agrees with RULE-M24 count as right, as in the paper)`,
-      formatTable(
-        ['judge', 'accuracy', '|D|', '|D∩A|', 'agree', 'kappa (annotated)', 'J1H1', 'J1H0', 'J0H1', 'J0H0'],
-        human.rows.map((r) => [
-          r.name,
-          formatMetricValue(r.accuracy, { unit: '%', digits: 2 }) || '—',
-          String(r.disagreements),
-          String(r.annotatedDisagreements),
-          String(r.agreeWithHuman),
-          r.kappa === null ? '—' : r.kappa.toFixed(4),
-          String(r.confusion.bothRight),
-          String(r.confusion.judgeRightHumanWrong),
-          String(r.confusion.judgeWrongHumanRight),
-          String(r.confusion.bothWrong),
-        ]),
-      ),
-    );
-  }
-  await emit(lines.join('\n'), flags.out);
+  await emit(reportText(report), flags.out);
 }
 
 /**
@@ -282,10 +272,12 @@ async function writeRun(
   flags: RunFlags,
   record: JudgeRunRecord,
   digests: FileDigests | undefined,
-  more: { resourceFromFlag?: boolean; llm?: () => Promise<RunLlm> } = {},
+  more: { resourceFromFlag?: boolean; llm?: () => Promise<RunLlm>; judge?: string } = {},
 ): Promise<void> {
+  const init = record.init;
   const run = await openRun(flags, {
-    ...record.init,
+    ...init,
+    ...(more.judge !== undefined ? { options: { ...init.options, judge: more.judge } } : {}),
     descriptor: runBenchmark,
     ...(more.llm ? { packages: ['@eval/llm'] } : {}),
   });

@@ -93,7 +93,13 @@ export function registerLlmJudge(program: Command): void {
         )
         .option(
           '--templates <dir>',
-          'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`)',
+          'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`); repeatable: each variant is one more judge of a panel',
+          collect,
+        )
+        .option(
+          '--judge <model[@base-url]>',
+          'a judge model, at its own endpoint after @ (repeatable, instead of --model): several judges make a panel, each judged into <out>/<label>, ended by their agreement',
+          collect,
         )
         .requiredOption(
           '--out <dir>',

@@ -33,7 +33,10 @@ export interface LlmJudgeInputFlags {
 export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
   namespace?: string;
   method: LlmJudgeMethodFlag;
-  templates?: string;
+  /** Template directories (repeatable): each (judge, templates) pair is one judge of a panel. */
+  templates?: string[];
+  /** `MODEL[@BASE_URL]` (repeatable): more than one judge makes a panel. */
+  judge?: string[];
   out: string;
   journal?: string;
   systemMessage?: string;
