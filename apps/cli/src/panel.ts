@@ -15,7 +15,7 @@ export interface PanelJudge {
   templates?: string;
 }
 
-const safe = (s: string) => s.replace(/[^\w.-]+/g, '_').replace(/^\.+/, '') || 'judge';
+const safe = (s: string) => s.replace(/[^\w.+@-]+/g, '_').replace(/^\.+/, '') || 'judge';
 
 /**
  * The judges of `--judge MODEL[@BASE_URL]` (repeatable; default `--model` and `--base-url`) times the `--templates`
