@@ -120,7 +120,7 @@ export function registerLlmJudge(program: Command): void {
   );
   addRunOptions(run);
   metricOptions(run).action(async (opts: LlmJudgeRunFlags) => {
-    const { llmJudgeRun } = await import('../actions/llm-judge');
+    const { llmJudgeRun } = await import('../actions/llm-judge-run');
     await llmJudgeRun(opts);
   });
 
