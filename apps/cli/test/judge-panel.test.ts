@@ -180,6 +180,34 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     expect(row.split(/\s{2,}/).slice(0, 4)).toEqual(['A - B', '42', '95.2%', (319 / 361).toFixed(3)]);
   });
 
+  it('one judge and --human (a map flag -> 0|1, as manual_eval.json): people as the second judge, the run in --out', async () => {
+    // judge-a (expected_direct.json): MUL2162.json-7 0, PMUL1266.json-4 0, PMUL4648.json-0 1, PMUL4648.json-1 1;
+    // the people: 0, 0, 1, 0. They agree on 3 of 4; A's true share 2/4, the people's 1/4:
+    //   p_e = 2/4 * 1/4 + 2/4 * 3/4 = 1/2, kappa = (3/4 - 1/2) / (1/2) = 1/2; one flip, PMUL4648.json-1 (true > false).
+    const human = join(dir, 'manual_eval.json');
+    const labels = { 'MUL2162.json-7': 0, 'PMUL1266.json-4': 0, 'PMUL4648.json-0': 1, 'PMUL4648.json-1': 0 };
+    writeFileSync(human, JSON.stringify(labels));
+    expect(Object.keys(labels).map((f) => judgedRight.get(f))).toEqual([false, false, true, true]);
+    const out = join(dir, 'lj-human');
+    const r = await runCli([...common(), '--model', 'judge-a', '--human', human, '--out', out, '--format', 'json'], {
+      env: env(),
+    });
+    expect(r.code, r.stderr).toBe(0);
+    const a = JSON.parse(r.stdout).agreement;
+    expect(a.judges.map((j: { name: string; judged: number }) => [j.name, j.judged])).toEqual([
+      ['judge-a', 42],
+      ['human', 4],
+    ]);
+    expect(a.pairs[0].compared).toBe(4);
+    expect(a.pairs[0].kappa).toBe(0.5);
+    expect(a.pairs[0].flips).toEqual([{ id: 'PMUL4648.json-1', a: true, b: false }]);
+    expect(a.pairs[0].baseRates[1]).toEqual([
+      { label: false, count: 3, share: 0.75 },
+      { label: true, count: 1, share: 0.25 },
+    ]);
+    expect((await readRun(out)).manifest.llm?.model).toBe('judge-a');
+  });
+
   it('--templates twice with one model: two judges labelled by the templates directory', async () => {
     const r = await runCli(
       [...common(), '--templates', TEMPLATES, '--model', 'judge-a', '--out', join(dir, 'lj-tpl'), '--format', 'json'],

@@ -15,7 +15,7 @@ import type { LlmJudgeMetricFlags, LlmJudgeRunFlags } from '../flags/llm-judge';
 import { formatTable } from '../format';
 import { llmOptionsFromFlags, readOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
-import { judgeLlmFlags, type PanelJudge, panelAgreement, panelJudgeJson, panelJudges } from '../panel';
+import { humanJudges, judgeLlmFlags, type PanelJudge, panelAgreement, panelJudgeJson, panelJudges } from '../panel';
 import { METRIC_HEADER, type RepeatStats, judgeRepeatStats, metricRow, repeatTable } from '../render/llm-judge';
 import { runLlmRecord } from '../run-llm';
 import { type RunFlags, openRun } from '../run-record';
@@ -40,26 +40,30 @@ export const warn = (line: string) => process.stderr.write(`dialeval llm-judge: 
  */
 export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   const judges = panelJudges(flags, flags.templates);
-  if (judges.length > 1 && flags.journal !== undefined)
+  const humans = await humanJudges(flags.human);
+  const several = judges.length > 1;
+  if (several && flags.journal !== undefined)
     throw new UsageError('--journal names one journal: a judge panel keeps one per judge in its output directory');
   // the output directory is always a run: its inputs are hashed from the bytes read here (no second read at the end)
   const digests = new FileDigests();
   const read = { ...readOptionsFromFlags(flags), onRead: digests.onRead };
   const input = await readJudgeInput(flags, { read, dataFlag: '--data' });
   for (const line of input.warningLines) warn(line);
-  if (judges.length === 1) {
+  if (!several && humans.length === 0) {
     const done = await judgeOnce(flags, judges[0]!, input, digests, 0);
     if (done) await emit(flags.format === 'json' ? done.json : done.text);
     return;
   }
-  // a panel: one judge run per judge, each in <out>/<label> (and <run>/<label>), one cache, one budget
+  // a panel: one judge run per judge, each in <out>/<label> (and <run>/<label>), one cache, one budget; or one judge
+  // checked against people (in <out>, as ever)
   const panel: Array<{ judge: PanelJudge; out: string; run: string; done: JudgedOnce }> = [];
   let spent = 0;
   for (const judge of judges) {
-    const out = join(flags.out, judge.label);
-    const run = flags.run !== undefined ? join(flags.run, judge.label) : resolve(out);
-    const llmSummary = flags.llmSummary?.replace(/(\.json)?$/, `.${judge.label}.json`);
-    const judgeFlags = { ...judgeLlmFlags(flags, judge, spent), out, run, llmSummary, summary: undefined };
+    const out = several ? join(flags.out, judge.label) : flags.out;
+    const run = flags.run !== undefined && several ? join(flags.run, judge.label) : (flags.run ?? resolve(out));
+    const llmSummary = several ? flags.llmSummary?.replace(/(\.json)?$/, `.${judge.label}.json`) : flags.llmSummary;
+    const summary = several ? undefined : flags.summary;
+    const judgeFlags = { ...judgeLlmFlags(flags, judge, spent), out, run, llmSummary, summary };
     const done = await judgeOnce(judgeFlags, judge, input, digests, judges.length);
     if (!done) continue;
     spent += done.cost;
@@ -68,11 +72,11 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
   if (panel.length < judges.length) return; // a dry run
   const agreement = await panelAgreement(
     panel.map((p) => ({ label: p.judge.label, dir: p.run })),
-    [],
+    humans,
     runBenchmark,
     flags.format ?? 'table',
   );
-  if (flags.summary)
+  if (flags.summary && several)
     await writeJsonAtomic(
       flags.summary,
       panel.map((p) => ({ judge: p.judge.label, ...p.done.summary })),
@@ -93,7 +97,8 @@ export async function llmJudgeRun(flags: LlmJudgeRunFlags): Promise<void> {
         2,
       ),
     );
-  await emit([...panel.map((p) => `judge ${p.judge.label}:\n${p.done.text}\n`), agreement.text].join('\n'));
+  const texts = panel.map((p) => (several ? `judge ${p.judge.label}:\n${p.done.text}\n` : `${p.done.text}\n`));
+  await emit([...texts, agreement.text].join('\n'));
 }
 
 interface JudgedOnce {

@@ -101,6 +101,11 @@ export function registerLlmJudge(program: Command): void {
           'a judge model, at its own endpoint after @ (repeatable, instead of --model): several judges make a panel, each judged into <out>/<label>, ended by their agreement',
           collect,
         )
+        .option(
+          '--human <file>',
+          'human labels of the turn verdict, one more judge in the agreement: the reference\'s manual_eval.json ({flag: 0|1}), a JSON map or JSONL of {"id", "label"} (repeatable)',
+          collect,
+        )
         .requiredOption(
           '--out <dir>',
           "output directory: <method>_*outputs.json (the reference's [record, output, prompt] format) and <method>_result.json",

@@ -37,6 +37,8 @@ export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudg
   templates?: string[];
   /** `MODEL[@BASE_URL]` (repeatable): more than one judge makes a panel. */
   judge?: string[];
+  /** Files of human labels of the turn verdict, each one more judge in the agreement. */
+  human?: string[];
   out: string;
   journal?: string;
   systemMessage?: string;
