@@ -208,6 +208,18 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     expect((await readRun(out)).manifest.llm?.model).toBe('judge-a');
   });
 
+  it('--dry-run with two judges: the plan of each judge under its label, no call, no agreement', async () => {
+    const before = calls();
+    const r = await runCli(
+      [...common(), '--judge', 'judge-a', '--judge', 'judge-b', '--out', join(dir, 'lj-dry'), '--dry-run'],
+      { env: env() },
+    );
+    expect(r.code, r.stderr).toBe(0);
+    expect(calls()).toBe(before);
+    expect(r.stdout.match(/^judge judge-[ab]:$/gm)).toEqual(['judge judge-a:', 'judge judge-b:']);
+    expect(r.stdout).not.toContain('agreement of');
+  });
+
   it('--templates twice with one model: two judges labelled by the templates directory', async () => {
     const r = await runCli(
       [...common(), '--templates', TEMPLATES, '--model', 'judge-a', '--out', join(dir, 'lj-tpl'), '--format', 'json'],

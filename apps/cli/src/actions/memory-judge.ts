@@ -64,10 +64,11 @@ export async function memoryJudge(artifact: string, flags: MemoryJudgeFlags): Pr
       summary: several ? undefined : flags.summary,
     };
     const done = await judgeOnce(artifact, judgeFlags, judge, true, several ? judge.label : undefined);
-    if (!done) return; // a dry run
+    if (!done) continue; // a dry run
     spent += done.cost;
     panel.push({ judge, done });
   }
+  if (panel.length < judges.length) return; // a dry run: no agreement
   const agreement = await panelAgreement(
     panel.map((p) => ({ label: p.judge.label, dir: p.done.runDir! })),
     humans,
