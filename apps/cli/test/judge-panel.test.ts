@@ -220,6 +220,32 @@ describeWithReferenceData('llm-judge/slice', 'llm-judge/templates')('llm-judge r
     expect(r.stdout).not.toContain('agreement of');
   });
 
+  it('--max-cost is one budget for the panel: the second judge gets what the first left', async () => {
+    // $1 per million tokens either way: one judge's 42 calls cost about $0.05 (the server's token counts), so a
+    // $0.07 budget pays for one judge, not two. judge-b alone within it finishes.
+    const prices = join(dir, 'prices.json');
+    const price = { input: 1, output: 1 };
+    writeFileSync(prices, JSON.stringify({ 'judge-a': price, 'judge-b': price }));
+    const budget = ['--prices', prices, '--max-cost', '0.07', '--cache', 'off'];
+    const r = await runCli(
+      [...common(), '--judge', 'judge-a', '--judge', 'judge-b', '--out', join(dir, 'lj-budget'), ...budget],
+      {
+        env: env(),
+      },
+    );
+    expect(r.code).toBe(1);
+    const spentA = (await readRun(join(dir, 'lj-budget', 'judge-a'))).manifest.llm!.costUsd;
+    expect(spentA).toBeGreaterThan(0.035);
+    expect(spentA).toBeLessThan(0.07);
+    // judge-b's budget is what judge-a left, and it stops there
+    expect(r.stderr).toContain(`stopped by the budget (--max-cost $${(0.07 - spentA).toFixed(4)})`);
+    expect(r.stderr).toMatch(/error: llm-judge run incomplete: \d+ call\(s\) not made \(budget reached\)/);
+    const alone = await runCli([...common(), '--model', 'judge-b', '--out', join(dir, 'lj-budget-b'), ...budget], {
+      env: env(),
+    });
+    expect(alone.code, alone.stderr).toBe(0);
+  });
+
   it('--templates twice with one model: two judges labelled by the templates directory', async () => {
     const r = await runCli(
       [...common(), '--templates', TEMPLATES, '--model', 'judge-a', '--out', join(dir, 'lj-tpl'), '--format', 'json'],
