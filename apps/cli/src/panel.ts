@@ -37,7 +37,7 @@ export function panelJudges(flags: { judge?: string[]; model?: string; baseUrl?:
   const judges: PanelJudge[] = [];
   for (const m of models) {
     const twice = models.filter((x) => x.model === m.model).length > 1;
-    const host = m.baseUrl ? (URL.canParse(m.baseUrl) ? new URL(m.baseUrl).host : m.baseUrl) : 'default';
+    const host = endpointHost(m.baseUrl); // never user info or query: a label names directories
     for (const dir of dirs) {
       let label = twice ? `${m.model}@${host}` : m.model;
       if (dirs.length > 1) label += `+${basename(dir!)}`;
