@@ -10,6 +10,8 @@ import { runCli } from './cli';
 // and the flips are derived by hand:
 //   A: 1 1 0 1 0 1 1 0    B: 1 0 0 1 0 1 1 1    C: 1 1 0 0 0 1 1 .
 // kappa A-B = 7/15, A-C = 16/23, B-C = 5/12; nominal alpha = 10/21; flips A-B q2 (1 > 0), q8 (0 > 1).
+// my-qa has no descriptor package: its metrics are the means of its item values, which must be asked for.
+const cli = (args: string[]) => runCli([...args, '--fallback-item-means']);
 const root = mkdtempSync(join(tmpdir(), 'dialeval-agreement-'));
 const CLUSTERS = ['u1', 'u1', 'u1', 'u2', 'u2', 'u3', 'u3', 'u3'];
 const VERDICTS: Record<string, Array<number | null>> = {
@@ -37,17 +39,7 @@ beforeAll(async () => {
 
 describe('dialeval agreement', () => {
   it('json: alpha, kappa, flips and the flip matrix as derived by hand', async () => {
-    const r = await runCli([
-      'agreement',
-      '--fallback-item-means',
-      dirs.A!,
-      dirs.B!,
-      dirs.C!,
-      '--value',
-      'correct',
-      '--format',
-      'json',
-    ]);
+    const r = await cli(['agreement', dirs.A!, dirs.B!, dirs.C!, '--value', 'correct', '--format', 'json']);
     expect(r.code, r.stderr).toBe(0);
     const j = JSON.parse(r.stdout);
     expect(j.value).toBe('correct');
@@ -76,7 +68,7 @@ describe('dialeval agreement', () => {
 
   it('table: the headline, kappa with base rates beside it, the flip matrix', async () => {
     // No --value: my-qa has no binary map, and `correct` is its boolean item value.
-    const r = await runCli(['agreement', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200']);
+    const r = await cli(['agreement', dirs.A!, dirs.B!, '--resamples', '200']);
     expect(r.code, r.stderr).toBe(0);
     const lines = r.stdout.split('\n');
     expect(lines[0]).toBe(
@@ -109,9 +101,8 @@ describe('dialeval agreement', () => {
       JSON.stringify(Object.fromEntries(VERDICTS.C!.flatMap((v, i) => (v === null ? [] : [[`q${i + 1}`, v === 1]])))),
     );
     for (const file of [jsonl, map]) {
-      const r = await runCli([
+      const r = await cli([
         'agreement',
-        '--fallback-item-means',
         dirs.A!,
         dirs.B!,
         '--value',
@@ -130,9 +121,8 @@ describe('dialeval agreement', () => {
       expect(j.alpha.value).toBeCloseTo(10 / 21, 14);
       expect(j.pairs[1].kappa).toBeCloseTo(16 / 23, 14);
     }
-    const csv = await runCli([
+    const csv = await cli([
       'agreement',
-      '--fallback-item-means',
       dirs.A!,
       dirs.B!,
       '--value',
@@ -148,9 +138,8 @@ describe('dialeval agreement', () => {
     const rows = csv.stdout.trim().split('\n');
     expect(rows[0]).toBe('kind,judge_a,judge_b,name,value,ci_low,ci_high,n,detail');
     expect(rows.find((l) => l.startsWith('flips,') && l.includes(',human,'))).toMatch(/,1,,,7,q4:true>false$/);
-    const md = await runCli([
+    const md = await cli([
       'agreement',
-      '--fallback-item-means',
       dirs.A!,
       dirs.B!,
       '--value',
@@ -166,24 +155,15 @@ describe('dialeval agreement', () => {
   it('bad input: a human label that is no verdict, a broken file, one judge (exit 2)', async () => {
     const bad = join(root, 'bad.jsonl');
     writeFileSync(bad, '{"id": "q1", "label": "maybe"}\n');
-    const r = await runCli([
-      'agreement',
-      '--fallback-item-means',
-      dirs.A!,
-      dirs.B!,
-      '--value',
-      'correct',
-      '--human',
-      bad,
-    ]);
+    const r = await cli(['agreement', dirs.A!, dirs.B!, '--value', 'correct', '--human', bad]);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/bad\.jsonl.*q1.*"maybe".*no boolean/);
     const broken = join(root, 'broken.jsonl');
     writeFileSync(broken, '{"id": "q1", "label": true}\nnot json\n');
-    const b = await runCli(['agreement', '--fallback-item-means', dirs.A!, '--value', 'correct', '--human', broken]);
+    const b = await cli(['agreement', dirs.A!, '--value', 'correct', '--human', broken]);
     expect(b.code).toBe(2);
     expect(b.stderr).toMatch(/broken\.jsonl, record 2: not JSON/);
-    const one = await runCli(['agreement', '--fallback-item-means', dirs.A!]);
+    const one = await cli(['agreement', dirs.A!]);
     expect(one.code).toBe(2);
     expect(one.stderr).toMatch(/at least two judges/);
     expect(one.stderr).not.toMatch(/\n\s+at /);
@@ -193,17 +173,7 @@ describe('dialeval agreement', () => {
 describe('dialeval compare --unit (on the same clustered runs)', () => {
   it('resamples the 3 clusters by default, items with --unit item; the table says which', async () => {
     const json = async (...extra: string[]) => {
-      const r = await runCli([
-        'compare',
-        '--fallback-item-means',
-        dirs.A!,
-        dirs.B!,
-        '--resamples',
-        '200',
-        '--format',
-        'json',
-        ...extra,
-      ]);
+      const r = await cli(['compare', dirs.A!, dirs.B!, '--resamples', '200', '--format', 'json', ...extra]);
       expect(r.code, r.stderr).toBe(0);
       return JSON.parse(r.stdout);
     };
@@ -217,7 +187,7 @@ describe('dialeval compare --unit (on the same clustered runs)', () => {
       8,
       null,
     ]);
-    const table = await runCli(['compare', '--fallback-item-means', dirs.A!, dirs.B!, '--resamples', '200']);
+    const table = await cli(['compare', dirs.A!, dirs.B!, '--resamples', '200']);
     expect(table.stdout).toContain(
       'A -> B: resampled by cluster: 3 clusters of 8 items (--unit item for independent items)',
     );

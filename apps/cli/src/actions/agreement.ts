@@ -226,7 +226,16 @@ export async function runAgreement(dirs: string[], opts: AgreementCommandOptions
     ...(opts.metric ? { metrics: opts.metric } : {}),
     extraJudges,
   });
-  if (opts.format === 'json') await emit(JSON.stringify({ ...result, recomputedBy: source }, null, 2), opts.out);
-  else if (opts.format === 'csv') await emit(formatCsv(result), opts.out);
-  else await emit(formatText(result, source, opts.format === 'markdown'), opts.out);
+  await emit(renderAgreement(result, source, opts.format), opts.out);
+}
+
+/** An agreement as `dialeval agreement` prints it (also the end of a judge panel's run); `source` recomputed the metrics. */
+export function renderAgreement(
+  result: JudgeAgreement,
+  source: string,
+  format: AgreementCommandOptions['format'],
+): string {
+  if (format === 'json') return JSON.stringify({ ...result, recomputedBy: source }, null, 2);
+  if (format === 'csv') return formatCsv(result);
+  return formatText(result, source, format === 'markdown');
 }

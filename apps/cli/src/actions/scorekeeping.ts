@@ -9,8 +9,6 @@ import {
   resolveGameResources,
   readResults,
   scoreResults,
-  type BenchmarkReport,
-  type EpisodeOutcome,
   type GameResources,
   type PlayScorekeepingOptions,
   type ScorekeepingPlayResult,
@@ -24,11 +22,11 @@ import type {
   ScorekeepingScoreFlags,
 } from '../flags/scorekeeping';
 import { configFailure } from '../failures';
-import { csvLine, formatTable } from '../format';
 import { llmOptionsFromFlags } from '../llm-options';
 import { withLlm } from '../llm-run';
 import { runLlmRecord } from '../run-llm';
 import { openRun, runRequested, type RunFlags } from '../run-record';
+import { playText, progress, reportCsv, reportTable } from '../render/scorekeeping';
 import { describeResource } from '../run-resource';
 import { emit, UsageError } from '../util';
 
@@ -52,28 +50,6 @@ export async function scorekeepingInstances(flags: ScorekeepingInstancesFlags): 
   for (const w of warnings) process.stderr.write(`warning: ${w}\n`);
   if (flags.out) await writeFileAtomic(flags.out, text);
   else process.stdout.write(text);
-}
-
-const fmt = (x: number) => (Number.isNaN(x) ? 'NaN' : x.toFixed(2));
-
-function progress(o: EpisodeOutcome, done: number, total: number): void {
-  const score = Number.isNaN(o.mainScore)
-    ? `aborted${o.abortReason ? ` (${o.abortReason})` : ''}`
-    : `Main Score ${o.mainScore.toFixed(2)}`;
-  process.stderr.write(
-    `\r\x1b[K[${done}/${total}] ${o.experiment} episode ${o.gameId}: ${o.status === 'skipped' ? 'already done' : score}`,
-  );
-  if (done === total) process.stderr.write('\r\x1b[K');
-}
-
-function playText(r: ScorekeepingPlayResult): string {
-  const s = r.summary;
-  return [
-    `scorekeeping: ${s.total} episode(s) in ${join(s.outDir, s.modelPair)}: ${s.played} played, ${s.skipped} already done, ${s.aborted} aborted${s.playerFailures ? ` (${s.playerFailures} by player failures)` : ''}`,
-    ...r.notes,
-    '',
-    reportTable(r.report),
-  ].join('\n');
 }
 
 export async function scorekeepingPlay(flags: ScorekeepingPlayFlags): Promise<void> {
@@ -191,46 +167,6 @@ export async function scorekeepingScore(path: string, flags: ScorekeepingScoreFl
       file: path,
     });
   if (flags.check && r.changed > 0) process.exitCode = 1;
-}
-
-function reportTable(report: BenchmarkReport): string {
-  return [
-    formatTable(
-      ['game', 'model', 'episodes', '% Played', 'Quality Score', 'Quality Score (std)'],
-      report.games.map((g) => [g.game, g.model, g.episodes, fmt(g.played), fmt(g.quality), fmt(g.qualityStd)]),
-    ),
-    formatTable(
-      ['model', 'Average % Played', 'Average Quality Score', 'clemscore'],
-      report.models.map((m) => [m.model, fmt(m.averagePlayed), fmt(m.averageQuality), fmt(m.clemscore)]),
-    ),
-    formatTable(
-      ['model', 'experiment', 'episodes', '% Played', 'Quality Score', 'std', 'accuracy by probing round'],
-      report.experiments.map((e) => [
-        ...[e.model, e.experiment, e.episodes, fmt(e.played), fmt(e.quality), fmt(e.qualityStd)],
-        Object.entries(e.accuracyByRound)
-          .map(([k, v]) => `${k}:${v.mean.toFixed(2)}`)
-          .join(' '),
-      ]),
-    ),
-  ].join('\n\n');
-}
-
-function reportCsv(report: BenchmarkReport): string {
-  const rounds = [...new Set(report.experiments.flatMap((e) => Object.keys(e.accuracyByRound)))].sort(
-    (a, b) => Number(a) - Number(b),
-  );
-  const header = ['model', 'game', 'experiment', 'episodes', 'played', 'quality', 'quality_std'];
-  return [
-    csvLine([...header, ...rounds.map((r) => `accuracy_round_${r}`)]),
-    ...report.experiments.map((e) =>
-      csvLine(
-        [
-          ...[e.model, e.game, e.experiment, e.episodes, e.played, e.quality, e.qualityStd],
-          ...rounds.map((r) => e.accuracyByRound[r]?.mean ?? ''),
-        ].map((c) => (typeof c === 'number' && Number.isNaN(c) ? 'NaN' : c)),
-      ),
-    ),
-  ].join('\n');
 }
 
 export async function scorekeepingReport(dir: string, flags: ScorekeepingReportFlags): Promise<void> {

@@ -93,7 +93,18 @@ export function registerLlmJudge(program: Command): void {
         )
         .option(
           '--templates <dir>',
-          'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`)',
+          'template directory (default: DIALEVAL_LLM_DST_EVAL_DIR or `dialeval resources fetch llm-dst-eval`); repeatable: each variant is one more judge of a panel',
+          collect,
+        )
+        .option(
+          '--judge <model[@base-url]>',
+          'a judge model, at its own endpoint after @ (repeatable, instead of --model): several judges make a panel, each judged into <out>/<label>, ended by their agreement',
+          collect,
+        )
+        .option(
+          '--human <file>',
+          'human labels of the turn verdict, one more judge in the agreement: the reference\'s manual_eval.json ({flag: 0|1}), a JSON map or JSONL of {"id", "label"} (repeatable)',
+          collect,
         )
         .requiredOption(
           '--out <dir>',
@@ -114,7 +125,7 @@ export function registerLlmJudge(program: Command): void {
   );
   addRunOptions(run);
   metricOptions(run).action(async (opts: LlmJudgeRunFlags) => {
-    const { llmJudgeRun } = await import('../actions/llm-judge');
+    const { llmJudgeRun } = await import('../actions/llm-judge-run');
     await llmJudgeRun(opts);
   });
 

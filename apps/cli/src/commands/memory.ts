@@ -76,7 +76,20 @@ export function registerMemory(program: Command): void {
         'run the four HaluMem judges (integrity, accuracy, update, QA) over a run artifact and write <frame>_eval_stat_result.json',
       )
       .argument('<run-artifact>', 'HaluMem run artifact (<frame>_eval_results.jsonl), streamed one user at a time')
-      .option('--out <file>', 'stat result file (default: <frame>_eval_stat_result.json next to the artifact)')
+      .option(
+        '--out <file>',
+        'stat result file (default: <frame>_eval_stat_result.json next to the artifact); with several --judge, a directory (default <frame>_judges next to the artifact) holding <label>/<frame>_eval_stat_result.json and its run per judge',
+      )
+      .option(
+        '--judge <model[@base-url]>',
+        'a judge model, at its own endpoint after @ (repeatable, instead of --model): several judges make a panel, ended by their agreement',
+        collect,
+      )
+      .option(
+        '--human <file>',
+        'human labels, one more judge in the agreement: JSONL of {"id", "label"} or a JSON map item id -> label, the label the question verdict (true: correct) (repeatable)',
+        collect,
+      )
       .option(
         '--work-dir <dir>',
         'per-user result cache, reused on resume (default: <out without .json>.tmp2; a HaluMem tmp2/ works too)',
@@ -110,7 +123,7 @@ export function registerMemory(program: Command): void {
   );
   addRunOptions(judge);
   aggregationOptions(judge, 'error').action(async (artifact: string, opts: MemoryJudgeFlags) => {
-    const { memoryJudge } = await import('../actions/memory');
+    const { memoryJudge } = await import('../actions/memory-judge');
     await memoryJudge(artifact, opts);
   });
 

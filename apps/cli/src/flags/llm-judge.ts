@@ -33,7 +33,12 @@ export interface LlmJudgeInputFlags {
 export interface LlmJudgeRunFlags extends LlmFlags, LlmJudgeMetricFlags, LlmJudgeInputFlags, RunFlags {
   namespace?: string;
   method: LlmJudgeMethodFlag;
-  templates?: string;
+  /** Template directories (repeatable): each (judge, templates) pair is one judge of a panel. */
+  templates?: string[];
+  /** `MODEL[@BASE_URL]` (repeatable): more than one judge makes a panel. */
+  judge?: string[];
+  /** Files of human labels of the turn verdict, each one more judge in the agreement. */
+  human?: string[];
   out: string;
   journal?: string;
   systemMessage?: string;

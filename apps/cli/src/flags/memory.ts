@@ -27,6 +27,10 @@ export interface MemoryAggregationFlags {
 }
 
 export interface MemoryJudgeFlags extends LlmFlags, RunFlags, MemoryAggregationFlags {
+  /** `MODEL[@BASE_URL]` (repeatable): more than one judge makes a panel. */
+  judge?: string[];
+  /** Files of human labels, each one more judge in the agreement. */
+  human?: string[];
   out?: string;
   workDir?: string;
   routing?: 'reference' | 'corrected';

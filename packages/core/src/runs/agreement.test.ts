@@ -199,6 +199,15 @@ describe('judgeAgreement: runs of one benchmark by different judges', () => {
     expect(r.notes).toContain('human gave no ok for 1 of 8 items');
   });
 
+  it('names the run judges as told (a judge panel names them by its labels); a wrong count is refused', () => {
+    const runs = [judged('ra', A, 'same-model'), judged('rb', B, 'same-model')];
+    const r = judgeAgreement(runs, bench, { names: ['gpt-4o+v1', 'gpt-4o+v2'], resamples: 10 });
+    expect(r.judges.map((j) => j.name)).toEqual(['gpt-4o+v1', 'gpt-4o+v2']);
+    expect(() => judgeAgreement(runs, bench, { names: ['one'], resamples: 10 })).toThrow(
+      /1 judge name\(s\) for 2 run\(s\)/,
+    );
+  });
+
   it('each headline metric under each judge, the largest shift and its paired interval', () => {
     // ok = share of true: A 5/8, B 5/8, C' (t7 = 0) 4/8. Smallest C' (index 2), largest: the last of A, B (index 1).
     const Cfull = [1, 1, 0, 0, 0, 1, 1, 0];

@@ -270,6 +270,8 @@ export interface JudgeAgreementOptions extends AgreementOptions {
   extraJudges?: JudgeLabels[];
   /** Headline metrics to recompute under each judge (default: the first run's headline metrics the benchmark recomputes). */
   metrics?: string[];
+  /** The run judges' names, one per run (default: each run's model, else system; with the variant or the directory when those repeat). */
+  names?: string[];
 }
 
 /** One headline metric recomputed under each judge on the items every judge's run evaluated. */
@@ -419,7 +421,9 @@ export function judgeAgreement(
     }
   }
   const value = verdictValue(runs, benchmark, options.value);
-  const names = judgeNames(runs);
+  if (options.names !== undefined && options.names.length !== runs.length)
+    throw new InputError(`${options.names.length} judge name(s) for ${runs.length} run(s)`, { code: 'input_mismatch' });
+  const names = options.names ?? judgeNames(runs);
   const runJudges: JudgeLabels[] = runs.map((run, i) => {
     const labels = new Map<string, JudgeLabel>();
     for (const item of run.items) {
