@@ -217,7 +217,11 @@ export class Pacer {
       // The endpoint's own prompt count (another tokenizer, hidden tokens): follow it smoothly.
       const scale = this.scales[ticket.exact ? 'exact' : 'rough'];
       const ratio = usage.promptTokens / ticket.promptTokens;
-      scale.value = scale.learned ? 0.8 * scale.value + 0.2 * ratio : ratio;
+      // A rough (character-based) estimate varies from prompt to prompt: follow its highest ratio, decaying slowly,
+      // so that a prompt counted low does not overdraw a bucket paced to the last token.
+      if (!scale.learned) scale.value = ratio;
+      else if (ticket.exact) scale.value = 0.8 * scale.value + 0.2 * ratio;
+      else scale.value = Math.max(ratio, 0.98 * scale.value + 0.02 * ratio);
       scale.learned = true;
     }
     if (this.probeRate !== undefined && this.probe) {
