@@ -46,6 +46,18 @@ export {
   fsum,
   harmonicMean,
   numpySum,
+  type PairedBootstrapResult,
+  type Prf,
+  type PrfCounts,
+  pairedBootstrap,
+  percentile,
+  prf,
+  ratingTable,
+  ratioToDouble,
+  seededRandom,
+  stdev,
+} from './stats';
+export {
   type AlphaLevel,
   alphaFromCoincidences,
   type BcaInterval,
@@ -61,17 +73,7 @@ export {
   krippendorffAlpha,
   normalCdf,
   normalQuantile,
-  type PairedBootstrapResult,
-  type Prf,
-  type PrfCounts,
-  pairedBootstrap,
-  percentile,
-  prf,
-  ratingTable,
-  ratioToDouble,
-  seededRandom,
-  stdev,
-} from './stats';
+} from './inference';
 // the chat-model interface
 export type {
   ChatMessage,

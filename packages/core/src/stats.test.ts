@@ -2,19 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { itWithReferenceData, referencePath } from '../../../test-support/reference-data';
 import {
-  bcaInterval,
   bootstrapMeanCI,
-  chiSquare1Sf,
-  clusterIndex,
-  clusteredMcnemar,
-  coincidenceMatrix,
-  erfc,
-  forEachClusterResample,
   forEachResample,
-  jackknifeClusters,
-  krippendorffAlpha,
-  normalCdf,
-  normalQuantile,
   percentile,
   cohenKappa,
   exactMean,
@@ -27,6 +16,19 @@ import {
   ratingTable,
   ratioToDouble,
 } from './stats';
+import {
+  bcaInterval,
+  chiSquare1Sf,
+  clusterIndex,
+  clusteredMcnemar,
+  coincidenceMatrix,
+  erfc,
+  forEachClusterResample,
+  jackknifeClusters,
+  krippendorffAlpha,
+  normalCdf,
+  normalQuantile,
+} from './inference';
 
 const CGT_EXPECTED = referencePath('cgt/expected.json');
 const itWithCgt = itWithReferenceData('cgt/expected.json');

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { describeWithReferenceData, referencePath } from '../../../../test-support/reference-data';
 import { InputError } from '../errors';
-import { clusterIndex, krippendorffAlpha } from '../stats';
+import { clusterIndex, krippendorffAlpha } from '../inference';
 import { type JudgeLabels, type LoadedRun, compareRuns, judgeAgreement, labelAgreement, meanOfValues } from '../index';
 import type { RunBenchmark, RunItem, RunManifest } from './schema';
 

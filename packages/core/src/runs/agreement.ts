@@ -1,15 +1,14 @@
 import { join } from 'node:path';
 import { InputError } from '../errors';
+import { cohenKappa, percentile } from '../stats';
 import {
   type AlphaLevel,
   alphaFromCoincidences,
   clusterIndex,
   coincidenceMatrix,
-  cohenKappa,
   forEachClusterResample,
   krippendorffAlpha,
-  percentile,
-} from '../stats';
+} from '../inference';
 import { compareRuns } from './compare';
 import type { LoadedRun } from './reader';
 import type { RunBenchmark, RunItem } from './schema';

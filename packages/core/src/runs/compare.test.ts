@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { InputError } from '../errors';
 import { type LoadedRun, compareRuns, holmAdjust, mcnemarExact, meanOfValues } from '../index';
-import { bcaInterval, chiSquare1Sf, clusterIndex, forEachClusterResample, jackknifeClusters } from '../stats';
+import { bcaInterval, chiSquare1Sf, clusterIndex, forEachClusterResample, jackknifeClusters } from '../inference';
 import type { RunBenchmark, RunItem, RunManifest } from './schema';
 
 /** An in-memory run (what `readRun` returns) of the third-party benchmark `toy`. */

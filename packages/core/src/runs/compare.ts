@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { EvalError, InputError } from '../errors';
+import { percentile, ratioToDouble, seededRandom } from '../stats';
 import {
   type ClusteredMcnemar,
   bcaInterval,
@@ -7,10 +8,7 @@ import {
   clusteredMcnemar,
   forEachClusterResample,
   jackknifeClusters,
-  percentile,
-  ratioToDouble,
-  seededRandom,
-} from '../stats';
+} from '../inference';
 import type { RunBenchmark, RunItem, RunItemValue } from './schema';
 import type { LoadedRun } from './reader';
 import { RUN_FILES } from './writer';
