@@ -150,6 +150,8 @@ function pageComparison(comparison: RunComparison, runs: ReadonlyArray<ReportRun
     };
   });
   return {
+    unit: comparison.unit,
+    notes: comparison.notes,
     resamples: comparison.resamples,
     seed: comparison.seed,
     confidence: comparison.confidence,

@@ -74,6 +74,10 @@ export interface PagePair {
 }
 
 export interface PageComparison {
+  /** What was resampled and swapped: a cluster unit (`dialogue`, `episode`, ...) or `item`. */
+  unit: string;
+  /** Notes of the comparison (an interval that excludes its estimate, items without a cluster, ...). */
+  notes: string[];
   resamples: number;
   seed: number;
   confidence: number;

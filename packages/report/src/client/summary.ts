@@ -49,11 +49,19 @@ export function verdict(data: PageData): HTMLElement | null {
     h(
       'p',
       { class: 'muted' },
-      `Paired by item; ${c.resamples.toLocaleString('en-US')} bootstrap resamples, seed ${c.seed}; significant at p < ${(1 - c.confidence).toFixed(2)}. `,
+      `Paired by item, resampled by ${c.unit === 'item' ? 'item' : `${c.unit} (whole ${c.unit}s drawn and swapped)`}; ${c.resamples.toLocaleString('en-US')} bootstrap resamples, seed ${c.seed}; significant at p < ${(1 - c.confidence).toFixed(2)}. `,
       'The same sentences as `dialeval compare`.',
       c.forced.length ? ` Compared despite: ${c.forced.join('; ')}.` : '',
     ),
   );
+  if (c.notes.length > 0)
+    section.append(
+      h(
+        'ul',
+        { class: 'notes' },
+        c.notes.map((n) => h('li', null, `Warning: ${n}`)),
+      ),
+    );
   return section;
 }
 
