@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/core';
+import { type PyDict, type PyValue, parsePythonJson, pythonJsonDumps } from '@eval/core/python';
 import { describe, expect, it } from 'vitest';
 import { SHARED, hasReferenceData, itWithReferenceData, probeResolved, runCli } from './cli';
 

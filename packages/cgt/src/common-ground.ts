@@ -1,5 +1,5 @@
-import { EvalError, InputError, parseCsv, pythonFloatRepr, readText } from '@eval/core';
-import { PY_WHITESPACE, pyStrip } from '@eval/core/python';
+import { EvalError, InputError, parseCsv, readText } from '@eval/core';
+import { pythonFloatRepr, PY_WHITESPACE, pyStrip } from '@eval/core/python';
 import type { Weights } from './normalize';
 
 /** The five blocks of the Weights Task, in the reference's order. */

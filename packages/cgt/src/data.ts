@@ -1,16 +1,7 @@
 import { readdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import {
-  InputError,
-  PythonJsonError,
-  isPyDict,
-  jsonSyntaxError,
-  parsePythonJson,
-  readText,
-  toPlainJson,
-  validate,
-  type ReadOptions,
-} from '@eval/core';
+import { InputError, jsonSyntaxError, readText, validate, type ReadOptions } from '@eval/core';
+import { PythonJsonError, isPyDict, parsePythonJson, toPlainJson } from '@eval/core/python';
 import { z } from 'zod';
 import {
   CGA_VARIANT_DIRS,

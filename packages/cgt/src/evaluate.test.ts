@@ -1,5 +1,5 @@
 import { join } from 'node:path';
-import { PyInt, type PyValue, pythonFloatRepr, pythonJsonDumps } from '@eval/core';
+import { PyInt, type PyValue, pythonFloatRepr, pythonJsonDumps } from '@eval/core/python';
 import { describe, expect, it } from 'vitest';
 import { groupFromRows, readSettingDir } from './data';
 import { evaluateGroup, evaluateSetting, printedLines, resolveOptions } from './evaluate';

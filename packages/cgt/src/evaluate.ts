@@ -1,11 +1,5 @@
-import {
-  type BootstrapOptions,
-  type ConfidenceInterval,
-  InputError,
-  bootstrapCI,
-  pythonFloatRepr,
-  pythonRound,
-} from '@eval/core';
+import { type BootstrapOptions, type ConfidenceInterval, InputError, bootstrapCI } from '@eval/core';
+import { pythonFloatRepr, pythonRound } from '@eval/core/python';
 import type { CgaVariant } from './common-ground';
 import {
   type CgtGroup,

@@ -1,5 +1,4 @@
-import { isPyDict, parsePythonJson, pythonStr } from '@eval/core';
-import { PY_WHITESPACE } from '@eval/core/python';
+import { isPyDict, parsePythonJson, pythonStr, PY_WHITESPACE } from '@eval/core/python';
 
 /** Color → weight, both as strings, in insertion order (e.g. `red → "10"`). */
 export type Weights = Map<string, string>;

@@ -1,5 +1,5 @@
+import type { ConfidenceInterval } from '@eval/core';
 import {
-  type ConfidenceInterval,
   type PyDict,
   PyInt,
   type PyValue,
@@ -7,7 +7,7 @@ import {
   pythonJsonString,
   pythonRepr,
   pythonStrRepr,
-} from '@eval/core';
+} from '@eval/core/python';
 import { type GroupResult, type PyNumber, type SettingResult, pyNumberRepr } from './evaluate';
 import type { Prf1 } from './metrics';
 import type { Weights } from './normalize';

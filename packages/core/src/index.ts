@@ -106,29 +106,6 @@ export {
   resourceStatus,
   sha256Hex,
 } from './resources/index';
-// Python semantics used across the packages (all of them, and more, in `@eval/core/python`)
-export { pythonFloatRepr, pythonRound } from './python/number';
-export {
-  isPyDict,
-  type PyDict,
-  PyFloat,
-  PyInt,
-  type PyNumberPolicy,
-  type PythonJsonDumpsOptions,
-  PythonJsonError,
-  type PythonJsonParseOptions,
-  type PythonReprable,
-  type PythonReprOptions,
-  parsePythonJson,
-  type PyValue,
-  pythonJsonDumps,
-  pythonJsonString,
-  pythonRepr,
-  pythonReprSymbol,
-  pythonStr,
-  pythonStrRepr,
-  toPlainJson,
-} from './python/json';
 // run records (their zod schemas: the `@eval/core/schemas` entry, loaded when a run is written or read)
 export type {
   RunArtifact,

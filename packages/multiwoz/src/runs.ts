@@ -13,9 +13,9 @@ import {
   type RunMetric,
   type RunResource,
   getResourceSet,
-  pythonRound,
   resourceFileListSha256,
 } from '@eval/core';
+import { pythonRound } from '@eval/core/python';
 import { DATA_FILES, MULTIWOZ_RESOURCE, resolveMultiwozDataDir } from './internal/data';
 import { DB_DOMAINS } from './internal/database';
 import type { MultiwozIntervals } from './internal/report';

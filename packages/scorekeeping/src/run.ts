@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
 import { rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EvalError, pythonFloatRepr, readText, writeFileAtomic } from '@eval/core';
+import { EvalError, readText, writeFileAtomic } from '@eval/core';
+import { pythonFloatRepr } from '@eval/core/python';
 import { playEpisode, type GameMasterOptions } from './game-master';
 import type { GameInstance, InstancesFile } from './instances';
 import { parsePyJson, pyDumps, type PyJsonValue } from './internal/pyjson';

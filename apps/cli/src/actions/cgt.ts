@@ -1,5 +1,6 @@
 import { join } from 'node:path';
-import { FileDigests, getResourceSet, pythonFloatRepr, resolveResourceDir } from '@eval/core';
+import { FileDigests, getResourceSet, resolveResourceDir } from '@eval/core';
+import { pythonFloatRepr } from '@eval/core/python';
 import {
   type CgtEvaluation,
   type CgtGoldOptions,

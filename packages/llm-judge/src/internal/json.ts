@@ -1,4 +1,4 @@
-import { parsePythonJson, pythonJsonDumps } from '@eval/core';
+import { parsePythonJson, pythonJsonDumps } from '@eval/core/python';
 import { PyDict, PyOpaque, PySet, PyTuple, type PyValue } from './python';
 
 /**

@@ -1,4 +1,4 @@
-import { PythonJsonError } from '@eval/core';
+import { PythonJsonError } from '@eval/core/python';
 import { parseJsonPy } from './json';
 import { evalPythonLiteral, PythonEvalError } from './python';
 import { PyDict, PySet, PyTuple, type PyValue, typeName } from './python';

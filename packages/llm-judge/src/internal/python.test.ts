@@ -1,4 +1,4 @@
-import { pythonStrRepr } from '@eval/core';
+import { pythonStrRepr } from '@eval/core/python';
 import { describe, expect, it } from 'vitest';
 import { parseJsonPy, stringifyJson } from './json';
 import { pythonFormat } from './python';

@@ -1,4 +1,5 @@
-import { InputError, PythonJsonError, jsonSyntaxError, readText, type ReadOptions } from '@eval/core';
+import { InputError, jsonSyntaxError, readText, type ReadOptions } from '@eval/core';
+import { PythonJsonError } from '@eval/core/python';
 import { parseJsonPy, stringifyJson } from './json';
 import { PyDict, type PyValue, typeName } from './python';
 

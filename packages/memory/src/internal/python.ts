@@ -3,8 +3,8 @@
  * (integral numbers print as ints), `str.format` errors as `EvalError`s and the `json.dump(..., indent=4)` number
  * typing of its result files. Every Python behaviour itself is core's.
  */
-import { EvalError, pythonJsonDumps as coreJsonDumps, pythonStr } from '@eval/core';
-import { FormatError, pythonFormat } from '@eval/core/python';
+import { EvalError } from '@eval/core';
+import { pythonJsonDumps as coreJsonDumps, pythonStr, FormatError, pythonFormat } from '@eval/core/python';
 
 /**
  * Python `str()` of a JSON value: strings as is, `None`/`True`/`False`, lists and dicts by `repr`. Integral numbers

@@ -1,7 +1,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pythonJsonDumps } from '@eval/core';
+import { pythonJsonDumps } from '@eval/core/python';
 import { describe, expect, it } from 'vitest';
 import { FIXTURES, SHARED, itMultiwoz, shared } from '../../test/helpers';
 import { CANONICAL_SLOT_NAMES, type BeliefState } from './normalize';

@@ -8,16 +8,8 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  EvalError,
-  InputError,
-  parseJson,
-  pythonJsonDumps,
-  readJson,
-  readZip,
-  validate,
-  writeFileAtomic,
-} from '@eval/core';
+import { EvalError, InputError, parseJson, readJson, readZip, validate, writeFileAtomic } from '@eval/core';
+import { pythonJsonDumps } from '@eval/core/python';
 import { z } from 'zod';
 import { DATA_FILES } from './data';
 import {

@@ -1,4 +1,4 @@
-import { pythonJsonDumps, pythonJsonString, pythonRound } from '@eval/core';
+import { pythonJsonDumps, pythonJsonString, pythonRound } from '@eval/core/python';
 import { expect, it } from 'vitest';
 import { HAS_MULTIWOZ, describeMultiwoz, shared, sharedData, subset21Predictions } from '../../test/helpers';
 import { MultiwozEvaluator } from '../metrics/evaluator';

@@ -9,8 +9,8 @@ import {
   EvalError,
   bootstrapCI,
   pairedBootstrap,
-  pythonJsonDumps,
 } from '@eval/core';
+import { pythonJsonDumps } from '@eval/core/python';
 import { type BleuStats, addBleuStats, bleuFromStats, emptyBleuStats } from '../metrics/bleu';
 import type { DialogueResult, MultiwozReport, MwzevalResults } from '../metrics/evaluator';
 

@@ -2,7 +2,7 @@
  * Inform and Success (`get_success`, `get_dialog_success`, `get_domain_estimates_from_state`).
  * Spec: shared/specs/multiwoz.md § 7.
  */
-import { pythonRound } from '@eval/core';
+import { pythonRound } from '@eval/core/python';
 import type { VenueDatabase } from '../internal/database';
 import type { BeliefState } from '../internal/normalize';
 

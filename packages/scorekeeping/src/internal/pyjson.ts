@@ -1,4 +1,5 @@
-import { PyFloat, PythonJsonError, jsonSyntaxError, parsePythonJson, pythonJsonDumps } from '@eval/core';
+import { jsonSyntaxError } from '@eval/core';
+import { PyFloat, PythonJsonError, parsePythonJson, pythonJsonDumps } from '@eval/core/python';
 
 /**
  * This package's convention on top of `@eval/core`'s Python JSON: plain JS numbers are Python ints when integral,
