@@ -191,6 +191,8 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
     const failing = run.items.find((i) => ((i.detail?.reasons ?? []) as string[]).length > 0)!;
     await filterItems(page, 'select[data-facet="domain"]', '', '[data-facets=""]');
     await page.fill('input[data-control="search"]', failing.id);
+    // the search applies after a short debounce: wait until the list shows it, so the row clicked is not replaced
+    await page.waitForSelector(`[data-count][data-query="${failing.id.toLowerCase()}"]`, { state: 'attached' });
     await page.waitForSelector(`#items tbody tr[data-id="${failing.id}"]`);
     const detail = await openItem(page, `#items tbody tr[data-id="${failing.id}"]`, failing.id);
     for (const reason of failing.detail!.reasons as string[]) expect(detail).toContain(reason);
