@@ -23,18 +23,18 @@ export function agreementSection(data: PageData, items: AgreementItemOpener): HT
       `${a.judges.length} judges of the verdict "${a.value}" on ${a.over}: how far the result depends on the judge. ` +
         `${a.resamples.toLocaleString('en-US')} bootstrap resamples, seed ${a.seed}.`,
     ),
-    table(
-      ['judge', 'source', 'judged', 'base rates'],
-      a.judges.map((j) => [j.name, j.source ?? '', j.judged, j.baseRates]),
-      { 'data-table': 'agreement-judges' },
-      'table-wrap full',
-    ),
     h(
       'p',
       { class: 'headline-alpha', 'data-alpha': '' },
       h('b', null, `Krippendorff's alpha (${a.level}): ${a.alpha.value || 'undefined'}`),
       a.alpha.ci ? `, 95% interval ${a.alpha.ci}` : '',
       ` (over the ${a.alpha.pairable} items judged at least twice)`,
+    ),
+    table(
+      ['judge', 'source', 'judged', 'base rates'],
+      a.judges.map((j) => [j.name, j.source ?? '', j.judged, j.baseRates]),
+      { 'data-table': 'agreement-judges' },
+      'table-wrap full',
     ),
     h('h3', null, "Cohen's kappa per pair of judges"),
     h(
