@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { RUN_SCHEMA_VERSION, type RunManifest, InputError } from '@eval/core';
+import { type JudgeAgreement, RUN_SCHEMA_VERSION, type RunManifest, InputError } from '@eval/core';
 import { describe, expect, it } from 'vitest';
 import { type ReportRun, embedJson, renderReport } from './index';
 import { reportData } from './render';
@@ -113,5 +113,112 @@ describe('renderReport', () => {
     expect(byName.TSA!.scaled).toBeCloseTo(53.333, 3);
     expect(byName['richness.num_trigrams']).toMatchObject({ text: '5,843', scale: 'count' });
     expect(byName['Success (attraction)']!.part).toEqual({ of: 'Success', by: 'domain', value: 'attraction' });
+  });
+
+  it('writes the agreement of judges as text: alpha and kappa to 3 decimals, base rates in percent, the flip matrix, the shift', () => {
+    // Hand-built: two judges of one system's 8 answers (in 3 users), A: 1 1 0 1 0 1 1 0, B: 1 0 0 1 0 1 1 1.
+    // Both give true to 5 of 8 (62.5%, false 37.5%); they agree on 6 of 8 (75.0%): p_e = 0.625^2 + 0.375^2 = 34/64,
+    // kappa = (48/64 - 34/64) / (30/64) = 7/15 = 0.4667 -> 0.467. Two judges: alpha = 1 - 15 * 4 / (2 * 6 * 10) = 0.5.
+    // TSA (ratio, digits 1) under A and B: 5/8 and 5/8 -> 62.5% both, so the largest shift is 0 from A to B.
+    const judges = ['gpt-4o', 'claude'];
+    const rates = [
+      { label: false, count: 3, share: 3 / 8 },
+      { label: true, count: 5, share: 5 / 8 },
+    ];
+    const agreement: JudgeAgreement = {
+      benchmark: 'llm-judge',
+      value: 'judge',
+      judges: judges.map((name) => ({ name, source: `runs/${name}`, judged: 8, baseRates: rates })),
+      items: 8,
+      pairable: 8,
+      level: 'nominal',
+      unit: 'dialogue',
+      clusters: 3,
+      resamples: 200,
+      seed: 0,
+      confidence: 0.95,
+      alpha: { value: 0.5, ci: [0.04999999, 0.8125] },
+      pairs: [
+        {
+          a: 0,
+          b: 1,
+          compared: 8,
+          observed: 6 / 8,
+          kappa: 7 / 15,
+          baseRates: [rates, rates],
+          flips: [
+            { id: 't-2', a: true, b: false },
+            { id: 't-8', a: false, b: true },
+          ],
+          changes: [
+            { from: true, to: false, count: 1 },
+            { from: false, to: true, count: 1 },
+          ],
+        },
+      ],
+      flipMatrix: [
+        [0, 2],
+        [2, 0],
+      ],
+      runs: judges.map((name) => ({
+        dir: `runs/${name}`,
+        id: name,
+        system: 'sys',
+        variant: 'v',
+        model: name,
+        status: 'complete',
+      })),
+      common: 8,
+      metrics: [
+        {
+          name: 'TSA',
+          values: [5 / 8, 5 / 8],
+          shift: { from: 0, to: 1, delta: 0, ci: [-0.25, 0.25], ciMethod: 'percentile', pRandomization: 1 },
+        },
+      ],
+      notes: ['a note'],
+      methods: { alpha: 'how alpha', kappa: 'how kappa', flips: 'how flips', shift: 'how shift' },
+    };
+    const tsa = { value: 5 / 8, n: 8, unit: 'ratio' as const, digits: 1 };
+    const runs: ReportRun[] = judges.map((name) => ({
+      path: `runs/${name}`,
+      manifest: manifest({ id: name, metrics: { TSA: tsa }, options: { judge: name } }),
+      items: [],
+    }));
+    const a = reportData({ runs, agreement }).agreement!;
+    expect(a.over).toBe('8 items in 3 dialogues');
+    expect(a.alpha).toEqual({ value: '0.500', ci: '0.050 to 0.813', pairable: '8' });
+    expect(a.judges.map((j) => [j.name, j.run, j.baseRates])).toEqual([
+      ['gpt-4o', 0, 'false 37.5% / true 62.5%'],
+      ['claude', 1, 'false 37.5% / true 62.5%'],
+    ]);
+    expect(a.pairs[0]).toMatchObject({
+      compared: '8',
+      observed: '75.0%',
+      kappa: '0.467',
+      baseRatesA: 'false 37.5% / true 62.5%',
+      baseRatesB: 'false 37.5% / true 62.5%',
+      flips: '2',
+      changes: 'true → false: 1, false → true: 1',
+      flipped: [
+        { id: 't-2', a: 'true', b: 'false' },
+        { id: 't-8', a: 'false', b: 'true' },
+      ],
+    });
+    expect(a.flipMatrix).toEqual([
+      ['—', '2'],
+      ['2', '—'],
+    ]);
+    // the metric as run.json declares it (ratio, one digit); the shift in percentage points
+    expect(a.metrics).toEqual([
+      {
+        name: 'TSA',
+        values: ['62.5%', '62.5%'],
+        shift: { from: 0, to: 1, delta: '0.0', ci: '-25.0 to +25.0', p: '1.00' },
+      },
+    ]);
+    expect(a.notes).toEqual(['a note']);
+    // without an agreement the page has none
+    expect(reportData({ runs }).agreement).toBeNull();
   });
 });

@@ -1,5 +1,7 @@
 import {
   InputError,
+  type JudgeAgreement,
+  type JudgeLabel,
   type MetricComparison,
   RUN_SCHEMA_VERSION,
   type RunComparison,
@@ -12,7 +14,14 @@ import {
   verdictSentence,
   writeFileAtomic,
 } from '@eval/core';
-import type { PageComparison, PageData, PageMetric, PageMetricComparison, PageRun } from './client/model';
+import type {
+  PageAgreement,
+  PageComparison,
+  PageData,
+  PageMetric,
+  PageMetricComparison,
+  PageRun,
+} from './client/model';
 import { clientScript } from './internal/bundle';
 import { page } from './internal/page';
 
@@ -36,6 +45,11 @@ export interface ReportInput {
   runs: ReadonlyArray<ReportRun>;
   /** The result of `compareRuns` (from `@eval/core`) for two or more runs, embedded and shown as given. */
   comparison?: RunComparison;
+  /**
+   * The result of `judgeAgreement` (from `@eval/core`) when the runs are one system's items judged by different judges
+   * (models, prompt variants, repeats): shown as "Agreement of judges" after the verdict.
+   */
+  agreement?: JudgeAgreement;
   title?: string;
   /** Shown as notices under the header (e.g. why several runs were not compared). */
   notes?: ReadonlyArray<string>;
@@ -162,6 +176,80 @@ function pageComparison(comparison: RunComparison, runs: ReadonlyArray<ReportRun
   };
 }
 
+const fixed3 = (x: number | null): string => (x === null ? '' : formatMetricValue(x, { digits: 3 }));
+const labelText = (x: JudgeLabel): string => String(x);
+const shares = (rates: JudgeAgreement['judges'][number]['baseRates']): string =>
+  rates.map((r) => `${labelText(r.label)} ${formatMetricValue(r.share, { unit: 'ratio', digits: 1 })}`).join(' / ');
+const count = (n: number): string => n.toLocaleString('en-US');
+
+function pageAgreement(agreement: JudgeAgreement, runs: ReadonlyArray<ReportRun>): PageAgreement {
+  const runIndex = (k: number): number | null => {
+    const ar = agreement.runs[k];
+    if (!ar) return null;
+    const i = runs.findIndex((r) => r.path === ar.dir || r.manifest?.id === ar.id);
+    return i >= 0 ? i : null;
+  };
+  const declared = runs[runIndex(0) ?? 0]?.manifest?.metrics ?? {};
+  const clusters = agreement.unit === 'item' ? '' : ` in ${count(agreement.clusters)} ${agreement.unit}s`;
+  return {
+    value: agreement.value,
+    level: agreement.level,
+    over: `${count(agreement.items)} items${clusters}`,
+    resamples: agreement.resamples,
+    seed: agreement.seed,
+    judges: agreement.judges.map((j, k) => ({
+      name: j.name,
+      source: j.source !== undefined && j.source !== j.name ? j.source : null,
+      run: k < agreement.runs.length ? runIndex(k) : null,
+      judged: count(j.judged),
+      baseRates: shares(j.baseRates),
+    })),
+    alpha: {
+      value: fixed3(agreement.alpha.value),
+      ci: agreement.alpha.ci ? `${fixed3(agreement.alpha.ci[0])} to ${fixed3(agreement.alpha.ci[1])}` : '',
+      pairable: count(agreement.pairable),
+    },
+    pairs: agreement.pairs.map((p) => ({
+      a: p.a,
+      b: p.b,
+      compared: count(p.compared),
+      observed: p.observed === null ? '' : formatMetricValue(p.observed, { unit: 'ratio', digits: 1 }),
+      kappa: fixed3(p.kappa),
+      baseRatesA: shares(p.baseRates[0]),
+      baseRatesB: shares(p.baseRates[1]),
+      flips: count(p.flips.length),
+      changes: p.changes.map((c) => `${labelText(c.from)} → ${labelText(c.to)}: ${count(c.count)}`).join(', '),
+      flipped: p.flips.map((f) => ({ id: f.id, a: labelText(f.a), b: labelText(f.b) })),
+    })),
+    flipMatrix: agreement.flipMatrix.map((row, i) => row.map((x, j) => (i === j ? '—' : count(x)))),
+    common: count(agreement.common),
+    metrics: agreement.metrics.map((m) => {
+      const f: RunMetric | undefined = declared[m.name];
+      const fmt = { unit: f?.unit, digits: f?.digits };
+      const diff = (x: number) => formatMetricDifference(x, fmt);
+      return {
+        name: m.name,
+        values: m.values.map((x) => formatMetricValue(x, fmt)),
+        shift: m.shift
+          ? {
+              from: m.shift.from,
+              to: m.shift.to,
+              delta: diff(m.shift.delta),
+              ci: m.shift.ci
+                ? `${diff(m.shift.ci[0])} to ${diff(m.shift.ci[1])}`
+                : m.shift.ciMethod === 'refused'
+                  ? 'refused'
+                  : '',
+              p: pText(m.shift.pRandomization),
+            }
+          : null,
+      };
+    }),
+    notes: [...agreement.notes],
+    methods: { ...agreement.methods },
+  };
+}
+
 /** The page's data: the runs, every figure written as the field writes it, the comparison with its verdicts. */
 export function reportData(input: ReportInput): PageData {
   const benchmark = checkRuns(input.runs);
@@ -180,6 +268,7 @@ export function reportData(input: ReportInput): PageData {
     generatedAt: input.generatedAt ?? new Date().toISOString(),
     runs,
     comparison: input.comparison ? pageComparison(input.comparison, input.runs) : null,
+    agreement: input.agreement ? pageAgreement(input.agreement, input.runs) : null,
     notes: [...(input.notes ?? [])],
   };
 }

@@ -64,6 +64,7 @@ tr.disputed td { background: var(--bad-bg); }
 .run-label { margin-top: 0.4em; color: var(--accent); }
 .why { color: var(--muted); font-size: 12px; }
 table.kv th { white-space: nowrap; }
+#agreement td:not(:last-child) { white-space: nowrap; } #agreement p.headline-alpha { font-size: 1.05rem; }
 @media print {
   body { font-size: 11px; } #app { max-width: none; padding: 0; }
   .controls, button { display: none !important; }

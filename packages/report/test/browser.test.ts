@@ -7,6 +7,7 @@ import {
   compareRuns,
   displayScale,
   formatMetricValue,
+  judgeAgreement,
   listRuns,
   meanOfValues,
   readRun,
@@ -36,7 +37,11 @@ let browser: Browser;
 async function report(
   name: string,
   runs: LoadedRun[],
-  extra: { comparison?: ReturnType<typeof compareRuns>; title?: string } = {},
+  extra: {
+    comparison?: ReturnType<typeof compareRuns>;
+    agreement?: ReturnType<typeof judgeAgreement>;
+    title?: string;
+  } = {},
 ): Promise<string> {
   const file = join(tmp, `${name}.html`);
   await writeReport(file, { runs: runs.map((r) => ({ path: r.dir, manifest: r.manifest, items: r.items })), ...extra });
@@ -439,6 +444,45 @@ describe.runIf(executable || required)('reports in headless Chromium', () => {
       true,
     );
     await page.pdf({ path: join(ARTIFACTS, 'comparison.pdf') });
+    await page.context().close();
+  });
+
+  it('two judges of one system: the agreement section after the verdict, kappa with base rates, a flipped item opens', async () => {
+    const a = await readRun(await llmJudgeRun(join(tmp, 'judge-a'), 64, { seed: 31, system: 'assistant' }));
+    const b = await readRun(await llmJudgeRun(join(tmp, 'judge-b'), 64, { seed: 32, system: 'assistant' }));
+    const benchmark = meanOfValues('llm-judge');
+    const agreement = judgeAgreement([a, b], benchmark, {
+      value: 'judge',
+      names: ['judge-a', 'judge-b'],
+      resamples: 200,
+    });
+    const comparison = compareRuns([a, b], benchmark, { resamples: 200, seed: 0 });
+    const { page, errors } = await openReport(browser, await report('agreement', [a, b], { comparison, agreement }));
+    expect(errors).toEqual([]);
+    // the section follows the verdict
+    const order = await page.$$eval('#app > section', (s) => s.map((x) => x.id));
+    expect(order.indexOf('agreement')).toBe(order.indexOf('verdict') + 1);
+    const pair = agreement.pairs[0]!;
+    const row = await page.$$eval('[data-table="agreement-kappa"] tbody td', (td) => td.map((x) => x.textContent));
+    const shares = (r: (typeof pair.baseRates)[0]) =>
+      r.map((x) => `${String(x.label)} ${(x.share * 100).toFixed(1)}%`).join(' / ');
+    expect(row.slice(0, 8)).toEqual([
+      'judge-a',
+      'judge-b',
+      String(pair.compared),
+      `${(pair.observed! * 100).toFixed(1)}%`,
+      pair.kappa!.toFixed(3),
+      shares(pair.baseRates[0]),
+      shares(pair.baseRates[1]),
+      String(pair.flips.length),
+    ]);
+    expect(await page.textContent('[data-alpha]')).toContain(`(nominal): ${agreement.alpha.value!.toFixed(3)}`);
+    const flipped = pair.flips[0]!.id;
+    await page.click('#agreement summary:has-text("Flipped items")');
+    const detail = await openItem(page, `[data-agreement-flip="${flipped}"]`, flipped);
+    expect(detail).toContain(flipped);
+    expect(await floatArtefacts(page)).toEqual([]);
+    await page.locator('#agreement').screenshot({ path: join(ARTIFACTS, 'agreement.png') });
     await page.context().close();
   });
 

@@ -3,9 +3,11 @@ import { join, resolve } from 'node:path';
 import {
   EvalError,
   InputError,
+  type JudgeAgreement,
   type LoadedRun,
   RUN_FILES,
   compareRuns,
+  judgeAgreement,
   readJsonl,
   readRun,
   type RunItem,
@@ -65,6 +67,36 @@ async function withItemDetails(run: ReportRun & { loaded?: LoadedRun }): Promise
   run.items = await benchmark.itemDetails(run.items, run.path, run.manifest ?? undefined);
 }
 
+/** A run's judge as the run record names it: the panel's label (`options.judge`), the judge model, the variant. */
+function judgeOf(run: LoadedRun): string {
+  const label = run.manifest.options?.judge;
+  return JSON.stringify([
+    typeof label === 'string' ? label : null,
+    run.manifest.llm?.model ?? null,
+    run.manifest.variant,
+  ]);
+}
+
+/**
+ * Runs that are one system's items judged by different judges: the same system name and the same item ids, and no
+ * two with the same judge (panel label, judge model and variant).
+ */
+export function judgedByDifferentJudges(runs: ReadonlyArray<LoadedRun>): boolean {
+  if (runs.length < 2) return false;
+  if (new Set(runs.map((r) => r.manifest.system)).size > 1) return false;
+  const ids = (r: LoadedRun) => JSON.stringify(r.items.map((i) => i.id).sort());
+  const first = ids(runs[0]!);
+  if (!runs.every((r) => ids(r) === first)) return false;
+  return new Set(runs.map(judgeOf)).size === runs.length;
+}
+
+/** The judges' names: the panel's labels when every run has its own, else `judgeAgreement`'s (model, variant, dir). */
+function panelLabels(runs: ReadonlyArray<LoadedRun>): string[] | undefined {
+  const labels = runs.map((r) => r.manifest.options?.judge);
+  if (!labels.every((l): l is string => typeof l === 'string' && l !== '')) return undefined;
+  return new Set(labels).size === labels.length ? labels : undefined;
+}
+
 /** `dialeval report RUN... [--out report.html] [--title ...]`. */
 export async function runReport(dirs: string[], opts: ReportCommandOptions): Promise<void> {
   const { resamples, seed } = opts;
@@ -84,8 +116,19 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
   const finished = runs.flatMap((r) => (r.loaded ? [r.loaded] : []));
   const notes: string[] = [];
   let comparison;
+  let agreement: JudgeAgreement | undefined;
   if (runs.length > 1 && finished.length === runs.length) {
     const { benchmark } = await findRunBenchmark(finished[0]!.manifest, opts);
+    if (judgedByDifferentJudges(finished)) {
+      const names = panelLabels(finished);
+      try {
+        agreement = judgeAgreement(finished, benchmark, { resamples, seed, ...(names ? { names } : {}) });
+      } catch (error) {
+        // runs without a verdict to compare (no binary outcome) are still compared; the report says why no agreement
+        if (!(EvalError.isInstance(error) && error.category === 'input')) throw error;
+        notes.push(`No agreement of judges: ${error.message}.`);
+      }
+    }
     try {
       comparison = compareRuns(finished, benchmark, {
         resamples,
@@ -114,6 +157,7 @@ export async function runReport(dirs: string[], opts: ReportCommandOptions): Pro
       ...(started ? { started } : {}),
     })),
     ...(comparison ? { comparison } : {}),
+    ...(agreement ? { agreement } : {}),
     ...(notes.length ? { notes } : {}),
     ...(opts.title !== undefined ? { title: opts.title } : {}),
   });

@@ -1,5 +1,7 @@
 // The report page: reads the embedded data and builds the page in the order a reader wants it: the verdict (or the
-// headline figures of one run), the comparison, the breakdowns, the items, and the provenance folded at the end.
+// headline figures of one run), the agreement of judges (one system's items judged by several judges), the
+// comparison, the breakdowns, the items, and the provenance folded at the end.
+import { agreementSection } from './agreement';
 import { breakdownCharts, breakdownTables } from './breakdowns';
 import { comparisonSection } from './comparison';
 import { readPageData } from './data';
@@ -48,6 +50,7 @@ function main(): void {
   app.replaceChildren(
     ...safe('Report', () => header(data)),
     ...safe('Verdict', () => verdict(data)),
+    ...safe('Agreement of judges', () => agreementSection(data, items)),
     ...safe('Run status', () => banners(data)),
     ...safe('Headline figures', () => headlineSection(data)),
     ...safe('Comparison', () => comparisonSection(data, items)),

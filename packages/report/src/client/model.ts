@@ -87,12 +87,76 @@ export interface PageComparison {
   pairs: PagePair[];
 }
 
+/** One judge of the agreement: a run's judge (model, prompt variant, repeat) or a set of labels without a run. */
+export interface PageJudge {
+  name: string;
+  /** Where its verdicts come from (a run directory, a file of human labels), when not the name itself. */
+  source: string | null;
+  /** Index into `PageData.runs` of its run, or null (human labels, a run not shown). */
+  run: number | null;
+  judged: string;
+  /** Its label shares over everything it judged (`false 37.5% / true 62.5%`). */
+  baseRates: string;
+}
+
+/** One pair of judges: Cohen's kappa with both judges' base rates on the items both judged. */
+export interface PageJudgePair {
+  /** Indices into `PageAgreement.judges`. */
+  a: number;
+  b: number;
+  compared: string;
+  /** Share of the compared items both labelled alike (`75.0%`). */
+  observed: string;
+  kappa: string;
+  baseRatesA: string;
+  baseRatesB: string;
+  flips: string;
+  /** Each change of label from A to B with its count (`true → false: 1`). */
+  changes: string;
+  /** The items labelled differently, with A's and B's label as written. */
+  flipped: Array<{ id: string; a: string; b: string }>;
+}
+
+/** One headline metric recomputed under each run's judge, and the largest shift judge choice alone makes. */
+export interface PageJudgeMetric {
+  name: string;
+  /** Per run judge (the first judges), as the field writes the metric; empty where undefined. */
+  values: string[];
+  /** `to − from` by judge names, the difference, its paired interval and randomisation p; null when no shift. */
+  shift: { from: number; to: number; delta: string; ci: string; p: string } | null;
+}
+
+/** The agreement of judges (core's `judgeAgreement`), every figure written in node. */
+export interface PageAgreement {
+  /** The item value compared as the verdict. */
+  value: string;
+  /** Alpha's level of measurement (`nominal`, `ordinal`). */
+  level: string;
+  /** What was judged and resampled (`8 items in 3 users`). */
+  over: string;
+  resamples: number;
+  seed: number;
+  judges: PageJudge[];
+  /** Krippendorff's alpha with its 95% bootstrap interval (`0.476`, `0.102 to 0.811`) and the items entering it. */
+  alpha: { value: string; ci: string; pairable: string };
+  pairs: PageJudgePair[];
+  /** `flipMatrix[i][j]`: items judges i and j labelled differently, written (`—` on the diagonal). */
+  flipMatrix: string[][];
+  /** Items every run evaluated, on which the metrics are recomputed. */
+  common: string;
+  metrics: PageJudgeMetric[];
+  notes: string[];
+  methods: Record<string, string>;
+}
+
 export interface PageData {
   title: string;
   benchmark: string;
   generatedAt: string;
   runs: PageRun[];
   comparison: PageComparison | null;
+  /** The agreement of judges, when the runs are one system's items judged by different judges. */
+  agreement: PageAgreement | null;
   notes: string[];
 }
 
