@@ -201,6 +201,41 @@ describe('items', () => {
     }
   });
 
+  itMultiwoz("detail.turns: each turn's response and state as the predictions file gives them, in order", () => {
+    // a small file: four dialogues of augpt (their states not normalised: the slot "arrive by" is "arrive" after
+    // normalisation), one of them stripped of its states, another with a response that normalisation changes
+    const preds = subset21Predictions('augpt') as Record<string, Array<Record<string, unknown>>>;
+    const ids = [...Object.keys(preds).slice(0, 3), 'sng0433']; // sng0433's states have "arrive by"
+    const small = Object.fromEntries(ids.map((id) => [id, preds[id]!.map((t) => ({ ...t }))]));
+    for (const t of small[ids[1]!]!) delete t.state;
+    small[ids[2]!]![0]!.response = 'Sure ! The [value_name] is a GREAT place .';
+    const file = join(mkdtempSync(join(tmpdir(), 'mwz-turns-')), 'small.json');
+    writeFileSync(file, JSON.stringify(small));
+    const input = JSON.parse(readFileSync(file, 'utf8')) as Record<string, Array<Record<string, unknown>>>;
+    const items = multiwozRunItems(
+      sharedEvaluator('2022', true, { dst: true }).evaluate(JSON.parse(readFileSync(file, 'utf8')), { file }),
+    );
+    expect(items.map((i) => i.id)).toEqual(ids);
+    for (const item of items) {
+      const turns = item.detail!.turns as Array<Record<string, unknown>>;
+      const given = input[item.id]!;
+      expect(turns.length).toBe(given.length);
+      turns.forEach((turn, t) => {
+        expect(turn.response).toBe(given[t]!.response);
+        // state exactly when the prediction carries one, and then the file's (nothing else of the turn)
+        expect(Object.keys(turn)).toEqual('state' in given[t]! ? ['response', 'state'] : ['response']);
+        if ('state' in given[t]!) expect(turn.state).toEqual(given[t]!.state);
+      });
+    }
+    const turnsOf = (k: number) =>
+      items[k]!.detail!.turns as Array<{ response: string; state?: Record<string, unknown> }>;
+    expect(turnsOf(1).every((t) => t.state === undefined)).toBe(true);
+    expect(turnsOf(2)[0]!.response).toBe('Sure ! The [value_name] is a GREAT place .');
+    expect(Object.keys(turnsOf(3)[0]!.state!.train as object)).toContain('arrive by');
+    // still valid run items (the detail round-trips through JSON)
+    for (const item of items) expect(runItemSchema.parse(JSON.parse(JSON.stringify(item)))).toEqual(item);
+  });
+
   itMultiwoz('items with an error count into no metric', () => {
     const items = multiwozRunItems(sharedEvaluator('2022', true, { dst: true }).evaluate(subset21Predictions('augpt')));
     const flagged = items.map((item, k) => (k < 4 ? { ...item, error: 'no prediction' } : item));

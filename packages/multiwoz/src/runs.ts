@@ -18,6 +18,7 @@ import {
 import { pythonRound } from '@eval/core/python';
 import { DATA_FILES, MULTIWOZ_RESOURCE, resolveMultiwozDataDir } from './internal/data';
 import { DB_DOMAINS } from './internal/database';
+import type { BeliefState } from './internal/normalize';
 import type { MultiwozIntervals } from './internal/report';
 import { bleuFromStats } from './metrics/bleu';
 import { type DstCounts, dstFromCounts } from './metrics/dst';
@@ -83,8 +84,15 @@ function reasonOf(text: string | undefined): Reason | undefined {
   return 'no entity offered';
 }
 
+/** The dialogue's turns as the predictions give them: the response (not normalised) and the state when given. */
+function turnsDetail(d: DialogueResult): Array<{ response: string; state?: BeliefState }> {
+  return d.predictions.map((t) =>
+    t.state === undefined ? { response: t.response } : { response: t.response, state: t.state },
+  );
+}
+
 function dialogueDetail(d: DialogueResult): Record<string, unknown> {
-  const detail: Record<string, unknown> = { turns: d.turns };
+  const detail: Record<string, unknown> = { turns: turnsDetail(d) };
   if (d.domains) {
     const domains: Record<string, unknown> = {};
     const reasons: Reason[] = [];
@@ -121,10 +129,11 @@ function dialogueDetail(d: DialogueResult): Record<string, unknown> {
  * reference set `bleu.<set>.sys_len`, `.ref_len`, `.correct_1..4`, `.total_1..4` (sacreBLEU's sufficient
  * statistics of the dialogue's responses), and `dst.joint` (turns whose state is jointly correct), `dst.turns`,
  * `dst.tp`, `dst.fp`, `dst.fn` when DST scored predicted (or copied gold) states. Values of metrics not evaluated are
- * absent. Detail: `turns`, `domains` (per goal domain: `inform`, `success` (null when Inform failed), `requested`
- * (the goal is these domains with their requested slots); a domain that failed also has its `reason` (`no entity
- * offered`, `wrong entity`, `missing requested slot`), the evaluator's `explanation`, `offered`, `provided` and
- * `missing`) and `reasons` (the dialogue's failing reasons).
+ * absent. Detail: `turns` (the system turns in order as the predictions file gives them: `{ response, state? }`, the
+ * response not normalised, `state` only when the prediction has one), `domains` (per goal domain: `inform`,
+ * `success` (null when Inform failed), `requested` (the goal is these domains with their requested slots); a domain
+ * that failed also has its `reason` (`no entity offered`, `wrong entity`, `missing requested slot`), the evaluator's
+ * `explanation`, `offered`, `provided` and `missing`) and `reasons` (the dialogue's failing reasons).
  */
 export function multiwozRunItems(report: MultiwozReport): RunItem[] {
   return report.details.perDialogue.map((d) => multiwozRunItem(report, d));

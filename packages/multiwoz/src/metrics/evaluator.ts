@@ -16,6 +16,7 @@ import {
   emptyDstCounts,
 } from './dst';
 import {
+  type PredictionTurn,
   type Predictions,
   domainsFromSlotNames,
   hasDomainPredictions,
@@ -75,6 +76,8 @@ export interface EvaluatorOptions extends MultiwozMetrics {
 export interface DialogueResult {
   id: string;
   turns: number;
+  /** The dialogue's turns as the predictions give them (not normalised), in order. */
+  predictions: ReadonlyArray<PredictionTurn>;
   /** Inform of the dialogue (`match["total"]`). */
   inform?: boolean;
   /** Success of the dialogue (`success["total"]`; false when Inform failed). */
@@ -347,7 +350,11 @@ export class MultiwozEvaluator {
       );
     }
 
-    const results: DialogueResult[] = ids.map((id) => ({ id, turns: norm.get(id)!.length }));
+    const results: DialogueResult[] = ids.map((id) => ({
+      id,
+      turns: norm.get(id)!.length,
+      predictions: predictions[id]!,
+    }));
     const report: MultiwozReport = {
       bleu: null,
       success: null,

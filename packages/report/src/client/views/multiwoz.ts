@@ -42,6 +42,31 @@ function turnsOf(item: Item | undefined): Array<Record<string, unknown>> {
   return arr(item ? det(item).turns : undefined).filter(isObj);
 }
 
+/** A belief state as a reader scans it: one line per domain, `restaurant  area = north, food = indian`. */
+function stateCell(state: unknown): Node | string {
+  if (state === undefined) return '';
+  if (!isObj(state)) return text(state);
+  const domains = Object.entries(state);
+  if (!domains.length) return h('span', { class: 'muted' }, 'empty');
+  return h(
+    'div',
+    null,
+    domains.map(([domain, slots]) =>
+      h(
+        'div',
+        null,
+        h('b', null, domain),
+        ' ',
+        isObj(slots)
+          ? Object.entries(slots)
+              .map(([slot, value]) => `${slot} = ${text(value)}`)
+              .join(', ')
+          : text(slots),
+      ),
+    ),
+  );
+}
+
 export const multiwozView: View = {
   facets: (item) => ({ domain: Object.keys(domainsOf(item)), reason: reasonsOf(item) }),
   failing: (item) =>
@@ -107,7 +132,7 @@ export const multiwozView: View = {
             t,
             ...turns.flatMap((ts) => {
               const turn = ts[t];
-              return [str(turn?.response) ?? text(turn?.text ?? ''), turn?.state === undefined ? '' : text(turn.state)];
+              return [str(turn?.response) ?? text(turn?.text ?? ''), stateCell(turn?.state)];
             }),
           ]),
           { 'data-table': 'turns' },
