@@ -119,7 +119,7 @@ describe('pacing against a rate-limited server', () => {
     return Math.max(req, tok);
   }
 
-  it('RPM-bound: every item answered, within 1.1 x the bound (+ the calls' own time, at least 2.5 s), at most 2% 429s', async () => {
+  it('RPM-bound: every item answered, within 1.1 x the bound (+ the calls own time, at least 2.5 s), at most 2% 429s', async () => {
     const o: RateLimitOptions = { rpm: 2400, burst: { requests: 10 } };
     // the same calls without a quota: what this machine needs for them, allowed on top of the quota bound
     const own = (await run(undefined, 160, (i) => `question ${i}`)).ms;
@@ -134,7 +134,7 @@ describe('pacing against a rate-limited server', () => {
     expect(summary.pacing!.waitedMs).toBeGreaterThan(0);
   });
 
-  it('TPM-bound (prompt + max_tokens reserved): within 1.1 x the bound (+ the calls' own time, at least 2.5 s), at most 2% 429s', async () => {
+  it('TPM-bound (prompt + max_tokens reserved): within 1.1 x the bound (+ the calls own time, at least 2.5 s), at most 2% 429s', async () => {
     const prompt = (i: number) => `${'word '.repeat(200)}${i}`;
     // each request: defaultUsage prompt tokens + 50 reserved
     const cost = defaultUsage([{ role: 'user', content: prompt(10) }], '').promptTokens + 50;
