@@ -15,7 +15,7 @@ import type { RateLimitInfo } from './rate-headers';
 /** Pace slightly under the stated or learned rate: timers fire late, the endpoint's clock is not ours. */
 const SAFETY = 0.98;
 /** Arrival jitter the buckets leave room for (see `Bucket.waitFor`). */
-const JITTER_MS = 250;
+const JITTER_MS = 750;
 /** In-flight calls at first when nothing is known about the endpoint's limits, and the most the probe allows. */
 const UNKNOWN_CONCURRENCY = 32;
 const UNKNOWN_CONCURRENCY_MAX = 64;
@@ -147,7 +147,15 @@ export class Pacer {
   private waited = 0;
   private rateLimited = 0;
   /** The endpoint's prompt count over ours, for the tokenizer's counts and for the rough ones. */
-  private readonly scales = { exact: { value: 1, learned: false }, rough: { value: 1, learned: false } };
+  /**
+   * Estimated prompt tokens -> the endpoint's count, per kind of estimate: the mean ratio and its variance (moving
+   * averages). A request is charged at the mean plus two standard deviations, so that prompts the estimate counts low
+   * do not overdraw a bucket paced to the last token; the margin shrinks as the estimate proves steady.
+   */
+  private readonly scales = {
+    exact: { value: 1, variance: 0, learned: false },
+    rough: { value: 1, variance: 0, learned: false },
+  };
   private admissions: number[] = [];
   /** Lowest and highest in-flight cap (summary). */
   minCap: number;
@@ -173,7 +181,8 @@ export class Pacer {
    * as learned from the usage it reports.
    */
   cost(promptTokens: number, reserve: number, exact = true): number {
-    return Math.ceil(promptTokens * this.scales[exact ? 'exact' : 'rough'].value) + reserve;
+    const scale = this.scales[exact ? 'exact' : 'rough'];
+    return Math.ceil(promptTokens * (scale.value + 2 * Math.sqrt(scale.variance))) + reserve;
   }
 
   /** Whether a token limit is known (stated or learned): only then is a request's prompt worth counting. */
@@ -217,11 +226,15 @@ export class Pacer {
       // The endpoint's own prompt count (another tokenizer, hidden tokens): follow it smoothly.
       const scale = this.scales[ticket.exact ? 'exact' : 'rough'];
       const ratio = usage.promptTokens / ticket.promptTokens;
-      // A rough (character-based) estimate varies from prompt to prompt: follow its highest ratio, decaying slowly,
-      // so that a prompt counted low does not overdraw a bucket paced to the last token.
-      if (!scale.learned) scale.value = ratio;
-      else if (ticket.exact) scale.value = 0.8 * scale.value + 0.2 * ratio;
-      else scale.value = Math.max(ratio, 0.98 * scale.value + 0.02 * ratio);
+      if (!scale.learned) {
+        scale.value = ratio;
+        // until the spread is seen, a tenth of the ratio
+        scale.variance = (0.1 * ratio) ** 2;
+      } else {
+        const deviation = ratio - scale.value;
+        scale.value += 0.1 * deviation;
+        scale.variance = 0.9 * (scale.variance + 0.1 * deviation * deviation);
+      }
       scale.learned = true;
     }
     if (this.probeRate !== undefined && this.probe) {
