@@ -51,6 +51,12 @@ class Bucket {
     return (this.limit * SAFETY) / 60_000;
   }
 
+  /** Gives back (or takes) the difference between what a request was charged and what the endpoint charged. */
+  settle(delta: number, now: number): void {
+    this.refill(now);
+    this.level = Math.min(this.capacity, this.level + delta);
+  }
+
   refill(now: number): void {
     if (now > this.at) this.level = Math.min(this.capacity, this.level + (now - this.at) * this.perMs);
     this.at = now;
@@ -114,6 +120,8 @@ export interface PacerTicket {
   readonly tokens: number;
   readonly promptTokens: number;
   readonly exact: boolean;
+  /** Tokens reserved beyond the prompt (`max_tokens`), as the endpoint charges them. */
+  readonly reserve: number;
   /** When it was admitted: a 429 of a call admitted before the last decrease does not decrease again. */
   readonly at: number;
 }
@@ -121,6 +129,7 @@ export interface PacerTicket {
 interface Waiter {
   tokens: number;
   promptTokens: number;
+  reserve: number;
   exact: boolean;
   resolve: (t: PacerTicket) => void;
   reject: (e: unknown) => void;
@@ -195,10 +204,10 @@ export class Pacer {
   }
 
   /** Waits until a request costing `tokens` fits both buckets (FIFO), then counts it in flight. */
-  acquire(tokens: number, promptTokens: number, signal?: AbortSignal, exact = true): Promise<PacerTicket> {
+  acquire(tokens: number, promptTokens: number, signal?: AbortSignal, exact = true, reserve = 0): Promise<PacerTicket> {
     if (signal?.aborted) return Promise.reject(signal.reason ?? new Error('aborted'));
     return new Promise<PacerTicket>((resolve, reject) => {
-      const waiter: Waiter = { tokens, promptTokens, exact, resolve, reject };
+      const waiter: Waiter = { tokens, promptTokens, exact, reserve, resolve, reject };
       if (signal) {
         waiter.unsubscribe = onAbort(signal, () => {
           const i = this.queue.indexOf(waiter);
@@ -221,6 +230,9 @@ export class Pacer {
   /** A call was answered: learn from its headers and usage, probe upwards, and let the next one go. */
   onSuccess(ticket: PacerTicket, info: RateLimitInfo, usage?: { promptTokens: number }): void {
     const now = this.now();
+    // The endpoint's own count settles what the estimate charged (before the headers, which only ever lower the level).
+    if (usage && ticket.tokens > 0 && usage.promptTokens > 0)
+      this.tokens?.settle(ticket.tokens - (usage.promptTokens + ticket.reserve), now);
     this.learn(info, now);
     if (usage && ticket.promptTokens > 0 && usage.promptTokens > 0) {
       // The endpoint's own prompt count (another tokenizer, hidden tokens): follow it smoothly.
@@ -430,7 +442,13 @@ export class Pacer {
       this.inFlight++;
       this.admissions.push(now);
       if (this.admissions.length > 4096) this.admissions = this.admissions.slice(-2048);
-      head.resolve({ tokens: head.tokens, promptTokens: head.promptTokens, exact: head.exact, at: now });
+      head.resolve({
+        tokens: head.tokens,
+        promptTokens: head.promptTokens,
+        exact: head.exact,
+        reserve: head.reserve,
+        at: now,
+      });
     }
     if (this.blockedSince !== undefined) {
       this.waited += now - this.blockedSince;

@@ -226,6 +226,7 @@ export class OpenAITransport {
         counted?.promptTokens ?? 0,
         signal,
         counted?.exact ?? true,
+        counted?.reserveTokens ?? 0,
       );
       let c: Classified;
       try {
